@@ -1,0 +1,74 @@
+// The challenge (interface specification 2.2) and the requests of its operations (SPEC.md 5, 7).
+import * as z from "zod/mini";
+import { Timestamp } from "./common.js";
+import { ChallengeStatus } from "./evaluation.js";
+import { ChallengeType, Channel } from "./policy.js";
+import { EmbeddedUser } from "./user.js";
+
+export const DELIVERY_STATUSES = ["pending", "sent", "delivered", "failed", "bounced"] as const;
+export const DeliveryStatus = z.enum(DELIVERY_STATUSES);
+export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
+
+export const CHALLENGE_ACTIONS = ["view", "send", "verify", "complete", "skip", "kick", "signup"] as const;
+
+export const Challenge = z.object({
+  id: z.string(),
+  status: ChallengeStatus,
+  type: z.optional(ChallengeType),
+  challenge_mode: z.optional(z.literal("service_managed")),
+  delivery_status: z.optional(DeliveryStatus),
+  channels: z.optional(z.array(Channel)),
+  reasons: z.optional(z.array(z.string())),
+  actions: z.optional(z.array(z.string())),
+  user: z.optional(EmbeddedUser),
+  evaluation: z.optional(z.string()),
+  origin_url: z.optional(z.string()),
+  email_verified: z.optional(z.boolean()),
+  phone_verified: z.optional(z.boolean()),
+  verify_attempts: z.optional(z.number()),
+  createdAt: Timestamp,
+  updatedAt: z.optional(Timestamp),
+});
+export type Challenge = z.infer<typeof Challenge>;
+
+/** What the hosted app needs beyond the challenge itself: masked contacts, limits, branding. */
+export const ChallengeView = z.object({
+  challenge: Challenge,
+  available_channels: z.array(z.object({ channel: Channel, destination: z.string() })),
+  required_channels: z.enum(["any", "all"]),
+  allow_skip: z.boolean(),
+  device_limit: z.optional(z.number()),
+  attempts_left: z.number(),
+  resend_available_at: z.optional(Timestamp),
+  expires_at: z.optional(Timestamp),
+  success_url: z.optional(z.string()),
+  signup_url: z.optional(z.string()),
+  project: z.object({ name: z.string(), logo_url: z.optional(z.string()), color: z.optional(z.string()) }),
+});
+export type ChallengeView = z.infer<typeof ChallengeView>;
+
+export const ChallengeListQuery = z.object({
+  page: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1_000_000)), 1),
+  limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 20),
+  status: z.optional(ChallengeStatus),
+  user: z.optional(z.string().check(z.maxLength(256))),
+});
+export type ChallengeListQuery = z.infer<typeof ChallengeListQuery>;
+
+export const LANGUAGES = ["en", "fr", "es", "ar"] as const;
+export const Language = z.enum(LANGUAGES);
+export type Language = z.infer<typeof Language>;
+
+export const SendCodeRequest = z.object({ channel: Channel, language: z.optional(Language) });
+export type SendCodeRequest = z.infer<typeof SendCodeRequest>;
+
+export const VerifyCodeRequest = z.object({ code: z.string().check(z.regex(/^\d{6}$/, "code must be 6 digits")) });
+export type VerifyCodeRequest = z.infer<typeof VerifyCodeRequest>;
+
+export const KickDeviceRequest = z.object({ device: z.string().check(z.minLength(1), z.maxLength(200)) });
+export type KickDeviceRequest = z.infer<typeof KickDeviceRequest>;
+
+export const CompleteChallengeRequest = z.object({
+  /** "skip" when the user chose to skip (only where the policy allows it). */
+  outcome: z.optional(z.enum(["complete", "skip"])),
+});

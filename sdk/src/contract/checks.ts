@@ -1,0 +1,86 @@
+// The catalogue of checks a policy may test (SPEC.md 6): name → value type.
+// Policies are validated against it on write; the evaluation's `checks` snapshot uses these names.
+import * as z from "zod/mini";
+
+export type CheckType = "boolean" | "number" | "string" | "string[]";
+
+export const CHECKS = {
+  action: "string",
+  is_new_user: "boolean",
+  is_new_ip: "boolean",
+  is_new_fingerprint: "boolean",
+  is_new_device: "boolean",
+  user_age_days: "number",
+  fingerprint_confidence: "number",
+  fingerprint_user_count: "number",
+  device_user_count: "number",
+  ip_user_count: "number",
+  ip_is_vpn: "boolean",
+  ip_is_proxy: "boolean",
+  ip_is_tor: "boolean",
+  ip_is_hosting: "boolean",
+  ip_is_anonymous: "boolean",
+  ip_country: "string",
+  impossible_travel: "boolean",
+  travel_speed_kmh: "number",
+  concurrent_sessions: "number",
+  has_high_velocity: "boolean",
+  event_count: "number",
+  ip_event_count: "number",
+  fingerprint_event_count: "number",
+  device_count: "number",
+  computer_device_count: "number",
+  tablet_device_count: "number",
+  mobile_device_count: "number",
+  email_is_disposable: "boolean",
+  email_is_webmail: "boolean",
+  email_is_invalid: "boolean",
+  is_email_verified: "boolean",
+  is_phone_verified: "boolean",
+  is_bot: "boolean",
+  bot_user_agent: "boolean",
+  client_automation: "boolean",
+  timezone_mismatch: "boolean",
+  in_list: "string[]",
+  user_id: "string",
+  ip: "string",
+  email: "string",
+  email_domain: "string",
+  phone: "string",
+  fingerprint_id: "string",
+  device_id: "string",
+  device_type: "string",
+  content_link_count: "number",
+  content_has_contact_info: "boolean",
+  content_repetition_count: "number",
+  content_spam_score: "number",
+} as const satisfies Record<string, CheckType>;
+
+export type CheckName = keyof typeof CHECKS;
+
+export const RISK_CATEGORIES = [
+  "ato",
+  "fake_account",
+  "account_sharing",
+  "linked_accounts",
+  "multi_accounting",
+  "repeat_trial",
+  "bot",
+  "content_abuse",
+] as const;
+export const RiskCategory = z.enum(RISK_CATEGORIES);
+export type RiskCategory = z.infer<typeof RiskCategory>;
+
+/**
+ * The type of a check name, including the derived risk checks `risk.<category>.score` (number) and
+ * `risk.<category>.severity` (string); undefined for an unknown name.
+ */
+export function checkType(name: string): CheckType | undefined {
+  if (Object.hasOwn(CHECKS, name)) return CHECKS[name as CheckName];
+  const m = /^risk\.([a-z_]+)\.(score|severity)$/.exec(name);
+  if (m && (RISK_CATEGORIES as readonly string[]).includes(m[1] as string)) return m[2] === "score" ? "number" : "string";
+  return undefined;
+}
+
+export const ChecksSnapshot = z.record(z.string(), z.union([z.boolean(), z.number(), z.string(), z.array(z.string()), z.null()]));
+export type ChecksSnapshot = z.infer<typeof ChecksSnapshot>;

@@ -1,0 +1,55 @@
+// The device object (SPEC.md 5) and the client device operations (SPEC.md 4).
+import * as z from "zod/mini";
+import { Metadata, Timestamp } from "./common.js";
+import { Signals } from "./evaluation.js";
+import { UserId } from "./user.js";
+
+export const DEVICE_TYPES = ["computer", "tablet", "mobile"] as const;
+export const DeviceType = z.enum(DEVICE_TYPES);
+export type DeviceType = z.infer<typeof DeviceType>;
+
+export const DeviceInfo = z.object({
+  browser: z.optional(z.string()),
+  browser_version: z.optional(z.string()),
+  engine: z.optional(z.string()),
+  os: z.optional(z.string()),
+  os_version: z.optional(z.string()),
+  device_vendor: z.optional(z.string()),
+  device_model: z.optional(z.string()),
+  device_type: z.optional(z.string()),
+});
+export type DeviceInfo = z.infer<typeof DeviceInfo>;
+
+export const Device = z.object({
+  id: z.string(),
+  user: z.optional(z.string()),
+  status: z.enum(["attached", "detached"]),
+  type: DeviceType,
+  info: DeviceInfo,
+  metadata: Metadata,
+  attached_at: z.optional(Timestamp),
+  detached_at: z.optional(Timestamp),
+  last_seen_at: z.optional(Timestamp),
+  actively_connected: z.boolean(),
+  /** Set by the challenge devices list: this is the browser the challenge was opened from. */
+  current: z.optional(z.boolean()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Device = z.infer<typeof Device>;
+
+export const DeviceMetadataRequest = z.object({ metadata: Metadata });
+
+/** Client operations carry the client id and the same signals as an evaluation. */
+export const ClientDeviceRequest = z.object({
+  client_id: z.string().check(z.minLength(1), z.maxLength(100)),
+  user: z.optional(UserId),
+  signals: z._default(Signals, { components: {} }),
+});
+export type ClientDeviceRequest = z.infer<typeof ClientDeviceRequest>;
+
+export const ClientDeviceResponse = z.object({ device: z.string(), status: z.enum(["attached", "detached"]) });
+export const FingerprintResponse = z.object({ fingerprint_id: z.nullable(z.string()), confidence: z.number() });
+/** [current, last]: this browser's fingerprint hash now and the one it had before. */
+export const HashResponse = z.tuple([z.nullable(z.string()), z.nullable(z.string())]);
+export const IdentifyResponse = z.object({ identification_id: z.string() });

@@ -1,0 +1,45 @@
+// Legacy /v2/proj envelopes (SPEC.md 8).
+import * as z from "zod/mini";
+import { Timestamp } from "./common.js";
+
+export const AccessHistoryQuery = z.object({
+  user: z.optional(z.string().check(z.maxLength(256))),
+  device: z.optional(z.string().check(z.maxLength(200))),
+  per: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(50)), 10),
+  page: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1_000_000)), 1),
+});
+
+export const AccessRecord = z.object({
+  id: z.string(),
+  device: z.string(),
+  user: z.optional(z.string()),
+  confidence: z.number(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type AccessRecord = z.infer<typeof AccessRecord>;
+
+export const AccessHistoryPage = z.object({
+  docs: z.array(AccessRecord),
+  totalDocs: z.number(),
+  limit: z.number(),
+  totalPages: z.number(),
+  page: z.number(),
+  pagingCounter: z.number(),
+  hasPrevPage: z.boolean(),
+  hasNextPage: z.boolean(),
+  prevPage: z.nullable(z.number()),
+  nextPage: z.nullable(z.number()),
+});
+
+export const IdentificationCompleteRequest = z.object({ account: z.string().check(z.minLength(1), z.maxLength(256)) });
+export const IdentificationCompleteResponse = z.object({
+  access: z.string(),
+  device: z.string(),
+  new_device: z.boolean(),
+  metadata_fields: z.record(z.string(), z.array(z.string())),
+});
+
+export const LegacyDeviceMetadataRequest = z.object({
+  metadata_fields: z.record(z.string().check(z.maxLength(100)), z.array(z.string().check(z.maxLength(1000))).check(z.maxLength(100))),
+});

@@ -1,0 +1,21 @@
+// Lists (SPEC.md 5): named sets of values a policy can test with in_list / not_in_list.
+import * as z from "zod/mini";
+
+export const LIST_KINDS = ["user", "ip", "email", "email_domain", "fingerprint", "phone", "country", "device"] as const;
+export const ListKind = z.enum(LIST_KINDS);
+export type ListKind = z.infer<typeof ListKind>;
+
+export const ListIdParam = z.object({ id: z.string().check(z.regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, "list id must be 1-64 letters, digits, _ -")) });
+
+export const ListAddRequest = z.object({
+  values: z.array(z.string().check(z.minLength(1), z.maxLength(320))).check(z.minLength(1), z.maxLength(500)),
+  comment: z.optional(z.string().check(z.maxLength(500))),
+  /** Seconds until the entries expire. */
+  ttl: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(10 * 365 * 24 * 3600))),
+});
+export type ListAddRequest = z.infer<typeof ListAddRequest>;
+export const ListRemoveRequest = z.object({
+  values: z.array(z.string().check(z.minLength(1), z.maxLength(320))).check(z.minLength(1), z.maxLength(500)),
+});
+export const ListAddResponse = z.object({ added: z.number(), updated: z.number(), total: z.number() });
+export const ListRemoveResponse = z.object({ removed: z.number(), total: z.number() });

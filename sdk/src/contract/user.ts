@@ -1,0 +1,37 @@
+// The user as embedded in evaluations and challenges (interface specification 2.3) and the user update body.
+import * as z from "zod/mini";
+import { Metadata } from "./common.js";
+
+/** The customer application's own user id, as sent by the SDK or a backend. */
+export const UserId = z.string().check(z.minLength(1), z.maxLength(256));
+export const Email = z.string().check(z.maxLength(320));
+/** International format with leading + (E.164: up to 15 digits). */
+export const Phone = z.string().check(z.regex(/^\+[1-9]\d{6,14}$/, "phone must be in international format, e.g. +33612345678"));
+
+export const EmbeddedUser = z.object({
+  service_id: z.string(),
+  id: z.string(),
+  email: z.optional(z.string()),
+  phone: z.optional(z.string()),
+});
+export type EmbeddedUser = z.infer<typeof EmbeddedUser>;
+
+export const UserUpdateRequest = z.object({
+  email: z.optional(z.nullable(Email)),
+  phone: z.optional(z.nullable(Phone)),
+  metadata: z.optional(Metadata),
+  groups: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.maxLength(100))),
+});
+export type UserUpdateRequest = z.infer<typeof UserUpdateRequest>;
+
+export const UserErasure = z.object({
+  user: z.string(),
+  deleted: z.object({
+    evaluations: z.number(),
+    devices: z.number(),
+    fingerprints: z.number(),
+    challenges: z.number(),
+    access_records: z.number(),
+  }),
+});
+export type UserErasure = z.infer<typeof UserErasure>;

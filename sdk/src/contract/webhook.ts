@@ -1,0 +1,63 @@
+// Webhook endpoints, events and deliveries (SPEC.md 9).
+import * as z from "zod/mini";
+import { Timestamp } from "./common.js";
+
+export const WEBHOOK_EVENTS = [
+  "challenge.initiated",
+  "challenge.viewed",
+  "challenge.pending",
+  "challenge.skipped",
+  "challenge.completed",
+  "account_sharing.signal",
+  "account_sharing.admin_notified",
+  "device.detached",
+  "user.converted",
+] as const;
+export const WebhookEvent = z.enum(WEBHOOK_EVENTS);
+export type WebhookEvent = z.infer<typeof WebhookEvent>;
+
+export const WebhookEndpoint = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(WebhookEvent),
+  description: z.optional(z.string()),
+  enabled: z.boolean(),
+  disabled_reason: z.optional(z.string()),
+  /** Present only in the answer to the create call. */
+  secret: z.optional(z.string()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
+
+export const WebhookEndpointCreateRequest = z.object({
+  url: z.url().check(z.maxLength(2048)),
+  events: z.array(WebhookEvent).check(z.minLength(1)),
+  description: z.optional(z.string().check(z.maxLength(500))),
+});
+
+export const WebhookDelivery = z.object({
+  id: z.string(),
+  event_id: z.string(),
+  event: WebhookEvent,
+  status: z.enum(["pending", "succeeded", "failed"]),
+  attempts: z.number(),
+  last_status_code: z.optional(z.number()),
+  last_error: z.optional(z.string()),
+  next_attempt_at: z.optional(Timestamp),
+  delivered_at: z.optional(Timestamp),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const WebhookPayload = z.object({
+  id: z.string(),
+  event: WebhookEvent,
+  created_at: Timestamp,
+  account: z.optional(z.string()),
+  challenge: z.optional(z.unknown()),
+  device: z.optional(z.unknown()),
+  user: z.optional(z.unknown()),
+});
+export type WebhookPayload = z.infer<typeof WebhookPayload>;

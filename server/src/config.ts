@@ -1,0 +1,76 @@
+// Configuration: every environment variable the server reads, parsed once by one zod schema (README lists them).
+import path from "node:path";
+import { z } from "zod";
+
+const bool = z
+  .enum(["1", "0", "true", "false", "yes", "no", ""])
+  .transform((v) => v === "1" || v === "true" || v === "yes");
+
+const ConfigSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().optional(),
+  /** Public base URL of this server, used in challenge redirects and the SDK default base URL. */
+  PUBLIC_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default("./data"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// URL")
+    .optional(),
+  /** Pool size per instance for PostgreSQL. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(16),
+  /** `1`/`true` trusts every proxy hop; otherwise a comma-separated list of trusted proxy addresses/CIDRs. */
+  TRUST_PROXY: z.string().optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Largest request body accepted, in bytes; larger answers 413. */
+  BODY_LIMIT: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(256 * 1024),
+  /** Secret for signing challenge tokens; generated and kept in the store when unset. */
+  CHALLENGE_TOKEN_SECRET: z.string().min(32).optional(),
+  /** How long a challenge link stays valid, in seconds. */
+  CHALLENGE_TOKEN_TTL: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(3600),
+  SMTP_URL: z.string().optional(),
+  EMAIL_FROM: z.string().default("Tessera <no-reply@tessera.local>"),
+  SMS_PROVIDER: z.enum(["twilio", "http"]).optional(),
+  SMS_API_URL: z.string().url().optional(),
+  SMS_ACCOUNT_SID: z.string().optional(),
+  SMS_AUTH_TOKEN: z.string().optional(),
+  SMS_FROM: z.string().optional(),
+  /** Optional customer-supplied MaxMind-format databases; shipped offline data is used otherwise. */
+  GEOIP_CITY_DB: z.string().optional(),
+  GEOIP_ASN_DB: z.string().optional(),
+  TOR_EXIT_LIST: z.string().optional(),
+  /** File with extra datacenter/VPN/proxy ASNs or CIDRs, one per line with a kind (see README). */
+  NETWORK_LIST: z.string().optional(),
+  /** Policies, lists and webhook endpoints loaded at start (JSON). */
+  CONFIG_FILE: z.string().optional(),
+  RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  REDIS_URL: z.string().optional(),
+  /** Create a development project on first start when the store has none. */
+  BOOTSTRAP_PROJECT: bool.default(true),
+  /** Rate limit of the client API, requests per minute per IP. */
+  CLIENT_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  /** Run the background workers (webhook delivery, retention) in this process. */
+  WORKERS: bool.default(true),
+});
+
+export type Config = z.infer<typeof ConfigSchema> & {
+  isDev: boolean;
+  host: string;
+  publicUrl: string;
+  sqlitePath: string;
+};
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const c = parsed.data;
+  const isDev = c.NODE_ENV !== "production";
+  const host = c.HOST ?? (isDev ? "127.0.0.1" : "0.0.0.0");
+  const publicUrl = (c.PUBLIC_URL ?? `http://${host === "0.0.0.0" || host === "127.0.0.1" ? "localhost" : host}:${c.PORT}`).replace(/\/$/, "");
+  return { ...c, isDev, host, publicUrl, sqlitePath: path.resolve(c.DATA_DIR, "tessera.db") };
+}

@@ -1,0 +1,67 @@
+// The error classes of the API, each with a stable machine code; one Fastify handler maps them to the wire
+// format of SPEC.md 5: { error: { status, code, message, param? } }.
+import type { ErrorCode } from "@tessera/sdk/contract";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly param?: string,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string, param?: string) => new ApiError(400, "invalid_request", message, param);
+export const unauthorized = (message = "Missing or invalid credentials") => new ApiError(401, "unauthorized", message);
+export const forbidden = (message: string) => new ApiError(403, "forbidden", message);
+export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
+export const conflict = (code: ErrorCode, message: string) => new ApiError(409, code, message);
+export const rateLimited = (retryAfterSeconds: number, message = "Too many requests") =>
+  new ApiError(429, "rate_limited", message, undefined, { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+
+function send(reply: FastifyReply, status: number, code: string, message: string, param?: string) {
+  return reply.status(status).send({ error: { status, code, message, ...(param ? { param } : {}) } });
+}
+
+type ZodIssueLike = { path: PropertyKey[]; message: string };
+
+function describeIssue(where: string, issue: ZodIssueLike | undefined): { message: string; param?: string } {
+  if (!issue) return { message: `Invalid ${where}` };
+  const param = issue.path.map(String).join(".") || undefined;
+  return { message: param ? `${param}: ${issue.message}` : issue.message, param };
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | ApiError | Error, req: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof ApiError) {
+      if (err.headers) reply.headers(err.headers);
+      return send(reply, err.status, err.code, err.message, err.param);
+    }
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const first = err.validation[0] as unknown as { params?: { issue?: ZodIssueLike } } | undefined;
+      const { message, param } = describeIssue(err.validationContext ?? "request", first?.params?.issue);
+      return send(reply, 400, "invalid_request", message, param);
+    }
+    const fe = err as FastifyError;
+    if (fe.code === "FST_ERR_CTP_BODY_TOO_LARGE") return send(reply, 413, "payload_too_large", "Request body is too large");
+    if (fe.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return send(reply, 415, "unsupported_media_type", "Content-Type must be application/json");
+    if (fe.code === "FST_ERR_CTP_EMPTY_JSON_BODY") return send(reply, 400, "invalid_request", "Body must not be empty JSON");
+    if (fe.code === "FST_ERR_CTP_INVALID_JSON_BODY" || (fe.statusCode === 400 && err instanceof SyntaxError))
+      return send(reply, 400, "invalid_request", "Malformed JSON body");
+    if (fe.statusCode === 429) {
+      return send(reply, 429, "rate_limited", "Too many requests");
+    }
+    if (typeof fe.statusCode === "number" && fe.statusCode >= 400 && fe.statusCode < 500) {
+      return send(reply, fe.statusCode, fe.statusCode === 404 ? "not_found" : "invalid_request", fe.message);
+    }
+    req.log.error({ err }, "unhandled error");
+    return send(reply, 500, "internal", "Internal server error");
+  });
+
+  app.setNotFoundHandler((req, reply) => send(reply, 404, "not_found", `No route ${req.method} ${req.url.split("?")[0]}`));
+}

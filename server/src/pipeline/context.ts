@@ -1,0 +1,24 @@
+// What one evaluation request carries into the pipeline, whichever API it came through (SPEC.md 4, 5).
+import type { Content, Metadata, Signals } from "@tessera/sdk/contract";
+import type { EnvironmentRecord } from "../store/projects.js";
+
+export interface EvaluationInput {
+  env: EnvironmentRecord;
+  action: string;
+  /** client: the browser SDK through /v3/client; server: a backend through /v3/evaluate. */
+  source: "client" | "server";
+  ip: string | undefined;
+  userAgent: string | undefined;
+  /** Request headers, for proxy and forwarding evidence. */
+  headers: Record<string, string | string[] | undefined>;
+  user?: string;
+  email?: string;
+  phone?: string;
+  metadata?: Metadata;
+  signals: Signals;
+  content?: Content;
+  /** Server evaluations may name a client evaluation or a fingerprint to reuse its device and fingerprint. */
+  linkedEvaluationId?: string;
+  linkedFingerprintId?: string;
+  at: number;
+}

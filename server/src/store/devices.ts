@@ -1,0 +1,71 @@
+// Repository of devices: the hardware behind fingerprints, linked by visitor token and fingerprint (SPEC.md 5, 6).
+import type { Device } from "@tessera/sdk/contract";
+import type { Kysely, Selectable } from "kysely";
+import { iso, isoOrUndefined } from "../time.js";
+import type { Database } from "./schema.js";
+import type { DevicesTable } from "./tables/core.js";
+
+export type DeviceRow = Selectable<DevicesTable>;
+
+/** A device counts as actively connected when it was seen within this window. */
+export const ACTIVE_WINDOW_MS = 15 * 60 * 1000;
+
+export function toWireDevice(row: DeviceRow, userExternalId: string | undefined, at = Date.now()): Device {
+  const d: Device = {
+    id: row.id,
+    status: row.status,
+    type: row.type,
+    info: JSON.parse(row.info) as Device["info"],
+    metadata: JSON.parse(row.metadata) as Device["metadata"],
+    actively_connected: row.status === "attached" && row.last_seen_at != null && at - row.last_seen_at < ACTIVE_WINDOW_MS,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+  if (userExternalId) d.user = userExternalId;
+  const attached = isoOrUndefined(row.attached_at);
+  if (attached) d.attached_at = attached;
+  const detached = isoOrUndefined(row.detached_at);
+  if (detached) d.detached_at = detached;
+  const seen = isoOrUndefined(row.last_seen_at);
+  if (seen) d.last_seen_at = seen;
+  return d;
+}
+
+export class DevicesRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async find(environmentId: string, id: string): Promise<DeviceRow | undefined> {
+    return this.db.selectFrom("devices").selectAll().where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
+  }
+
+  /** The most recently seen device of this visitor token (optionally for this user). */
+  async findByToken(environmentId: string, token: string, userId?: string | null): Promise<DeviceRow | undefined> {
+    let q = this.db.selectFrom("devices").selectAll().where("environment_id", "=", environmentId).where("visitor_token", "=", token);
+    if (userId !== undefined) q = userId === null ? q.where("user_id", "is", null) : q.where("user_id", "=", userId);
+    return q.orderBy("last_seen_at", "desc").limit(1).executeTakeFirst();
+  }
+
+  async findByFingerprint(environmentId: string, fingerprintId: string, userId?: string | null): Promise<DeviceRow | undefined> {
+    let q = this.db.selectFrom("devices").selectAll().where("environment_id", "=", environmentId).where("fingerprint_id", "=", fingerprintId);
+    if (userId !== undefined) q = userId === null ? q.where("user_id", "is", null) : q.where("user_id", "=", userId);
+    return q.orderBy("last_seen_at", "desc").limit(1).executeTakeFirst();
+  }
+
+  async listForUser(environmentId: string, userId: string): Promise<DeviceRow[]> {
+    return this.db
+      .selectFrom("devices")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("user_id", "=", userId)
+      .orderBy("last_seen_at", "desc")
+      .execute();
+  }
+
+  async insert(row: DeviceRow, db: Kysely<Database> = this.db): Promise<void> {
+    await db.insertInto("devices").values(row).execute();
+  }
+
+  async update(id: string, patch: Partial<DeviceRow>, db: Kysely<Database> = this.db): Promise<void> {
+    await db.updateTable("devices").set(patch).where("id", "=", id).execute();
+  }
+}

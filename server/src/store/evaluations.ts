@@ -1,0 +1,90 @@
+// Repository of evaluations: insert, read as the wire object (interface specification 2.1), atomic consume.
+import type { Evaluation } from "@tessera/sdk/contract";
+import type { Kysely, Selectable } from "kysely";
+import { iso, isoOrUndefined, now } from "../time.js";
+import type { Database } from "./schema.js";
+import type { EvaluationsTable, UsersTable } from "./tables/core.js";
+
+export type EvaluationRow = Selectable<EvaluationsTable>;
+type UserBits = Pick<Selectable<UsersTable>, "id" | "external_id" | "email" | "phone">;
+
+const parse = <T>(s: string | null): T | undefined => (s == null ? undefined : (JSON.parse(s) as T));
+
+export function toWireEvaluation(
+  row: EvaluationRow,
+  user: UserBits | undefined,
+  challenge?: { id: string; status: string; type: string | null },
+): Evaluation {
+  const ev: Evaluation = {
+    id: row.id,
+    action: row.action,
+    verdict: row.verdict as Evaluation["verdict"],
+    reasons: JSON.parse(row.reasons) as string[],
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    consumed: row.consumed === 1,
+  };
+  if (row.redirect) ev.redirect = row.redirect;
+  if (user) {
+    ev.user = { service_id: user.id, id: user.external_id };
+    if (user.email) ev.user.email = user.email;
+    if (user.phone) ev.user.phone = user.phone;
+  }
+  if (challenge) {
+    ev.challenge = { id: challenge.id, status: challenge.status as NonNullable<Evaluation["challenge"]>["status"] };
+    if (challenge.type) ev.challenge.type = challenge.type as NonNullable<Evaluation["challenge"]>["type"];
+  }
+  const policy = parse<Evaluation["policy"]>(row.policy);
+  if (policy) ev.policy = policy;
+  if (row.fingerprint_id) ev.fingerprint = { id: row.fingerprint_id, confidence: row.fingerprint_confidence ?? 0 };
+  const geo = parse<Evaluation["geolocation"]>(row.geolocation);
+  if (geo) ev.geolocation = geo;
+  if (row.device_id) ev.device = row.device_id;
+  if (row.access_id) ev.access = row.access_id;
+  const risks = parse<Evaluation["risks"]>(row.risks);
+  if (risks) ev.risks = risks;
+  const metadata = parse<Evaluation["metadata"]>(row.metadata);
+  if (metadata) ev.metadata = metadata;
+  const checks = parse<Evaluation["checks"]>(row.checks);
+  if (checks) ev.checks = checks;
+  const consumedAt = isoOrUndefined(row.consumed_at);
+  if (consumedAt) ev.consumed_at = consumedAt;
+  return ev;
+}
+
+export type ConsumeResult = { ok: true; row: EvaluationRow } | { ok: false; reason: "not_found" | "already_consumed" };
+
+export class EvaluationsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: EvaluationRow, db: Kysely<Database> = this.db): Promise<void> {
+    await db.insertInto("evaluations").values(row).execute();
+  }
+
+  async find(environmentId: string, id: string): Promise<EvaluationRow | undefined> {
+    return this.db.selectFrom("evaluations").selectAll().where("id", "=", id).where("environment_id", "=", environmentId).executeTakeFirst();
+  }
+
+  /**
+   * Marks the evaluation consumed if and only if it was not: a single conditional UPDATE, so of any number of
+   * concurrent consumes, on one store or across instances sharing PostgreSQL, exactly one matches the row.
+   */
+  async consume(environmentId: string, id: string): Promise<ConsumeResult> {
+    const t = now();
+    const row = await this.db
+      .updateTable("evaluations")
+      .set({ consumed: 1, consumed_at: t, updated_at: t })
+      .where("id", "=", id)
+      .where("environment_id", "=", environmentId)
+      .where("consumed", "=", 0)
+      .returningAll()
+      .executeTakeFirst();
+    if (row) return { ok: true, row };
+    const exists = await this.find(environmentId, id);
+    return { ok: false, reason: exists ? "already_consumed" : "not_found" };
+  }
+
+  async setChallenge(id: string, challengeId: string, redirect: string | null, db: Kysely<Database> = this.db): Promise<void> {
+    await db.updateTable("evaluations").set({ challenge_id: challengeId, redirect, updated_at: now() }).where("id", "=", id).execute();
+  }
+}

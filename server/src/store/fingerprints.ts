@@ -1,0 +1,38 @@
+// Repository of fingerprints: the server's record of each browser fingerprint seen in an environment.
+import type { Kysely, Selectable } from "kysely";
+import type { Database } from "./schema.js";
+import type { FingerprintsTable } from "./tables/core.js";
+
+export type FingerprintRow = Selectable<FingerprintsTable>;
+
+export class FingerprintsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async findExact(environmentId: string, exactHash: string): Promise<FingerprintRow | undefined> {
+    return this.db
+      .selectFrom("fingerprints")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("exact_hash", "=", exactHash)
+      .executeTakeFirst();
+  }
+
+  async findByCoarseKey(environmentId: string, coarseKey: string, limit = 50): Promise<FingerprintRow[]> {
+    return this.db
+      .selectFrom("fingerprints")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("coarse_key", "=", coarseKey)
+      .orderBy("last_seen_at", "desc")
+      .limit(limit)
+      .execute();
+  }
+
+  async insert(row: FingerprintRow, db: Kysely<Database> = this.db): Promise<void> {
+    await db.insertInto("fingerprints").values(row).execute();
+  }
+
+  async touch(id: string, at: number, db: Kysely<Database> = this.db): Promise<void> {
+    await db.updateTable("fingerprints").set({ last_seen_at: at }).where("id", "=", id).execute();
+  }
+}

@@ -1,0 +1,21 @@
+// Versioned migrations, applied in name order by `tessera migrate` and at start (SPEC.md 3).
+// Each area adds its own numbered file here; a number once shipped never changes.
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import * as m001 from "./001-core.js";
+
+const migrations: Record<string, Migration> = {
+  "001-core": m001,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+export async function migrate(db: Kysely<any>): Promise<MigrationReport> {
+  const migrator = new Migrator({ db, provider, migrationTableName: "tessera_migrations", migrationLockTableName: "tessera_migrations_lock" });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return { applied: (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName) };
+}

@@ -1,0 +1,192 @@
+// Repository of projects, their environments (client ids, allowed origins) and secret keys (SPEC.md 2).
+import { createHash } from "node:crypto";
+import type { Environment } from "@tessera/sdk/contract";
+import type { Kysely } from "kysely";
+import { newId, newSecret } from "../ids.js";
+import { now } from "../time.js";
+import type { Database } from "./schema.js";
+
+export interface ProjectSettings {
+  logo_url?: string;
+  color?: string;
+  default_device_limit?: number;
+  admin_email?: string;
+}
+
+export interface EnvironmentRecord {
+  id: string;
+  projectId: string;
+  projectName: string;
+  name: Environment;
+  clientId: string;
+  allowedOrigins: string[];
+  settings: ProjectSettings;
+}
+
+export interface CreatedProject {
+  id: string;
+  name: string;
+  environments: Record<Environment, { id: string; client_id: string; secret: string }>;
+}
+
+export const hashSecret = (secret: string): string => createHash("sha256").update(secret).digest("hex");
+
+function toRecord(r: {
+  id: string;
+  project_id: string;
+  project_name: string;
+  name: string;
+  client_id: string;
+  allowed_origins: string;
+  settings: string;
+}): EnvironmentRecord {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    projectName: r.project_name,
+    name: r.name as Environment,
+    clientId: r.client_id,
+    allowedOrigins: JSON.parse(r.allowed_origins) as string[],
+    settings: JSON.parse(r.settings) as ProjectSettings,
+  };
+}
+
+export class ProjectsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  private envQuery() {
+    return this.db
+      .selectFrom("environments")
+      .innerJoin("projects", "projects.id", "environments.project_id")
+      .select([
+        "environments.id",
+        "environments.project_id",
+        "projects.name as project_name",
+        "environments.name",
+        "environments.client_id",
+        "environments.allowed_origins",
+        "projects.settings",
+      ]);
+  }
+
+  async create(name: string, opts: { allowedOrigins?: string[]; settings?: ProjectSettings } = {}): Promise<CreatedProject> {
+    const t = now();
+    const projectId = newId("prj");
+    const envs = {} as CreatedProject["environments"];
+    await this.db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto("projects")
+        .values({ id: projectId, name, settings: JSON.stringify(opts.settings ?? {}), created_at: t, updated_at: t })
+        .execute();
+      for (const env of ["development", "production"] as const) {
+        const id = newId("env");
+        const clientId = newId(env === "production" ? "pk_live" : "pk_test");
+        await tx
+          .insertInto("environments")
+          .values({ id, project_id: projectId, name: env, client_id: clientId, allowed_origins: JSON.stringify(opts.allowedOrigins ?? []), created_at: t })
+          .execute();
+        const secret = await this.insertKey(tx, id, env);
+        envs[env] = { id, client_id: clientId, secret };
+      }
+    });
+    return { id: projectId, name, environments: envs };
+  }
+
+  private async insertKey(db: Kysely<Database>, environmentId: string, env: Environment): Promise<string> {
+    const secret = newSecret(env === "production" ? "sk_live" : "sk_test");
+    await db
+      .insertInto("api_keys")
+      .values({ id: newId("key"), environment_id: environmentId, hash: hashSecret(secret), prefix: secret.slice(0, 12), created_at: now(), revoked_at: null })
+      .execute();
+    return secret;
+  }
+
+  async createKey(projectId: string, env: Environment): Promise<{ id: string; secret: string } | undefined> {
+    const environment = await this.db.selectFrom("environments").select("id").where("project_id", "=", projectId).where("name", "=", env).executeTakeFirst();
+    if (!environment) return undefined;
+    const secret = await this.insertKey(this.db, environment.id, env);
+    const row = await this.db.selectFrom("api_keys").select("id").where("hash", "=", hashSecret(secret)).executeTakeFirstOrThrow();
+    return { id: row.id, secret };
+  }
+
+  /** Revokes by key id or by the secret itself; answers whether a live key was revoked. */
+  async revokeKey(idOrSecret: string): Promise<boolean> {
+    const res = await this.db
+      .updateTable("api_keys")
+      .set({ revoked_at: now() })
+      .where((eb) => eb.or([eb("id", "=", idOrSecret), eb("hash", "=", hashSecret(idOrSecret))]))
+      .where("revoked_at", "is", null)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  async listKeys(projectId: string) {
+    return this.db
+      .selectFrom("api_keys")
+      .innerJoin("environments", "environments.id", "api_keys.environment_id")
+      .select(["api_keys.id", "api_keys.prefix", "environments.name as environment", "api_keys.created_at", "api_keys.revoked_at"])
+      .where("environments.project_id", "=", projectId)
+      .orderBy("api_keys.created_at")
+      .execute();
+  }
+
+  /** The environment a live secret belongs to; read from the store on every call so revocation is immediate. */
+  async environmentBySecret(secret: string): Promise<EnvironmentRecord | undefined> {
+    const row = await this.envQuery()
+      .innerJoin("api_keys", "api_keys.environment_id", "environments.id")
+      .where("api_keys.hash", "=", hashSecret(secret))
+      .where("api_keys.revoked_at", "is", null)
+      .executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async environmentByClientId(clientId: string): Promise<EnvironmentRecord | undefined> {
+    const row = await this.envQuery().where("environments.client_id", "=", clientId).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async environmentById(id: string): Promise<EnvironmentRecord | undefined> {
+    const row = await this.envQuery().where("environments.id", "=", id).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async list() {
+    return this.db.selectFrom("projects").select(["id", "name", "created_at"]).orderBy("created_at").execute();
+  }
+
+  async count(): Promise<number> {
+    const r = await this.db.selectFrom("projects").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  async setAllowedOrigins(projectId: string, env: Environment, origins: string[]): Promise<boolean> {
+    const r = await this.db
+      .updateTable("environments")
+      .set({ allowed_origins: JSON.stringify(origins) })
+      .where("project_id", "=", projectId)
+      .where("name", "=", env)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  async updateSettings(projectId: string, patch: ProjectSettings): Promise<boolean> {
+    const row = await this.db.selectFrom("projects").select("settings").where("id", "=", projectId).executeTakeFirst();
+    if (!row) return false;
+    const settings = { ...(JSON.parse(row.settings) as ProjectSettings), ...patch };
+    await this.db.updateTable("projects").set({ settings: JSON.stringify(settings), updated_at: now() }).where("id", "=", projectId).execute();
+    return true;
+  }
+
+  /** A store-wide setting (e.g. the generated challenge-token secret), created once with `make` if absent. */
+  async setting(key: string, make: () => string): Promise<string> {
+    const found = await this.db.selectFrom("settings").select("value").where("key", "=", key).executeTakeFirst();
+    if (found) return found.value;
+    await this.db
+      .insertInto("settings")
+      .values({ key, value: make() })
+      .onConflict((oc) => oc.column("key").doNothing())
+      .execute();
+    const row = await this.db.selectFrom("settings").select("value").where("key", "=", key).executeTakeFirstOrThrow();
+    return row.value;
+  }
+}

@@ -1,0 +1,140 @@
+// Core tables: projects, environments, keys, settings, users, fingerprints, devices, evaluations, access records.
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface ProjectsTable {
+  id: string;
+  name: string;
+  /** JSON: { logo_url?, color?, default_device_limit?, admin_email? } */
+  settings: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EnvironmentsTable {
+  id: string;
+  project_id: string;
+  name: "development" | "production";
+  client_id: string;
+  /** JSON array of allowed origins for the client API. */
+  allowed_origins: string;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  environment_id: string;
+  /** sha256 of the secret, hex; the secret itself is never stored. */
+  hash: string;
+  /** First characters of the secret, to recognise a key in listings. */
+  prefix: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface UsersTable {
+  /** service_id */
+  id: string;
+  environment_id: string;
+  /** The customer application's user id. */
+  external_id: string;
+  email: string | null;
+  phone: string | null;
+  email_verified: number;
+  phone_verified: number;
+  metadata: string;
+  groups: string;
+  skip_challenge_count: number;
+  converted_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface FingerprintsTable {
+  id: string;
+  environment_id: string;
+  /** Coarse key of the most stable components, indexed to find match candidates without a scan. */
+  coarse_key: string;
+  /** Exact hash of all components, for the confidence-1 fast path. */
+  exact_hash: string;
+  /** JSON of the normalised components kept for drift matching. */
+  components: string;
+  created_at: number;
+  last_seen_at: number;
+}
+
+export interface DevicesTable {
+  id: string;
+  environment_id: string;
+  /** users.id (service id) of the user it is attached to, if any. */
+  user_id: string | null;
+  visitor_token: string | null;
+  fingerprint_id: string | null;
+  status: "attached" | "detached";
+  type: "computer" | "tablet" | "mobile";
+  info: string;
+  metadata: string;
+  attached_at: number | null;
+  detached_at: number | null;
+  /** Set when the device was detached and the SDK has not yet been told to log out. */
+  logout_pending: number;
+  last_seen_at: number | null;
+  last_ip: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EvaluationsTable {
+  id: string;
+  environment_id: string;
+  action: string;
+  verdict: string;
+  /** JSON array */
+  reasons: string;
+  redirect: string | null;
+  user_id: string | null;
+  device_id: string | null;
+  fingerprint_id: string | null;
+  fingerprint_confidence: number | null;
+  access_id: string | null;
+  challenge_id: string | null;
+  ip: string | null;
+  country_code: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  /** JSON blobs of the embedded objects, as answered on the wire. */
+  geolocation: string | null;
+  policy: string | null;
+  risks: string | null;
+  checks: string | null;
+  metadata: string | null;
+  consumed: number;
+  consumed_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AccessRecordsTable {
+  id: string;
+  environment_id: string;
+  device_id: string;
+  user_id: string | null;
+  confidence: number;
+  metadata: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CoreTables {
+  settings: SettingsTable;
+  projects: ProjectsTable;
+  environments: EnvironmentsTable;
+  api_keys: ApiKeysTable;
+  users: UsersTable;
+  fingerprints: FingerprintsTable;
+  devices: DevicesTable;
+  evaluations: EvaluationsTable;
+  access_records: AccessRecordsTable;
+}

@@ -1,0 +1,80 @@
+// Repository of end users, keyed by (environment, the customer's user id); their service_id is our own id.
+import type { Kysely, Selectable } from "kysely";
+import { newId } from "../ids.js";
+import { now } from "../time.js";
+import type { Database } from "./schema.js";
+import type { UsersTable } from "./tables/core.js";
+
+export type UserRow = Selectable<UsersTable>;
+
+export class UsersRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async findByExternal(environmentId: string, externalId: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom("users").selectAll().where("environment_id", "=", environmentId).where("external_id", "=", externalId).executeTakeFirst();
+  }
+
+  async findById(id: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+  }
+
+  /**
+   * Finds or creates the user; sent email/phone/metadata replace the stored ones. Answers the row and whether it was
+   * created. Concurrent first sightings of one user resolve to one row (unique (environment, external id)).
+   */
+  async upsert(
+    environmentId: string,
+    externalId: string,
+    fields: { email?: string; phone?: string; metadata?: Record<string, unknown> },
+    db: Kysely<Database> = this.db,
+  ): Promise<{ user: UserRow; created: boolean }> {
+    const existing = await db
+      .selectFrom("users")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("external_id", "=", externalId)
+      .executeTakeFirst();
+    const t = now();
+    if (existing) {
+      const patch: Partial<UserRow> = {};
+      if (fields.email !== undefined && fields.email !== existing.email) Object.assign(patch, { email: fields.email, email_verified: 0 });
+      if (fields.phone !== undefined && fields.phone !== existing.phone) Object.assign(patch, { phone: fields.phone, phone_verified: 0 });
+      if (fields.metadata !== undefined) patch.metadata = JSON.stringify(fields.metadata);
+      if (Object.keys(patch).length === 0) return { user: existing, created: false };
+      patch.updated_at = t;
+      await db.updateTable("users").set(patch).where("id", "=", existing.id).execute();
+      return { user: { ...existing, ...patch }, created: false };
+    }
+    const row: UserRow = {
+      id: newId("usr"),
+      environment_id: environmentId,
+      external_id: externalId,
+      email: fields.email ?? null,
+      phone: fields.phone ?? null,
+      email_verified: 0,
+      phone_verified: 0,
+      metadata: JSON.stringify(fields.metadata ?? {}),
+      groups: "[]",
+      skip_challenge_count: 0,
+      converted_at: null,
+      created_at: t,
+      updated_at: t,
+    };
+    const res = await db
+      .insertInto("users")
+      .values(row)
+      .onConflict((oc) => oc.columns(["environment_id", "external_id"]).doNothing())
+      .executeTakeFirst();
+    if (Number(res.numInsertedRows ?? 0n) === 0) {
+      // Another request created it first.
+      const other = await db
+        .selectFrom("users")
+        .selectAll()
+        .where("environment_id", "=", environmentId)
+        .where("external_id", "=", externalId)
+        .executeTakeFirstOrThrow();
+      return { user: other, created: false };
+    }
+    return { user: row, created: true };
+  }
+}
