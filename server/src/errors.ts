@@ -28,12 +28,13 @@ function send(reply: FastifyReply, status: number, code: string, message: string
   return reply.status(status).send({ error: { status, code, message, ...(param ? { param } : {}) } });
 }
 
-type ZodIssueLike = { path: PropertyKey[]; message: string };
+/** One validation issue as fastify-type-provider-zod reports it: `instancePath` is `/a/0/b`. */
+type ValidationIssue = { instancePath?: string; message?: string };
 
-function describeIssue(where: string, issue: ZodIssueLike | undefined): { message: string; param?: string } {
+function describeIssue(where: string, issue: ValidationIssue | undefined): { message: string; param?: string } {
   if (!issue) return { message: `Invalid ${where}` };
-  const param = issue.path.map(String).join(".") || undefined;
-  return { message: param ? `${param}: ${issue.message}` : issue.message, param };
+  const param = (issue.instancePath ?? "").split("/").filter(Boolean).join(".") || undefined;
+  return { message: `Invalid ${param ?? where}: ${issue.message ?? "invalid value"}`, param };
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -43,8 +44,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return send(reply, err.status, err.code, err.message, err.param);
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
-      const first = err.validation[0] as unknown as { params?: { issue?: ZodIssueLike } } | undefined;
-      const { message, param } = describeIssue(err.validationContext ?? "request", first?.params?.issue);
+      const { message, param } = describeIssue(err.validationContext ?? "request", err.validation[0] as ValidationIssue | undefined);
       return send(reply, 400, "invalid_request", message, param);
     }
     const fe = err as FastifyError;

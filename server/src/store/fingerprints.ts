@@ -8,6 +8,10 @@ export type FingerprintRow = Selectable<FingerprintsTable>;
 export class FingerprintsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
+  async findById(environmentId: string, id: string): Promise<FingerprintRow | undefined> {
+    return this.db.selectFrom("fingerprints").selectAll().where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
+  }
+
   async findExact(environmentId: string, exactHash: string): Promise<FingerprintRow | undefined> {
     return this.db
       .selectFrom("fingerprints")

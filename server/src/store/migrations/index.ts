@@ -1,6 +1,7 @@
 // Versioned migrations, applied in name order by `tessera migrate` and at start (SPEC.md 3).
 // Each area adds its own numbered file here; a number once shipped never changes.
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import type { Kysely } from "kysely";
+import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import * as m001 from "./001-core.js";
 
 const migrations: Record<string, Migration> = {

@@ -1,0 +1,62 @@
+// The Fastify application: one port serving the server API, the client API, the SDK bundle, the challenge app,
+// the OpenAPI document and reference, health, and in development the demo site (SPEC.md 1).
+import Fastify, { type FastifyInstance } from "fastify";
+import { validatorCompiler } from "fastify-type-provider-zod";
+import { requireSecret } from "./auth.js";
+import { registerErrorHandling } from "./errors.js";
+import clientRoutes from "./routes/client.js";
+import { registerOpenApi } from "./routes/docs.js";
+import healthRoutes from "./routes/health.js";
+import evaluationRoutes from "./routes/v3/evaluations.js";
+import type { Services } from "./services.js";
+
+function trustProxy(value: string | undefined): boolean | string[] {
+  if (!value) return false;
+  if (value === "1" || value === "true") return true;
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** Headers whose values never reach the logs. */
+const REDACT = ["req.headers.authorization", "req.headers.cookie", "req.headers[\"x-challenge-token\"]"];
+
+export async function buildApp(services: Services, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    logger:
+      opts.logger === false
+        ? false
+        : {
+            level: config.LOG_LEVEL,
+            redact: { paths: REDACT, censor: "[redacted]" },
+            // Query strings carry challenge tokens: log the path only.
+            serializers: { req: (req) => ({ method: req.method, url: req.url.split("?")[0], id: req.id }) },
+          },
+    trustProxy: trustProxy(config.TRUST_PROXY),
+    bodyLimit: config.BODY_LIMIT,
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    keepAliveTimeout: 5_000,
+    genReqId: () => crypto.randomUUID(),
+    ajv: { customOptions: { coerceTypes: false } },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  // Responses are typed by the same schemas at compile time; serialising without re-validating keeps the hot
+  // path fast (the tests parse every answer with the contract).
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  registerErrorHandling(app);
+  await registerOpenApi(app, config.publicUrl);
+
+  await app.register(healthRoutes, { services });
+  await app.register(clientRoutes, { services });
+  // The server API: every route in this scope needs a secret key.
+  await app.register(async (api) => {
+    api.addHook("onRequest", requireSecret(services));
+    await api.register(evaluationRoutes, { services });
+  });
+
+  app.get("/", { schema: { hide: true } }, async (_req, reply) => reply.redirect(config.isDev ? "/demo/" : "/docs"));
+  return app;
+}

@@ -1,0 +1,66 @@
+// Authentication hooks: secret keys for the server API, client ids (with per-project origins) for the client API.
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { forbidden, unauthorized } from "./errors.js";
+import type { EnvironmentRecord } from "./store/projects.js";
+import type { Services } from "./services.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The project environment the request acts in, set by the auth hooks. */
+    environment?: EnvironmentRecord;
+  }
+}
+
+/** The environment of the request, which every authenticated route has. */
+export function envOf(req: FastifyRequest): EnvironmentRecord {
+  if (!req.environment) throw unauthorized();
+  return req.environment;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** onRequest hook for the server API: `Authorization: Bearer <secret>`; revocation takes effect at once. */
+export function requireSecret(services: Services) {
+  return async (req: FastifyRequest, _reply: FastifyReply) => {
+    const header = req.headers.authorization;
+    const m = header ? BEARER.exec(header) : null;
+    if (!m?.[1]) throw unauthorized("Missing secret key: send Authorization: Bearer <secret>");
+    const env = await services.repos.projects.environmentBySecret(m[1]);
+    if (!env) throw unauthorized("Unknown or revoked secret key");
+    req.environment = env;
+  };
+}
+
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/** Whether a browser origin may use this environment's client id (SPEC.md 2: allow-list; localhost in development). */
+export function originAllowed(env: EnvironmentRecord, origin: string, ownOrigin: string): boolean {
+  if (origin === ownOrigin) return true;
+  if (env.allowedOrigins.includes(origin) || env.allowedOrigins.includes("*")) return true;
+  if (env.name === "development") {
+    try {
+      const { hostname } = new URL(origin);
+      if (LOCAL_HOSTS.has(hostname) || hostname.endsWith(".localhost")) return true;
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/** Resolves a client id to its environment and enforces the origin allow-list; sets the CORS answer headers. */
+export async function authenticateClient(services: Services, req: FastifyRequest, reply: FastifyReply, clientId: string): Promise<EnvironmentRecord> {
+  const env = await services.repos.projects.environmentByClientId(clientId);
+  if (!env) throw unauthorized("Unknown client_id");
+  const origin = req.headers.origin;
+  // Requests without an Origin header do not come from a browser page: CORS does not apply to them.
+  if (origin) {
+    if (!originAllowed(env, origin, new URL(services.config.publicUrl).origin)) {
+      throw forbidden(`Origin ${origin} is not allowed for this client_id; add it to the project's allowed origins`);
+    }
+    reply.header("access-control-allow-origin", origin);
+    reply.header("vary", "Origin");
+  }
+  req.environment = env;
+  return env;
+}

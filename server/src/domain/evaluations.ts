@@ -1,0 +1,30 @@
+// Evaluations service: the wire evaluation with its user and live challenge status; consume once.
+import type { Evaluation } from "@tessera/sdk/contract";
+import { type EvaluationRow, toWireEvaluation } from "../store/evaluations.js";
+import type { Repos } from "../store/repos.js";
+
+/** Looks up the live summary of a challenge (provided by the challenges area). */
+export type ChallengeSummaryLookup = (id: string) => Promise<{ id: string; status: string; type: string | null } | undefined>;
+
+export class EvaluationsService {
+  challengeSummary?: ChallengeSummaryLookup;
+
+  constructor(private readonly repos: Repos) {}
+
+  async toWire(row: EvaluationRow): Promise<Evaluation> {
+    const user = row.user_id ? await this.repos.users.findById(row.user_id) : undefined;
+    const challenge = row.challenge_id && this.challengeSummary ? await this.challengeSummary(row.challenge_id) : undefined;
+    return toWireEvaluation(row, user, challenge);
+  }
+
+  async get(environmentId: string, id: string): Promise<Evaluation | undefined> {
+    const row = await this.repos.evaluations.find(environmentId, id);
+    return row && this.toWire(row);
+  }
+
+  async consume(environmentId: string, id: string): Promise<{ ok: true; evaluation: Evaluation } | { ok: false; reason: "not_found" | "already_consumed" }> {
+    const res = await this.repos.evaluations.consume(environmentId, id);
+    if (!res.ok) return res;
+    return { ok: true, evaluation: await this.toWire(res.row) };
+  }
+}

@@ -1,0 +1,109 @@
+// Identity step: who (user), which browser (fingerprint) and which hardware (device) this request comes from.
+// Reads only; the writes it implies are returned as a plan that the orchestrator commits with the evaluation.
+import type { DeviceType } from "@tessera/sdk/contract";
+import { UAParser } from "ua-parser-js";
+import { exactHash, normaliseComponents } from "../fingerprint/index.js";
+import { newId } from "../ids.js";
+import type { Repos } from "../store/repos.js";
+import type { DeviceRow } from "../store/devices.js";
+import type { FingerprintRow } from "../store/fingerprints.js";
+import type { UserRow } from "../store/users.js";
+import type { EvaluationInput } from "./context.js";
+
+export interface Identity {
+  user?: UserRow;
+  userIsNew: boolean;
+  fingerprint?: { row: FingerprintRow; confidence: number; isNew: boolean };
+  device?: { row: DeviceRow; isNew: boolean; wasDetached: boolean };
+  deviceInfo: Record<string, string>;
+  deviceType: DeviceType;
+}
+
+export function parseUserAgent(ua: string | undefined): { info: Record<string, string>; type: DeviceType } {
+  if (!ua) return { info: {}, type: "computer" };
+  const r = new UAParser(ua).getResult();
+  const info: Record<string, string> = {};
+  if (r.browser.name) info.browser = r.browser.name;
+  if (r.browser.version) info.browser_version = r.browser.version;
+  if (r.engine.name) info.engine = r.engine.name;
+  if (r.os.name) info.os = r.os.name;
+  if (r.os.version) info.os_version = r.os.version;
+  if (r.device.vendor) info.device_vendor = r.device.vendor;
+  if (r.device.model) info.device_model = r.device.model;
+  if (r.device.type) info.device_type = r.device.type;
+  const type: DeviceType = r.device.type === "mobile" || r.device.type === "wearable" ? "mobile" : r.device.type === "tablet" ? "tablet" : "computer";
+  return { info, type };
+}
+
+export async function resolveIdentity(repos: Repos, input: EvaluationInput): Promise<Identity> {
+  const envId = input.env.id;
+  const { info, type } = parseUserAgent(input.userAgent);
+  const id: Identity = { userIsNew: false, deviceInfo: info, deviceType: type };
+
+  if (input.user) {
+    const user = await repos.users.findByExternal(envId, input.user);
+    if (user) id.user = user;
+    else id.userIsNew = true;
+  }
+
+  const normalised = normaliseComponents(input.signals.components);
+  if (input.linkedFingerprintId) {
+    // A backend evaluation reuses the fingerprint (and below, the device) of the client evaluation it names.
+    const row = await repos.fingerprints.findById(envId, input.linkedFingerprintId);
+    if (row) id.fingerprint = { row, confidence: 1, isNew: false };
+  } else if (Object.keys(normalised).length > 0) {
+    const hash = exactHash(normalised);
+    const found = await repos.fingerprints.findExact(envId, hash);
+    id.fingerprint = found
+      ? { row: found, confidence: 1, isNew: false }
+      : {
+          row: {
+            id: newId("fp"),
+            environment_id: envId,
+            coarse_key: hash.slice(0, 16),
+            exact_hash: hash,
+            components: JSON.stringify(normalised),
+            created_at: input.at,
+            last_seen_at: input.at,
+          },
+          confidence: 1,
+          isNew: true,
+        };
+  }
+
+  const userId = id.user?.id ?? null;
+  let device: DeviceRow | undefined;
+  if (input.linkedEvaluationId) {
+    const linked = await repos.evaluations.find(envId, input.linkedEvaluationId);
+    if (linked?.device_id) device = await repos.devices.find(envId, linked.device_id);
+  }
+  if (!device && input.signals.visitor_token) device = await repos.devices.findByToken(envId, input.signals.visitor_token, id.user ? userId : undefined);
+  if (!device && id.fingerprint && !id.fingerprint.isNew) device = await repos.devices.findByFingerprint(envId, id.fingerprint.row.id, id.user ? userId : undefined);
+  if (device) {
+    id.device = { row: device, isNew: false, wasDetached: device.status === "detached" };
+  } else if (input.source === "client" || id.fingerprint) {
+    id.device = {
+      isNew: true,
+      wasDetached: false,
+      row: {
+        id: newId("dev"),
+        environment_id: envId,
+        user_id: null,
+        visitor_token: input.signals.visitor_token ?? null,
+        fingerprint_id: id.fingerprint?.row.id ?? null,
+        status: "attached",
+        type,
+        info: JSON.stringify(info),
+        metadata: "{}",
+        attached_at: null,
+        detached_at: null,
+        logout_pending: 0,
+        last_seen_at: input.at,
+        last_ip: input.ip ?? null,
+        created_at: input.at,
+        updated_at: input.at,
+      },
+    };
+  }
+  return id;
+}

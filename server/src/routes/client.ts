@@ -1,0 +1,58 @@
+// Client API for the browser SDK (SPEC.md 4): evaluate with a public client id from an allowed origin.
+import { ActionParam, ClientEvaluateRequest, ClientEvaluateResponse, ErrorBody } from "@tessera/sdk/contract";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { authenticateClient } from "../auth.js";
+import type { Services } from "../services.js";
+
+export const CLIENT_CORS_HEADERS = {
+  "access-control-allow-methods": "POST, OPTIONS",
+  "access-control-allow-headers": "content-type",
+  "access-control-max-age": "600",
+};
+
+const clientRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  // Preflight: the client id is in the body, which a preflight does not carry, so the origin is checked on the
+  // real request (authenticateClient) and a refused origin gets no CORS headers and no work done.
+  app.options("/v3/client/*", { schema: { hide: true } }, async (req, reply) => {
+    const origin = req.headers.origin;
+    if (origin) reply.header("access-control-allow-origin", origin).header("vary", "Origin");
+    return reply.headers(CLIENT_CORS_HEADERS).status(204).send();
+  });
+
+  app.post(
+    "/v3/client/evaluate/:action",
+    {
+      schema: {
+        tags: ["client"],
+        summary: "Evaluate an action from the browser SDK",
+        params: ActionParam,
+        body: ClientEvaluateRequest,
+        response: { 200: ClientEvaluateResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+      },
+    },
+    async (req, reply) => {
+      const env = await authenticateClient(services, req, reply, req.body.client_id);
+      const { evaluation, logout } = await services.pipeline.evaluate({
+        env,
+        action: req.params.action,
+        source: "client",
+        ip: req.ip,
+        userAgent: req.headers["user-agent"],
+        headers: req.headers,
+        user: req.body.user,
+        email: req.body.email,
+        phone: req.body.phone,
+        metadata: req.body.metadata,
+        signals: req.body.signals,
+        at: Date.now(),
+      });
+      return {
+        evaluation_id: evaluation.id,
+        ...(evaluation.redirect ? { redirect: evaluation.redirect } : {}),
+        ...(logout ? { logout: true } : {}),
+      };
+    },
+  );
+};
+
+export default clientRoutes;

@@ -1,0 +1,33 @@
+// `tessera serve`: builds what it serves if missing, opens the store, bootstraps a first project, listens,
+// and shuts down cleanly on SIGTERM/SIGINT.
+import type { Config } from "./config.js";
+import { buildApp } from "./app.js";
+import { createServices } from "./services.js";
+
+export async function serve(config: Config): Promise<void> {
+  const services = await createServices(config);
+  if (config.BOOTSTRAP_PROJECT && (await services.repos.projects.count()) === 0) {
+    const p = await services.repos.projects.create("Default project");
+    const dev = p.environments.development;
+    // Printed once, on the very first start, like any newly created key.
+    console.log(
+      `\nCreated a first project (${p.id}).\n  development client_id: ${dev.client_id}\n  development secret:    ${dev.secret}\n` +
+        `  production client_id:  ${p.environments.production.client_id}\n  production secret:     ${p.environments.production.secret}\n` +
+        "Secrets are shown only now. Create more with `npx tessera keys create <project> --env development`.\n",
+    );
+  }
+  const app = await buildApp(services);
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, "shutting down");
+    await app.close();
+    await services.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  await app.listen({ port: config.PORT, host: config.host });
+  app.log.info(`Tessera ${config.NODE_ENV} on ${config.publicUrl} (store: ${services.store.dialect})`);
+}
