@@ -3,9 +3,11 @@
 import type { Kysely } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import * as m001 from "./001-core.js";
+import * as m003 from "./003-challenges.js";
 
 const migrations: Record<string, Migration> = {
   "001-core": m001,
+  "003-challenges": m003,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -15,7 +17,14 @@ export interface MigrationReport {
 }
 
 export async function migrate(db: Kysely<any>): Promise<MigrationReport> {
-  const migrator = new Migrator({ db, provider, migrationTableName: "tessera_migrations", migrationLockTableName: "tessera_migrations_lock" });
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: "tessera_migrations",
+    migrationLockTableName: "tessera_migrations_lock",
+    // Areas number their migrations independently; a store migrated before a lower number existed still takes it.
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return { applied: (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName) };
