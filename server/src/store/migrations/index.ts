@@ -4,10 +4,12 @@ import type { Kysely } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import * as m001 from "./001-core.js";
 import * as m003 from "./003-challenges.js";
+import * as m004 from "./004-webhooks.js";
 
 const migrations: Record<string, Migration> = {
   "001-core": m001,
   "003-challenges": m003,
+  "004-webhooks": m004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
