@@ -1,12 +1,17 @@
 // All repositories over one store; the only way the rest of the server reaches the database.
 import type { Kysely } from "kysely";
 import type { Dialect, Store } from "./db.js";
+import { ChallengesRepo } from "./challenges.js";
 import { DevicesRepo } from "./devices.js";
 import { EvaluationsRepo } from "./evaluations.js";
 import { FingerprintsRepo } from "./fingerprints.js";
 import { ProjectsRepo } from "./projects.js";
 import type { Database } from "./schema.js";
 import { UsersRepo } from "./users.js";
+import { AccessRecordsRepo } from "./access-records.js";
+import { IdentificationsRepo } from "./identifications.js";
+import { UserDataRepo } from "./user-data.js";
+import { WebhooksRepo } from "./webhooks.js";
 
 export interface Repos {
   db: Kysely<Database>;
@@ -16,6 +21,10 @@ export interface Repos {
   fingerprints: FingerprintsRepo;
   devices: DevicesRepo;
   evaluations: EvaluationsRepo;
+  webhooks: WebhooksRepo;
+  identifications: IdentificationsRepo;
+  accessRecords: AccessRecordsRepo;
+  userData: UserDataRepo;
 }
 
 export function createRepos(store: Store): Repos {
@@ -28,5 +37,9 @@ export function createRepos(store: Store): Repos {
     fingerprints: new FingerprintsRepo(db),
     devices: new DevicesRepo(db),
     evaluations: new EvaluationsRepo(db),
+    webhooks: new WebhooksRepo(db, store.dialect),
+    identifications: new IdentificationsRepo(db),
+    accessRecords: new AccessRecordsRepo(db),
+    userData: new UserDataRepo(db),
   };
 }

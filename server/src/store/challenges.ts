@@ -1,0 +1,97 @@
+// Repository of challenges and the development outbox. Status changes are conditional updates (`from` statuses in
+// the WHERE clause), so concurrent operations on one challenge cannot both move it.
+import type { ChallengeStatus } from "@tessera/sdk/contract";
+import type { Kysely, Selectable } from "kysely";
+import type { Database } from "./schema.js";
+import type { ChallengesTable, DevOutboxTable } from "./tables/challenges.js";
+
+export type ChallengeRow = Selectable<ChallengesTable>;
+export type DevOutboxRow = Selectable<DevOutboxTable>;
+
+export class ChallengesRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: ChallengeRow, db: Kysely<Database> = this.db): Promise<void> {
+    await db.insertInto("challenges").values(row).execute();
+  }
+
+  async find(environmentId: string, id: string): Promise<ChallengeRow | undefined> {
+    return this.db.selectFrom("challenges").selectAll().where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
+  }
+
+  async findById(id: string): Promise<ChallengeRow | undefined> {
+    return this.db.selectFrom("challenges").selectAll().where("id", "=", id).executeTakeFirst();
+  }
+
+  /** Applies `patch` only while the challenge is in one of `from`; answers the updated row, or undefined if it moved. */
+  async updateIf(id: string, from: readonly ChallengeStatus[], patch: Partial<ChallengeRow>, db: Kysely<Database> = this.db): Promise<ChallengeRow | undefined> {
+    return db
+      .updateTable("challenges")
+      .set(patch)
+      .where("id", "=", id)
+      .where("status", "in", [...from])
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Counts one verify attempt atomically and answers the row as it is after counting (undefined if not code_sent). */
+  async countAttempt(id: string, at: number): Promise<ChallengeRow | undefined> {
+    return this.db
+      .updateTable("challenges")
+      .set((eb) => ({ verify_attempts: eb("verify_attempts", "+", 1), updated_at: at }))
+      .where("id", "=", id)
+      .where("status", "=", "code_sent")
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Pending challenges of this user on this device, to be overridden by a newer one. */
+  async pendingFor(environmentId: string, userId: string, deviceId: string | null, db: Kysely<Database> = this.db): Promise<ChallengeRow[]> {
+    let q = db
+      .selectFrom("challenges")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("user_id", "=", userId)
+      .where("status", "in", ["created", "presented", "code_sent", "verified"]);
+    q = deviceId ? q.where("device_id", "=", deviceId) : q.where("device_id", "is", null);
+    return q.execute();
+  }
+
+  async list(environmentId: string, q: { page: number; limit: number; status?: string; userId?: string }): Promise<{ rows: ChallengeRow[]; total: number }> {
+    let base = this.db.selectFrom("challenges").where("environment_id", "=", environmentId);
+    if (q.status) base = base.where("status", "=", q.status);
+    if (q.userId) base = base.where("user_id", "=", q.userId);
+    const [rows, count] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .limit(q.limit)
+        .offset((q.page - 1) * q.limit)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
+  }
+
+  /** Challenges whose sharer chose "create my own account" from one of these devices and has not converted yet. */
+  async signupChosenFrom(environmentId: string, deviceIds: string[]): Promise<ChallengeRow[]> {
+    if (deviceIds.length === 0) return [];
+    return this.db
+      .selectFrom("challenges")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("device_id", "in", deviceIds)
+      .where("signup_chosen_at", "is not", null)
+      .where("converted_at", "is", null)
+      .execute();
+  }
+
+  async addToOutbox(row: DevOutboxRow, db: Kysely<Database> = this.db): Promise<void> {
+    await db.insertInto("dev_outbox").values(row).execute();
+  }
+
+  async outbox(environmentId: string, limit = 50): Promise<DevOutboxRow[]> {
+    return this.db.selectFrom("dev_outbox").selectAll().where("environment_id", "=", environmentId).orderBy("created_at", "desc").limit(limit).execute();
+  }
+}
