@@ -1,16 +1,16 @@
 // All repositories over one store; the only way the rest of the server reaches the database.
 import type { Kysely } from "kysely";
-import type { Dialect, Store } from "./db.js";
+import { AccessRecordsRepo } from "./access-records.js";
 import { ChallengesRepo } from "./challenges.js";
+import type { Dialect, Store } from "./db.js";
 import { DevicesRepo } from "./devices.js";
 import { EvaluationsRepo } from "./evaluations.js";
 import { FingerprintsRepo } from "./fingerprints.js";
+import { IdentificationsRepo } from "./identifications.js";
 import { ProjectsRepo } from "./projects.js";
 import type { Database } from "./schema.js";
-import { UsersRepo } from "./users.js";
-import { AccessRecordsRepo } from "./access-records.js";
-import { IdentificationsRepo } from "./identifications.js";
 import { UserDataRepo } from "./user-data.js";
+import { UsersRepo } from "./users.js";
 import { WebhooksRepo } from "./webhooks.js";
 
 export interface Repos {

@@ -1,0 +1,131 @@
+// Repository of a user's data taken as a whole: partial profile updates, erasure (privacy law) and retention
+// pruning (SPEC.md 5). Erasure runs in the caller's transaction so it is all or nothing.
+import type { Kysely } from "kysely";
+import type { Database } from "./schema.js";
+import type { UserRow } from "./users.js";
+
+export interface ErasedCounts {
+  evaluations: number;
+  devices: number;
+  fingerprints: number;
+  access_records: number;
+}
+
+const n = (r: { numDeletedRows?: bigint; numUpdatedRows?: bigint }) => Number(r.numDeletedRows ?? r.numUpdatedRows ?? 0n);
+
+export class UserDataRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async update(
+    id: string,
+    patch: Partial<Omit<UserRow, "id" | "environment_id" | "external_id">>,
+    db: Kysely<Database> = this.db,
+  ): Promise<void> {
+    await db.updateTable("users").set(patch).where("id", "=", id).execute();
+  }
+
+  /** The device ids of a user, for erasers of other areas. */
+  async deviceIds(db: Kysely<Database>, environmentId: string, userId: string): Promise<string[]> {
+    const rows = await db
+      .selectFrom("devices")
+      .select("id")
+      .where("environment_id", "=", environmentId)
+      .where("user_id", "=", userId)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Erases the user's evaluations, devices, access records and identifications, the fingerprints seen only with
+   * this user, and the user row itself.
+   */
+  async erase(db: Kysely<Database>, environmentId: string, userId: string): Promise<ErasedCounts> {
+    const deviceIds = await this.deviceIds(db, environmentId, userId);
+    const fpRows = await db
+      .selectFrom("evaluations")
+      .select("fingerprint_id")
+      .where("environment_id", "=", environmentId)
+      .where("user_id", "=", userId)
+      .where("fingerprint_id", "is not", null)
+      .union(
+        db
+          .selectFrom("devices")
+          .select("fingerprint_id")
+          .where("environment_id", "=", environmentId)
+          .where("user_id", "=", userId)
+          .where("fingerprint_id", "is not", null),
+      )
+      .execute();
+    const fingerprintIds = [...new Set(fpRows.map((r) => r.fingerprint_id).filter((x): x is string => x != null))];
+
+    const evaluations = n(
+      await db.deleteFrom("evaluations").where("environment_id", "=", environmentId).where("user_id", "=", userId).executeTakeFirst(),
+    );
+    let accessRecords = n(
+      await db.deleteFrom("access_records").where("environment_id", "=", environmentId).where("user_id", "=", userId).executeTakeFirst(),
+    );
+    if (deviceIds.length > 0) {
+      accessRecords += n(
+        await db
+          .deleteFrom("access_records")
+          .where("environment_id", "=", environmentId)
+          .where("device_id", "in", deviceIds)
+          .executeTakeFirst(),
+      );
+      await db.deleteFrom("identifications").where("environment_id", "=", environmentId).where("device_id", "in", deviceIds).execute();
+      await db.deleteFrom("conversion_markers").where("environment_id", "=", environmentId).where("device_id", "in", deviceIds).execute();
+    }
+    await db.deleteFrom("identifications").where("environment_id", "=", environmentId).where("user_id", "=", userId).execute();
+    const devices = n(
+      await db.deleteFrom("devices").where("environment_id", "=", environmentId).where("user_id", "=", userId).executeTakeFirst(),
+    );
+
+    // A fingerprint still used by another user's device or evaluation is that user's data too: keep it.
+    let fingerprints = 0;
+    if (fingerprintIds.length > 0) {
+      const stillUsed = await db
+        .selectFrom("devices")
+        .select("fingerprint_id")
+        .where("environment_id", "=", environmentId)
+        .where("fingerprint_id", "in", fingerprintIds)
+        .union(
+          db
+            .selectFrom("evaluations")
+            .select("fingerprint_id")
+            .where("environment_id", "=", environmentId)
+            .where("fingerprint_id", "in", fingerprintIds),
+        )
+        .execute();
+      const keep = new Set(stillUsed.map((r) => r.fingerprint_id));
+      const gone = fingerprintIds.filter((id) => !keep.has(id));
+      if (gone.length > 0)
+        fingerprints = n(
+          await db.deleteFrom("fingerprints").where("environment_id", "=", environmentId).where("id", "in", gone).executeTakeFirst(),
+        );
+    }
+    await db.deleteFrom("users").where("id", "=", userId).execute();
+    return { evaluations, devices, fingerprints, access_records: accessRecords };
+  }
+
+  /** Retention: deletes evaluations and access records created before `before`, in batches; answers the counts. */
+  async pruneBefore(before: number, batch = 1000): Promise<{ evaluations: number; access_records: number }> {
+    const out = { evaluations: 0, access_records: 0 };
+    for (const table of ["evaluations", "access_records"] as const) {
+      for (;;) {
+        const ids = await this.db.selectFrom(table).select("id").where("created_at", "<", before).limit(batch).execute();
+        if (ids.length === 0) break;
+        const res = await this.db
+          .deleteFrom(table)
+          .where(
+            "id",
+            "in",
+            ids.map((r) => r.id),
+          )
+          .executeTakeFirst();
+        out[table] += n(res);
+        if (ids.length < batch) break;
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,342 @@
+// Repository of webhook endpoints and the durable outbox (SPEC.md 9): events and their deliveries are written in
+// the caller's transaction; workers claim due deliveries with a lease (PostgreSQL: row locks that skip locked
+// rows; SQLite: one conditional UPDATE, the database having a single writer), so instances never double-send.
+import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from "@tessera/sdk/contract";
+import { type Kysely, type Selectable, sql } from "kysely";
+import { newId } from "../ids.js";
+import { iso, isoOrUndefined, now } from "../time.js";
+import type { Dialect } from "./db.js";
+import type { Database } from "./schema.js";
+import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from "./tables/webhooks.js";
+
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookEventRow = Selectable<WebhookEventsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+/** A claimed delivery with what the worker needs to send it. */
+export interface ClaimedDelivery {
+  delivery: WebhookDeliveryRow;
+  url: string;
+  secret: string;
+  payload: string;
+  createdAt: number;
+}
+
+export function toWireEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
+  const e: WebhookEndpoint = {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as WebhookEvent[],
+    enabled: row.enabled === 1,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+  if (row.description) e.description = row.description;
+  if (row.disabled_reason) e.disabled_reason = row.disabled_reason;
+  return e;
+}
+
+export function toWireDelivery(row: WebhookDeliveryRow): WebhookDelivery {
+  const d: WebhookDelivery = {
+    id: row.id,
+    event_id: row.event_id,
+    event: row.event as WebhookEvent,
+    status: row.status,
+    attempts: row.attempts,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+  if (row.last_status_code != null) d.last_status_code = row.last_status_code;
+  if (row.last_error) d.last_error = row.last_error;
+  const next = row.status === "pending" ? isoOrUndefined(row.next_attempt_at) : undefined;
+  if (next) d.next_attempt_at = next;
+  const delivered = isoOrUndefined(row.delivered_at);
+  if (delivered) d.delivered_at = delivered;
+  return d;
+}
+
+export class WebhooksRepo {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async createEndpoint(row: WebhookEndpointRow): Promise<void> {
+    await this.db.insertInto("webhook_endpoints").values(row).execute();
+  }
+
+  async listEndpoints(environmentId: string): Promise<WebhookEndpointRow[]> {
+    return this.db
+      .selectFrom("webhook_endpoints")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .orderBy("created_at", "desc")
+      .orderBy("id")
+      .execute();
+  }
+
+  async findEndpoint(environmentId: string, id: string): Promise<WebhookEndpointRow | undefined> {
+    return this.db
+      .selectFrom("webhook_endpoints")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+  }
+
+  /** Deletes the endpoint and its deliveries; answers whether it existed. */
+  async deleteEndpoint(environmentId: string, id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const res = await tx
+        .deleteFrom("webhook_endpoints")
+        .where("environment_id", "=", environmentId)
+        .where("id", "=", id)
+        .executeTakeFirst();
+      if (Number(res.numDeletedRows) === 0) return false;
+      await tx.deleteFrom("webhook_deliveries").where("endpoint_id", "=", id).execute();
+      return true;
+    });
+  }
+
+  /** Records an event and one pending delivery per enabled endpoint subscribed to it, in `db` (the caller's transaction). */
+  async enqueue(db: Kysely<Database>, event: WebhookEventRow): Promise<number> {
+    await db.insertInto("webhook_events").values(event).execute();
+    const endpoints = await db
+      .selectFrom("webhook_endpoints")
+      .select(["id", "events"])
+      .where("environment_id", "=", event.environment_id)
+      .where("enabled", "=", 1)
+      .execute();
+    const targets = endpoints.filter((e) => (JSON.parse(e.events) as string[]).includes(event.event));
+    if (targets.length === 0) return 0;
+    await db
+      .insertInto("webhook_deliveries")
+      .values(
+        targets.map((e) => ({
+          id: newId("whd"),
+          environment_id: event.environment_id,
+          endpoint_id: e.id,
+          event_id: event.id,
+          event: event.event,
+          status: "pending" as const,
+          attempts: 0,
+          next_attempt_at: event.created_at,
+          lease_until: null,
+          lease_owner: null,
+          last_status_code: null,
+          last_error: null,
+          delivered_at: null,
+          created_at: event.created_at,
+          updated_at: event.created_at,
+        })),
+      )
+      .execute();
+    return targets.length;
+  }
+
+  /**
+   * Claims up to `limit` due deliveries for `owner` until `leaseUntil`. The outer conditions are repeated so that a
+   * row another claimer changed meanwhile is re-checked (PostgreSQL re-evaluates them on the newest row version).
+   */
+  async claimDue(owner: string, at: number, leaseUntil: number, limit: number): Promise<ClaimedDelivery[]> {
+    const due = (qb: Kysely<Database>) =>
+      qb
+        .selectFrom("webhook_deliveries")
+        .select("id")
+        .where("status", "=", "pending")
+        .where("next_attempt_at", "<=", at)
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
+        .orderBy("next_attempt_at")
+        .limit(limit);
+    const claimed = await this.db
+      .updateTable("webhook_deliveries")
+      .set({ lease_owner: owner, lease_until: leaseUntil, updated_at: at })
+      .where("id", "in", () => {
+        const q = due(this.db);
+        return this.dialect === "postgres" ? q.forUpdate().skipLocked() : q;
+      })
+      .where("status", "=", "pending")
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
+      .returningAll()
+      .execute();
+    if (claimed.length === 0) return [];
+    const rows = await this.db
+      .selectFrom("webhook_deliveries as d")
+      .innerJoin("webhook_endpoints as e", "e.id", "d.endpoint_id")
+      .innerJoin("webhook_events as v", "v.id", "d.event_id")
+      .select(["d.id", "e.url", "e.secret", "e.enabled", "v.payload", "v.created_at"])
+      .where(
+        "d.id",
+        "in",
+        claimed.map((c) => c.id),
+      )
+      .execute();
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const out: ClaimedDelivery[] = [];
+    for (const delivery of claimed) {
+      const r = byId.get(delivery.id);
+      if (!r || r.enabled !== 1) {
+        // Its endpoint was deleted or disabled since: settle it instead of sending.
+        await this.settle(delivery.id, owner, {
+          status: "failed",
+          attempts: delivery.attempts,
+          last_error: "endpoint disabled or deleted",
+          at,
+        });
+        continue;
+      }
+      out.push({ delivery, url: r.url, secret: r.secret, payload: r.payload, createdAt: r.created_at });
+    }
+    return out;
+  }
+
+  /** Records an attempt's outcome, only if `owner` still holds the lease (answers whether it did). */
+  async settle(
+    id: string,
+    owner: string,
+    o: {
+      status: "pending" | "succeeded" | "failed";
+      attempts: number;
+      at: number;
+      next_attempt_at?: number;
+      last_status_code?: number | null;
+      last_error?: string | null;
+    },
+  ): Promise<boolean> {
+    const res = await this.db
+      .updateTable("webhook_deliveries")
+      .set({
+        status: o.status,
+        attempts: o.attempts,
+        next_attempt_at: o.status === "pending" ? (o.next_attempt_at ?? o.at) : null,
+        lease_owner: null,
+        lease_until: null,
+        last_status_code: o.last_status_code ?? null,
+        last_error: o.last_error ?? null,
+        delivered_at: o.status === "succeeded" ? o.at : null,
+        updated_at: o.at,
+      })
+      .where("id", "=", id)
+      .where("lease_owner", "=", owner)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  /** A success resets the endpoint's failure count. */
+  async endpointSucceeded(endpointId: string, at: number): Promise<void> {
+    await this.db
+      .updateTable("webhook_endpoints")
+      .set({ consecutive_failures: 0, updated_at: at })
+      .where("id", "=", endpointId)
+      .where("consecutive_failures", ">", 0)
+      .execute();
+  }
+
+  /** Counts a failed attempt; answers the endpoint's failures since its last success. */
+  async endpointFailed(endpointId: string, at: number): Promise<number> {
+    const row = await this.db
+      .updateTable("webhook_endpoints")
+      .set((eb) => ({ consecutive_failures: eb("consecutive_failures", "+", 1), updated_at: at }))
+      .where("id", "=", endpointId)
+      .returning("consecutive_failures")
+      .executeTakeFirst();
+    return row?.consecutive_failures ?? 0;
+  }
+
+  async disableEndpoint(endpointId: string, reason: string, at: number): Promise<void> {
+    await this.db
+      .updateTable("webhook_endpoints")
+      .set({ enabled: 0, disabled_reason: reason, updated_at: at })
+      .where("id", "=", endpointId)
+      .execute();
+  }
+
+  async listDeliveries(
+    environmentId: string,
+    endpointId: string,
+    page: number,
+    limit: number,
+  ): Promise<{ rows: WebhookDeliveryRow[]; total: number }> {
+    const base = this.db.selectFrom("webhook_deliveries").where("environment_id", "=", environmentId).where("endpoint_id", "=", endpointId);
+    const [rows, count] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .limit(limit)
+        .offset((page - 1) * limit)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<number | string>().as("n")).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
+  }
+
+  async findDelivery(environmentId: string, endpointId: string, id: string): Promise<WebhookDeliveryRow | undefined> {
+    return this.db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("endpoint_id", "=", endpointId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+  }
+
+  /** Makes a failed delivery due again now (a fresh round of attempts); answers the row, or undefined if it was not failed. */
+  async requeueFailed(environmentId: string, id: string, at: number): Promise<WebhookDeliveryRow | undefined> {
+    return this.db
+      .updateTable("webhook_deliveries")
+      .set({ status: "pending", attempts: 0, next_attempt_at: at, lease_owner: null, lease_until: null, updated_at: at })
+      .where("environment_id", "=", environmentId)
+      .where("id", "=", id)
+      .where("status", "=", "failed")
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Re-enables an endpoint (a re-send implies the customer fixed it). */
+  async enableEndpoint(endpointId: string, at: number): Promise<void> {
+    await this.db
+      .updateTable("webhook_endpoints")
+      .set({ enabled: 1, disabled_reason: null, consecutive_failures: 0, updated_at: at })
+      .where("id", "=", endpointId)
+      .where("enabled", "=", 0)
+      .execute();
+  }
+
+  /** Retention: removes settled deliveries and events older than `before`; answers how many rows went. */
+  async pruneBefore(before: number): Promise<number> {
+    const d = await this.db
+      .deleteFrom("webhook_deliveries")
+      .where("created_at", "<", before)
+      .where("status", "!=", "pending")
+      .executeTakeFirst();
+    const e = await this.db
+      .deleteFrom("webhook_events")
+      .where("created_at", "<", before)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("webhook_deliveries").select(sql`1`.as("one")).whereRef("webhook_deliveries.event_id", "=", "webhook_events.id"),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(d.numDeletedRows) + Number(e.numDeletedRows);
+  }
+
+  /** Events recorded for an environment (newest first), for tests and diagnostics. */
+  async listEvents(environmentId: string, limit = 100): Promise<WebhookEventRow[]> {
+    return this.db
+      .selectFrom("webhook_events")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .orderBy("created_at", "desc")
+      .limit(limit)
+      .execute();
+  }
+
+  newEventRow(environmentId: string, event: string, payload: Record<string, unknown>, at = now()): WebhookEventRow {
+    const id = typeof payload.id === "string" ? payload.id : newId("evt");
+    return { id, environment_id: environmentId, event, payload: JSON.stringify(payload), created_at: at };
+  }
+}
