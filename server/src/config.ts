@@ -44,6 +44,14 @@ const ConfigSchema = z.object({
   /** Policies, lists and webhook endpoints loaded at start (JSON). */
   CONFIG_FILE: z.string().optional(),
   RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** First webhook retry delay; each next one is 4× longer (capped at 2400× this), with jitter: 15 s gives ~1 day over 9 attempts. */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(15_000),
+  /** Attempts per delivery before it is failed; an endpoint failing every attempt of a delivery is disabled. */
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(9),
+  /** How often the webhook worker looks for due deliveries. */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** Timeout of one webhook POST. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   REDIS_URL: z.string().optional(),
   /** Create a development project on first start when the store has none. */
   BOOTSTRAP_PROJECT: bool.default(true),
