@@ -21,6 +21,7 @@ export interface Repos {
   fingerprints: FingerprintsRepo;
   devices: DevicesRepo;
   evaluations: EvaluationsRepo;
+  challenges: ChallengesRepo;
   webhooks: WebhooksRepo;
   identifications: IdentificationsRepo;
   accessRecords: AccessRecordsRepo;
@@ -37,6 +38,7 @@ export function createRepos(store: Store): Repos {
     fingerprints: new FingerprintsRepo(db),
     devices: new DevicesRepo(db),
     evaluations: new EvaluationsRepo(db),
+    challenges: new ChallengesRepo(db),
     webhooks: new WebhooksRepo(db, store.dialect),
     identifications: new IdentificationsRepo(db),
     accessRecords: new AccessRecordsRepo(db),
