@@ -57,6 +57,12 @@ const ConfigSchema = z.object({
   BOOTSTRAP_PROJECT: bool.default(true),
   /** Rate limit of the client API, requests per minute per IP. */
   CLIENT_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  /** Rate limit of the client API, requests per minute per client id (all IPs together; 500/s by default). */
+  CLIENT_ID_RATE_LIMIT: z.coerce.number().int().min(1).default(30_000),
+  /** A request must arrive whole within this time (slow clients are cut off, answered 408). */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(30_000),
+  /** A connection silent for this long is closed. */
+  CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(60_000),
   /** Run the background workers (webhook delivery, retention) in this process. */
   WORKERS: bool.default(true),
 });
