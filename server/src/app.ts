@@ -7,6 +7,7 @@ import { registerErrorHandling } from "./errors.js";
 import clientRoutes from "./routes/client.js";
 import { registerOpenApi } from "./routes/docs.js";
 import healthRoutes from "./routes/health.js";
+import challengeRoutes from "./routes/v3/challenges.js";
 import evaluationRoutes from "./routes/v3/evaluations.js";
 import type { Services } from "./services.js";
 
@@ -51,6 +52,8 @@ export async function buildApp(services: Services, opts: { logger?: boolean } = 
 
   await app.register(healthRoutes, { services });
   await app.register(clientRoutes, { services });
+  // Challenges authenticate per route: a secret key, or the hosted app's challenge token.
+  await app.register(challengeRoutes, { services });
   // The server API: every route in this scope needs a secret key.
   await app.register(async (api) => {
     api.addHook("onRequest", requireSecret(services));

@@ -1,6 +1,7 @@
 // The challenge (interface specification 2.2) and the requests of its operations (SPEC.md 5, 7).
 import * as z from "zod/mini";
 import { Timestamp } from "./common.js";
+import { Device } from "./device.js";
 import { ChallengeStatus } from "./evaluation.js";
 import { ChallengeType, Channel } from "./policy.js";
 import { EmbeddedUser } from "./user.js";
@@ -39,6 +40,13 @@ export const ChallengeView = z.object({
   allow_skip: z.boolean(),
   device_limit: z.optional(z.number()),
   attempts_left: z.number(),
+  /** Why a failed challenge failed, for the app to say so. */
+  failure_reason: z.optional(z.enum(["expired", "too_many_attempts", "overridden"])),
+  /** Channels already verified in this challenge (with required_channels "all", the others remain). */
+  verified_channels: z.array(Channel),
+  /** For account sharing: how many devices are attached now. */
+  attached_devices: z.optional(z.number()),
+  delivery_error: z.optional(z.string()),
   resend_available_at: z.optional(Timestamp),
   expires_at: z.optional(Timestamp),
   success_url: z.optional(z.string()),
@@ -67,6 +75,10 @@ export type VerifyCodeRequest = z.infer<typeof VerifyCodeRequest>;
 
 export const KickDeviceRequest = z.object({ device: z.string().check(z.minLength(1), z.maxLength(200)) });
 export type KickDeviceRequest = z.infer<typeof KickDeviceRequest>;
+
+export const SignupChoiceResponse = z.object({ redirect: z.string() });
+
+export const ChallengeDevices = z.object({ data: z.array(Device) });
 
 export const CompleteChallengeRequest = z.object({
   /** "skip" when the user chose to skip (only where the policy allows it). */

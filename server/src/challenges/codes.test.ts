@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { codeMatches, hashCode, maskEmail, maskPhone, newCode } from "./codes.js";
+
+describe("one-time codes", () => {
+  it("are 6 digits, zero-padded, and vary", () => {
+    const codes = new Set(Array.from({ length: 200 }, newCode));
+    for (const c of codes) expect(c).toMatch(/^\d{6}$/);
+    expect(codes.size).toBeGreaterThan(190);
+  });
+
+  it("match only the right code for the right challenge", () => {
+    const h = hashCode("ch_1", "123456");
+    expect(codeMatches("ch_1", "123456", h)).toBe(true);
+    expect(codeMatches("ch_1", "123457", h)).toBe(false);
+    expect(codeMatches("ch_2", "123456", h)).toBe(false);
+    expect(h).not.toContain("123456");
+  });
+
+  it("mask contacts", () => {
+    expect(maskEmail("alice@example.com")).toBe("a****@example.com");
+    expect(maskPhone("+33612345678")).toBe("+33•••••••78");
+  });
+});

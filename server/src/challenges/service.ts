@@ -1,0 +1,429 @@
+// Challenges (SPEC.md 7): issued by a matching challenge policy, run by the hosted app (challenge token) or a
+// backend (secret key). Every status change goes through the transition table and a conditional update.
+import type {
+  Challenge,
+  ChallengeStatus,
+  ChallengeView,
+  Channel,
+  Device,
+  Language,
+  PolicyChallenge,
+} from "@tessera/sdk/contract";
+import type { Kysely } from "kysely";
+import type { Config } from "../config.js";
+import type { CodeDelivery } from "../delivery/index.js";
+import { ApiError, badRequest, conflict, notFound } from "../errors.js";
+import { newId } from "../ids.js";
+import type { ChallengeIssuer, EventSink } from "../pipeline/evaluate.js";
+import type { ChallengeRow } from "../store/challenges.js";
+import { toWireDevice } from "../store/devices.js";
+import type { EnvironmentRecord } from "../store/projects.js";
+import type { Repos } from "../store/repos.js";
+import type { Database } from "../store/schema.js";
+import type { UserRow } from "../store/users.js";
+import { iso } from "../time.js";
+import {
+  CODE_TTL_MS,
+  codeMatches,
+  hashCode,
+  MAX_SENDS,
+  MAX_VERIFY_ATTEMPTS,
+  maskEmail,
+  maskPhone,
+  newCode,
+  RESEND_COOLDOWN_MS,
+} from "./codes.js";
+import type { ChallengeTokens } from "./tokens.js";
+import { canTransition, isPending, transition } from "./transitions.js";
+
+/** The project's default device limit for account sharing when neither policy nor project sets one. */
+export const DEFAULT_DEVICE_LIMIT = 3;
+
+const parseConfig = (row: ChallengeRow): PolicyChallenge => JSON.parse(row.config) as PolicyChallenge;
+const parseList = <T>(s: string): T[] => JSON.parse(s) as T[];
+
+export class ChallengeService implements ChallengeIssuer {
+  constructor(
+    private readonly repos: Repos,
+    private readonly config: Config,
+    private readonly tokens: ChallengeTokens,
+    private readonly delivery: CodeDelivery,
+    private readonly events: () => EventSink | undefined,
+  ) {}
+
+  // ---- issuing (inside the evaluation's transaction) ----
+
+  async issue(db: Kysely<Database>, args: Parameters<ChallengeIssuer["issue"]>[1]) {
+    const { input, evaluationId, identity, decision, policy } = args;
+    const at = input.at;
+    const userId = identity.user?.id ?? null;
+    const deviceId = identity.device?.row.id ?? null;
+    // A newer challenge for the same user and device supersedes a pending one.
+    if (userId) {
+      for (const old of await this.repos.challenges.pendingFor(input.env.id, userId, deviceId, db)) {
+        await this.repos.challenges.updateIf(old.id, [old.status as ChallengeStatus], { status: transition(old.status as ChallengeStatus, "override"), updated_at: at }, db);
+      }
+    }
+    const row: ChallengeRow = {
+      id: newId("ch"),
+      environment_id: input.env.id,
+      evaluation_id: evaluationId,
+      user_id: userId,
+      device_id: deviceId,
+      type: policy.type,
+      status: "created",
+      config: JSON.stringify(policy),
+      channels: "[]",
+      reasons: JSON.stringify(decision.reasons),
+      origin_url: input.signals.url ?? null,
+      delivery_status: null,
+      delivery_error: null,
+      email_verified: 0,
+      phone_verified: 0,
+      verify_attempts: 0,
+      send_count: 0,
+      last_sent_at: null,
+      code_hash: null,
+      code_channel: null,
+      code_expires_at: null,
+      signup_chosen_at: null,
+      converted_at: null,
+      expires_at: at + this.config.CHALLENGE_TOKEN_TTL * 1000,
+      created_at: at,
+      updated_at: at,
+    };
+    await this.repos.challenges.insert(row, db);
+    const token = this.tokens.sign({ c: row.id, e: input.env.id, x: Math.floor(row.expires_at / 1000) });
+    const redirect = `${this.config.publicUrl}/challenge/?challenge=${encodeURIComponent(row.id)}&token=${encodeURIComponent(token)}`;
+    await this.emit(db, row, "challenge.initiated", identity.user);
+    return { id: row.id, status: row.status, type: row.type, redirect };
+  }
+
+  // ---- reading ----
+
+  async summary(id: string) {
+    const row = await this.repos.challenges.findById(id);
+    return row && { id: row.id, status: row.status, type: row.type };
+  }
+
+  private async load(env: EnvironmentRecord, id: string): Promise<ChallengeRow> {
+    let row = await this.repos.challenges.find(env.id, id);
+    if (!row) throw notFound("Challenge");
+    // Expiry is applied lazily: a pending challenge past its time fails on its next read.
+    if (isPending(row.status as ChallengeStatus) && Date.now() >= row.expires_at) {
+      const moved = await this.repos.challenges.updateIf(row.id, [row.status as ChallengeStatus], { status: transition(row.status as ChallengeStatus, "expire"), updated_at: Date.now() });
+      row = moved ?? (await this.repos.challenges.find(env.id, id)) ?? row;
+    }
+    return row;
+  }
+
+  private async user(row: ChallengeRow): Promise<UserRow | undefined> {
+    return row.user_id ? this.repos.users.findById(row.user_id) : undefined;
+  }
+
+  actions(row: ChallengeRow): string[] {
+    const s = row.status as ChallengeStatus;
+    const cfg = parseConfig(row);
+    const out: string[] = ["view"];
+    if (canTransition(s, "send")) out.push("send");
+    if (s === "code_sent") out.push("verify");
+    if (s === "verified") out.push("complete");
+    if (s === "verified" && row.type === "account_sharing") out.push("kick");
+    if (cfg.allow_skip && canTransition(s, "skip")) out.push("skip");
+    if (row.type === "account_sharing" && cfg.signup_url && isPending(s)) out.push("signup");
+    return out;
+  }
+
+  toWire(row: ChallengeRow, user: UserRow | undefined): Challenge {
+    const c: Challenge = {
+      id: row.id,
+      status: row.status as ChallengeStatus,
+      type: row.type as Challenge["type"],
+      challenge_mode: "service_managed",
+      channels: parseList<Channel>(row.channels),
+      reasons: parseList<string>(row.reasons),
+      actions: this.actions(row),
+      evaluation: row.evaluation_id,
+      email_verified: row.email_verified === 1,
+      phone_verified: row.phone_verified === 1,
+      verify_attempts: row.verify_attempts,
+      createdAt: iso(row.created_at),
+      updatedAt: iso(row.updated_at),
+    };
+    if (row.delivery_status) c.delivery_status = row.delivery_status as Challenge["delivery_status"];
+    if (row.origin_url) c.origin_url = row.origin_url;
+    if (user) {
+      c.user = { service_id: user.id, id: user.external_id };
+      if (user.email) c.user.email = user.email;
+      if (user.phone) c.user.phone = user.phone;
+    }
+    return c;
+  }
+
+  async get(env: EnvironmentRecord, id: string): Promise<Challenge> {
+    const row = await this.load(env, id);
+    return this.toWire(row, await this.user(row));
+  }
+
+  async list(env: EnvironmentRecord, q: { page: number; limit: number; status?: string; user?: string }) {
+    let userId: string | undefined;
+    if (q.user) {
+      const u = await this.repos.users.findByExternal(env.id, q.user);
+      if (!u) return { data: [], total: 0, page: q.page, limit: q.limit };
+      userId = u.id;
+    }
+    const { rows, total } = await this.repos.challenges.list(env.id, { page: q.page, limit: q.limit, status: q.status, userId });
+    const users = new Map<string, UserRow | undefined>();
+    const data: Challenge[] = [];
+    for (const r of rows) {
+      if (r.user_id && !users.has(r.user_id)) users.set(r.user_id, await this.repos.users.findById(r.user_id));
+      data.push(this.toWire(r, r.user_id ? users.get(r.user_id) : undefined));
+    }
+    return { data, total, page: q.page, limit: q.limit };
+  }
+
+  private deviceLimit(env: EnvironmentRecord, cfg: PolicyChallenge): number {
+    return cfg.device_limit ?? env.settings.default_device_limit ?? DEFAULT_DEVICE_LIMIT;
+  }
+
+  private async attachedDevices(env: EnvironmentRecord, row: ChallengeRow) {
+    if (!row.user_id) return [];
+    return (await this.repos.devices.listForUser(env.id, row.user_id)).filter((d) => d.status === "attached");
+  }
+
+  private verifiedChannels(row: ChallengeRow): Channel[] {
+    const out: Channel[] = [];
+    if (row.email_verified) out.push("email");
+    if (row.phone_verified) out.push("text");
+    return out;
+  }
+
+  private availableChannels(row: ChallengeRow, user: UserRow | undefined): Array<{ channel: Channel; destination: string }> {
+    const cfg = parseConfig(row);
+    const out: Array<{ channel: Channel; destination: string }> = [];
+    for (const ch of cfg.channels ?? ["email"]) {
+      if (ch === "email" && user?.email) out.push({ channel: "email", destination: maskEmail(user.email) });
+      if (ch === "text" && user?.phone) out.push({ channel: "text", destination: maskPhone(user.phone) });
+    }
+    return out;
+  }
+
+  async view(env: EnvironmentRecord, rowOrId: ChallengeRow | string): Promise<ChallengeView> {
+    const row = typeof rowOrId === "string" ? await this.load(env, rowOrId) : rowOrId;
+    const user = await this.user(row);
+    const cfg = parseConfig(row);
+    const status = row.status as ChallengeStatus;
+    const view: ChallengeView = {
+      challenge: this.toWire(row, user),
+      available_channels: this.availableChannels(row, user),
+      required_channels: cfg.require ?? "any",
+      allow_skip: Boolean(cfg.allow_skip) && canTransition(status, "skip") !== undefined && (user?.skip_challenge_count ?? 0) < (cfg.skip_limit ?? 3),
+      attempts_left: Math.max(0, MAX_VERIFY_ATTEMPTS - row.verify_attempts),
+      verified_channels: this.verifiedChannels(row),
+      expires_at: iso(row.expires_at),
+      project: { name: env.projectName, ...(env.settings.logo_url ? { logo_url: env.settings.logo_url } : {}), ...(env.settings.color ? { color: env.settings.color } : {}) },
+    };
+    const success = cfg.success_url ?? row.origin_url;
+    if (success) view.success_url = success;
+    if (cfg.signup_url) view.signup_url = cfg.signup_url;
+    if (row.type === "account_sharing") {
+      view.device_limit = this.deviceLimit(env, cfg);
+      view.attached_devices = (await this.attachedDevices(env, row)).length;
+    }
+    if (row.last_sent_at && row.send_count < MAX_SENDS) view.resend_available_at = iso(row.last_sent_at + RESEND_COOLDOWN_MS);
+    if (row.delivery_error) view.delivery_error = row.delivery_error;
+    if (status === "failed") view.failure_reason = row.verify_attempts >= MAX_VERIFY_ATTEMPTS ? "too_many_attempts" : "expired";
+    if (status === "overridden") view.failure_reason = "overridden";
+    return view;
+  }
+
+  // ---- operations ----
+
+  private async move(row: ChallengeRow, op: Parameters<typeof transition>[1], patch: Partial<ChallengeRow> = {}, db?: Kysely<Database>): Promise<ChallengeRow> {
+    const from = row.status as ChallengeStatus;
+    const to = transition(from, op);
+    const moved = await this.repos.challenges.updateIf(row.id, [from], { ...patch, status: to, updated_at: Date.now() }, db);
+    if (!moved) throw conflict("invalid_transition", "The challenge changed meanwhile; reload it");
+    return moved;
+  }
+
+  /** The user opened the hosted page: created → presented (later opens change nothing). */
+  async open(env: EnvironmentRecord, id: string): Promise<ChallengeView> {
+    let row = await this.load(env, id);
+    if (row.status === "created") {
+      row = await this.repos.db.transaction().execute(async (tx) => {
+        const moved = await this.move(row, "open", {}, tx);
+        await this.emit(tx, moved, "challenge.viewed");
+        return moved;
+      });
+    }
+    return this.view(env, row);
+  }
+
+  async send(env: EnvironmentRecord, id: string, channel: Channel, language: Language = "en"): Promise<ChallengeView> {
+    const row = await this.load(env, id);
+    transition(row.status as ChallengeStatus, "send"); // 409 early for terminal states
+    const cfg = parseConfig(row);
+    if (!(cfg.channels ?? ["email"]).includes(channel)) throw badRequest(`This challenge does not offer the ${channel} channel`, "channel");
+    if (this.verifiedChannels(row).includes(channel)) throw conflict("invalid_transition", `The ${channel} channel is already verified`);
+    const user = await this.user(row);
+    const to = channel === "email" ? user?.email : user?.phone;
+    if (!to) throw badRequest(`The user has no ${channel === "email" ? "email address" : "phone number"} to send a code to`, "channel");
+    const at = Date.now();
+    if (row.send_count >= MAX_SENDS) throw new ApiError(429, "rate_limited", "Too many codes sent for this challenge", undefined, { "retry-after": String(Math.ceil((row.expires_at - at) / 1000)) });
+    if (row.last_sent_at && at - row.last_sent_at < RESEND_COOLDOWN_MS) {
+      const wait = Math.ceil((row.last_sent_at + RESEND_COOLDOWN_MS - at) / 1000);
+      throw new ApiError(429, "rate_limited", `Wait ${wait} s before asking for another code`, undefined, { "retry-after": String(wait) });
+    }
+    const code = newCode();
+    const channels = parseList<Channel>(row.channels);
+    if (channels[channels.length - 1] !== channel) channels.push(channel);
+    // Record the code (hashed) and the pending delivery first: a crash mid-send leaves an honest "pending".
+    let moved = await this.move(row, "send", {
+      code_hash: hashCode(row.id, code),
+      code_channel: channel,
+      code_expires_at: at + CODE_TTL_MS,
+      send_count: row.send_count + 1,
+      last_sent_at: at,
+      channels: JSON.stringify(channels),
+      delivery_status: "pending",
+      delivery_error: null,
+    });
+    const result = await this.delivery.send({ channel, to, code, language, project: env.projectName });
+    if (result.status === "failed") {
+      moved = (await this.repos.challenges.updateIf(row.id, ["code_sent"], { delivery_status: "failed", delivery_error: result.error, updated_at: Date.now() })) ?? moved;
+      throw new ApiError(502, "delivery_failed", `The code could not be delivered: ${result.error}`, "channel");
+    }
+    await this.repos.db.transaction().execute(async (tx) => {
+      if (result.outbox) {
+        await this.repos.challenges.addToOutbox(
+          { id: newId("msg"), environment_id: env.id, challenge_id: row.id, ...result.outbox, created_at: Date.now() },
+          tx,
+        );
+      }
+      moved = (await this.repos.challenges.updateIf(row.id, ["code_sent"], { delivery_status: result.status, updated_at: Date.now() }, tx)) ?? moved;
+      await this.emit(tx, moved, "challenge.pending", user);
+    });
+    return this.view(env, moved);
+  }
+
+  async verify(env: EnvironmentRecord, id: string, code: string): Promise<ChallengeView> {
+    const row = await this.load(env, id);
+    if (row.status !== "code_sent") transition(row.status as ChallengeStatus, "verify");
+    const at = Date.now();
+    const counted = await this.repos.challenges.countAttempt(row.id, at);
+    if (!counted) throw conflict("invalid_transition", "The challenge changed meanwhile; reload it");
+    if (counted.verify_attempts > MAX_VERIFY_ATTEMPTS) {
+      await this.repos.challenges.updateIf(row.id, ["code_sent"], { status: "failed", updated_at: at });
+      throw new ApiError(409, "too_many_attempts", "Too many wrong codes: this challenge has failed");
+    }
+    if (!counted.code_hash || !codeMatches(row.id, code, counted.code_hash)) {
+      if (counted.verify_attempts >= MAX_VERIFY_ATTEMPTS) {
+        await this.repos.challenges.updateIf(row.id, ["code_sent"], { status: transition("code_sent", "fail"), updated_at: at });
+        throw new ApiError(409, "too_many_attempts", "Too many wrong codes: this challenge has failed");
+      }
+      const left = MAX_VERIFY_ATTEMPTS - counted.verify_attempts;
+      throw new ApiError(400, "invalid_code", `Wrong code: ${left} attempt${left === 1 ? "" : "s"} left`, "code");
+    }
+    if (counted.code_expires_at != null && at > counted.code_expires_at) throw new ApiError(400, "code_expired", "This code has expired: ask for a new one", "code");
+    const channel = counted.code_channel as Channel;
+    const patch: Partial<ChallengeRow> = { code_hash: null, code_expires_at: null };
+    if (channel === "email") patch.email_verified = 1;
+    if (channel === "text") patch.phone_verified = 1;
+    const moved = await this.repos.db.transaction().execute(async (tx) => {
+      const m = await this.move(counted, "verify", patch, tx);
+      if (m.user_id) {
+        await tx
+          .updateTable("users")
+          .set(channel === "email" ? { email_verified: 1, updated_at: at } : { phone_verified: 1, updated_at: at })
+          .where("id", "=", m.user_id)
+          .execute();
+      }
+      return m;
+    });
+    return this.view(env, moved);
+  }
+
+  async complete(env: EnvironmentRecord, id: string, outcome: "complete" | "skip" = "complete"): Promise<ChallengeView> {
+    const row = await this.load(env, id);
+    const cfg = parseConfig(row);
+    const user = await this.user(row);
+    if (outcome === "skip") {
+      if (!cfg.allow_skip) throw new ApiError(403, "forbidden", "This challenge cannot be skipped");
+      if ((user?.skip_challenge_count ?? 0) >= (cfg.skip_limit ?? 3)) throw new ApiError(403, "forbidden", "The skip limit for this user is reached");
+      const moved = await this.repos.db.transaction().execute(async (tx) => {
+        const m = await this.move(row, "skip", {}, tx);
+        if (user) await tx.updateTable("users").set({ skip_challenge_count: user.skip_challenge_count + 1, updated_at: Date.now() }).where("id", "=", user.id).execute();
+        await this.emit(tx, m, "challenge.skipped", user);
+        return m;
+      });
+      return this.view(env, moved);
+    }
+    transition(row.status as ChallengeStatus, "complete");
+    if (cfg.require === "all") {
+      const verified = this.verifiedChannels(row);
+      const missing = this.availableChannels(row, user).filter((c) => !verified.includes(c.channel));
+      if (missing.length) throw conflict("invalid_transition", `Verify ${missing.map((m) => m.channel).join(" and ")} too before completing`);
+    }
+    if (row.type === "account_sharing") {
+      const limit = this.deviceLimit(env, cfg);
+      const attached = (await this.attachedDevices(env, row)).length;
+      if (attached > limit) throw conflict("over_device_limit", `${attached} devices are signed in; log out ${attached - limit} more to continue (limit ${limit})`);
+    }
+    const moved = await this.repos.db.transaction().execute(async (tx) => {
+      const m = await this.move(row, "complete", {}, tx);
+      await this.emit(tx, m, "challenge.completed", user);
+      return m;
+    });
+    return this.view(env, moved);
+  }
+
+  async devices(env: EnvironmentRecord, id: string): Promise<{ data: Device[] }> {
+    const row = await this.load(env, id);
+    if (!row.user_id) return { data: [] };
+    const user = await this.user(row);
+    const at = Date.now();
+    const rows = await this.attachedDevices(env, row);
+    return { data: rows.map((d) => ({ ...toWireDevice(d, user?.external_id, at), current: d.id === row.device_id })) };
+  }
+
+  /** The verified owner logs one of the user's devices out (account sharing). */
+  async kick(env: EnvironmentRecord, id: string, deviceId: string): Promise<{ data: Device[] }> {
+    const row = await this.load(env, id);
+    if (row.type !== "account_sharing") throw conflict("invalid_transition", "Only account-sharing challenges can log devices out");
+    if (row.status !== "verified") throw conflict("invalid_transition", `Verify the code before logging devices out (challenge is ${row.status})`);
+    if (deviceId === row.device_id) throw badRequest("This is the device you are using: log out another one", "device");
+    const device = await this.repos.devices.find(env.id, deviceId);
+    if (!device || device.user_id !== row.user_id) throw notFound("Device");
+    if (device.status === "attached") await this.detachDevice(env, device.id);
+    return this.devices(env, id);
+  }
+
+  /** Detach hook: replaced by the devices domain service when present (it emits device.detached). */
+  detachDevice: (env: EnvironmentRecord, deviceId: string) => Promise<void> = async (env, deviceId) => {
+    const at = Date.now();
+    await this.repos.devices.update(deviceId, { status: "detached", detached_at: at, logout_pending: 1, updated_at: at });
+    void env;
+  };
+
+  /** The sharer chose "create my own account": remember it for user.converted, answer where to go. */
+  async chooseSignup(env: EnvironmentRecord, id: string): Promise<{ redirect: string }> {
+    const row = await this.load(env, id);
+    const cfg = parseConfig(row);
+    if (row.type !== "account_sharing" || !cfg.signup_url) throw conflict("invalid_transition", "This challenge offers no account creation");
+    if (!isPending(row.status as ChallengeStatus)) throw conflict("invalid_transition", `The challenge is ${row.status}`);
+    await this.repos.challenges.updateIf(row.id, [row.status as ChallengeStatus], { signup_chosen_at: Date.now(), updated_at: Date.now() });
+    return { redirect: cfg.signup_url };
+  }
+
+  async outbox(env: EnvironmentRecord) {
+    return (await this.repos.challenges.outbox(env.id)).map((m) => ({ ...m, created_at: iso(m.created_at) }));
+  }
+
+  private async emit(db: Kysely<Database>, row: ChallengeRow, event: string, user?: UserRow): Promise<void> {
+    const sink = this.events();
+    if (!sink) return;
+    const u = user ?? (row.user_id ? await db.selectFrom("users").selectAll().where("id", "=", row.user_id).executeTakeFirst() : undefined);
+    await sink.emit(db, row.environment_id, event, { challenge: this.toWire(row, u), ...(u ? { account: u.external_id } : {}) });
+  }
+}
