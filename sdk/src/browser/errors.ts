@@ -1,0 +1,89 @@
+// The SDK's typed errors (SPEC.md 10), shared by the browser SDK and the backend client: one small class per
+// way a call can fail, each with a stable `code`, so callers branch on `instanceof` or `code`, never on text.
+
+/** Base class of every error the SDK and the backend client reject with. */
+export class TesseraError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "TesseraError";
+    this.code = code;
+  }
+}
+
+/** A bad argument, caught before anything is sent; `param` names it. */
+export class ArgumentError extends TesseraError {
+  readonly param: string;
+  constructor(param: string, message: string) {
+    super("invalid_argument", `Tessera: invalid argument \`${param}\`: ${message}`);
+    this.name = "ArgumentError";
+    this.param = param;
+  }
+}
+
+/** The server answered with an error status (4xx/5xx) or with a body that does not match the contract. */
+export class ApiError extends TesseraError {
+  readonly status: number;
+  readonly param: string | undefined;
+  /** The raw error body, `{ error: { status, code, message, param? } }` when the server sent one. */
+  readonly body: unknown;
+  constructor(status: number, code: string, message: string, body?: unknown, param?: string) {
+    super(code, `Tessera: ${message} (HTTP ${status}, ${code})`);
+    this.name = "ApiError";
+    this.status = status;
+    this.body = body;
+    this.param = param;
+  }
+}
+
+/** The server could not be reached (connection refused, DNS, CORS, offline) after the bounded retries. */
+export class NetworkError extends TesseraError {
+  constructor(message: string, cause?: unknown) {
+    super("network_error", `Tessera: ${message}`, { cause });
+    this.name = "NetworkError";
+  }
+}
+
+/** The server did not answer within the timeout. */
+export class TimeoutError extends TesseraError {
+  readonly timeout: number;
+  constructor(timeout: number) {
+    super("timeout", `Tessera: no answer within ${timeout} ms`);
+    this.name = "TimeoutError";
+    this.timeout = timeout;
+  }
+}
+
+interface Issue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+  readonly code?: string;
+  readonly expected?: unknown;
+  readonly minimum?: unknown;
+  readonly maximum?: unknown;
+  readonly origin?: unknown;
+}
+
+/** zod/mini ships no message locale (it would cost bundle size), so generic issues are worded here. */
+function describe(issue: Issue): string {
+  if (issue.message && issue.message !== "Invalid input") return issue.message;
+  switch (issue.code) {
+    case "invalid_type":
+      return `expected ${String(issue.expected)}`;
+    case "too_small":
+      return `${issue.origin === "string" ? "length" : "value"} must be at least ${String(issue.minimum)}`;
+    case "too_big":
+      return `${issue.origin === "string" ? "length" : "value"} must be at most ${String(issue.maximum)}`;
+    case "unrecognized_keys":
+      return "unknown option";
+    default:
+      return "invalid value";
+  }
+}
+
+/** Turns a zod issue list into one ArgumentError naming the first offending field. */
+export function argumentErrorFrom(root: string, issues: readonly Issue[]): ArgumentError {
+  const first = issues[0];
+  const path = first ? first.path.map(String).join(".") : "";
+  return new ArgumentError(path ? `${root}.${path}` : root, first ? describe(first) : "invalid value");
+}

@@ -1,0 +1,45 @@
+// The arguments the browser SDK accepts (SPEC.md 10), validated up front so a bad argument rejects with an
+// error that names it. The user fields reuse the wire contract's schemas; only SDK-side options live here.
+import * as z from "zod/mini";
+import { Metadata } from "../contract/common.js";
+import { ActionName } from "../contract/evaluation.js";
+import { Email, Phone, UserId } from "../contract/user.js";
+
+/**
+ * How much the SDK may collect. `full` (default): every FingerprintJS source, the visitor token (localStorage
+ * with a cookie fallback), automation markers and the page URL. `security`: only what login security needs when
+ * the user has not consented to more — see `collectComponents` for the sources kept.
+ */
+export const Consent = z.enum(["full", "security"]);
+export type Consent = z.infer<typeof Consent>;
+
+export const TesseraOptions = z.object({
+  clientId: z.string().check(z.minLength(1), z.maxLength(100)),
+  // A plain pattern rather than z.url(): the URL parser check costs bundle size for no extra safety here.
+  baseUrl: z.optional(z.string().check(z.regex(/^https?:\/\/[^\s/?#]+/, "baseUrl must be an http(s) URL"))),
+  // Checked by hand in the constructor: z.custom would cost bundle size for one typeof.
+  on_logout: z.optional(z.unknown()),
+  consent: z.optional(Consent),
+  /** Milliseconds per request attempt. */
+  timeout: z.optional(z.number().check(z.minimum(100), z.maximum(120_000))),
+  /** Extra attempts after a network error or a 5xx. */
+  retries: z.optional(z.number().check(z.minimum(0), z.maximum(5))),
+});
+export type TesseraOptions = Omit<z.infer<typeof TesseraOptions>, "on_logout"> & { on_logout?: () => void };
+
+export const EvaluateOptions = z.optional(
+  z.object({
+    user: z.optional(UserId),
+    email: z.optional(Email),
+    phone: z.optional(Phone),
+    metadata: z.optional(Metadata),
+    /** `access` only: navigate to the challenge by itself (default true). */
+    auto_challenge: z.optional(z.boolean()),
+  }),
+);
+export type EvaluateOptions = z.infer<typeof EvaluateOptions>;
+
+export const DeviceOptions = z.optional(z.object({ user: z.optional(UserId) }));
+export type DeviceOptions = z.infer<typeof DeviceOptions>;
+
+export { ActionName };

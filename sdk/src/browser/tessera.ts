@@ -1,0 +1,161 @@
+// The browser SDK's one public class (SPEC.md 10, issue 3): `new Tessera({ clientId })`, a few verbs, typed
+// errors. Every verb is async and validates its arguments first, so nothing ever throws synchronously into
+// the page and nothing is collected before the app calls a verb.
+import * as z from "zod/mini";
+import { ClientDeviceResponse, FingerprintResponse, HashResponse, IdentifyResponse } from "../contract/device.js";
+import { ClientEvaluateResponse } from "../contract/evaluation.js";
+import { ApiError, ArgumentError, argumentErrorFrom, NetworkError, TesseraError, TimeoutError } from "./errors.js";
+import { ActionName, Consent, DeviceOptions, EvaluateOptions, TesseraOptions } from "./options.js";
+import { collectSignals } from "./signals.js";
+import { type Post, transport } from "./transport.js";
+
+export interface EvaluateResult {
+  evaluation_id: string;
+  redirect?: string;
+}
+
+export interface Evaluate {
+  /** Evaluates a custom action (letters, digits, _ . : -). Never navigates. */
+  (action: string, options?: EvaluateOptions): Promise<EvaluateResult>;
+  login(options?: EvaluateOptions): Promise<EvaluateResult>;
+  signup(options?: EvaluateOptions): Promise<EvaluateResult>;
+  /** Navigates to the challenge by itself when one is needed, unless `auto_challenge: false`. */
+  access(options?: EvaluateOptions): Promise<EvaluateResult>;
+}
+
+// The origin the script tag was loaded from is the default server: read now, while the script is executing
+// (document.currentScript is null later and in modules).
+const scriptOrigin = ((): string | undefined => {
+  try {
+    const src = (document.currentScript as HTMLScriptElement | null)?.src;
+    return src ? new URL(src).origin : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+// Defaults in one place: one attempt plus two retries, 10 s each.
+const DEFAULT_TIMEOUT = 10_000;
+const DEFAULT_RETRIES = 2;
+
+interface Setup {
+  post: Post;
+  clientId: string;
+  onLogout: (() => void) | undefined;
+}
+
+function parse<T extends z.ZodMiniType>(schema: T, value: unknown, name: string): z.infer<T> {
+  const result = z.safeParse(schema, value);
+  if (!result.success) throw argumentErrorFrom(name, result.error.issues);
+  return result.data;
+}
+
+export class Tessera {
+  static readonly TesseraError = TesseraError;
+  static readonly ArgumentError = ArgumentError;
+  static readonly ApiError = ApiError;
+  static readonly NetworkError = NetworkError;
+  static readonly TimeoutError = TimeoutError;
+
+  readonly evaluate: Evaluate;
+  #setup: Setup | ArgumentError;
+  #consent: Consent = "full";
+  #loggedOut = false;
+
+  constructor(options: TesseraOptions) {
+    // A bad option is kept and every verb rejects with it: a constructor that throws would break the page.
+    try {
+      const o = parse(TesseraOptions, options, "options");
+      if (o.on_logout !== undefined && typeof o.on_logout !== "function") throw new ArgumentError("options.on_logout", "expected function");
+      this.#consent = o.consent ?? "full";
+      const baseUrl = (o.baseUrl ?? scriptOrigin ?? location.origin).replace(/\/+$/, "");
+      this.#setup = {
+        post: transport({ baseUrl, timeout: o.timeout ?? DEFAULT_TIMEOUT, retries: o.retries ?? DEFAULT_RETRIES }),
+        clientId: o.clientId,
+        onLogout: o.on_logout as (() => void) | undefined,
+      };
+    } catch (error) {
+      this.#setup = error instanceof ArgumentError ? error : new ArgumentError("options", String(error));
+    }
+    const evaluate = ((action: string, opts?: EvaluateOptions) => this.#evaluate(action, opts, false)) as Evaluate;
+    evaluate.login = (opts) => this.#evaluate("login", opts, false);
+    evaluate.signup = (opts) => this.#evaluate("signup", opts, false);
+    evaluate.access = (opts) => this.#evaluate("access", opts, true);
+    this.evaluate = evaluate;
+  }
+
+  /** Changes the consent level for the next calls, e.g. after the user accepts or declines a banner. */
+  setConsent(consent: Consent): void {
+    const result = z.safeParse(Consent, consent);
+    if (result.success) this.#consent = result.data;
+    else console.error(argumentErrorFrom("consent", result.error.issues).message);
+  }
+
+  /** Attaches this device to the user (account sharing, SPEC.md 7). */
+  attach(options?: DeviceOptions): Promise<z.infer<typeof ClientDeviceResponse>> {
+    return this.#device("attach", "devices/attach", options, ClientDeviceResponse);
+  }
+
+  /** Detaches this device from the user, e.g. on logout. */
+  detach(options?: DeviceOptions): Promise<z.infer<typeof ClientDeviceResponse>> {
+    return this.#device("detach", "devices/detach", options, ClientDeviceResponse);
+  }
+
+  /** The server-computed fingerprint of this browser: `{ fingerprint_id, confidence }`. */
+  getFingerprint(): Promise<z.infer<typeof FingerprintResponse>> {
+    return this.#device("getFingerprint", "fingerprint", undefined, FingerprintResponse);
+  }
+
+  /** This browser's fingerprint hash now and the one it had before: `[current, last]`. */
+  getHash(): Promise<z.infer<typeof HashResponse>> {
+    return this.#device("getHash", "hash", undefined, HashResponse);
+  }
+
+  /** Legacy identification: an id the customer's backend completes with `/v2/proj/identification/:id/complete`. */
+  identify(options?: DeviceOptions): Promise<z.infer<typeof IdentifyResponse>> {
+    return this.#device("identify", "identify", options, IdentifyResponse);
+  }
+
+  async #evaluate(action: string, options: EvaluateOptions, navigates: boolean): Promise<EvaluateResult> {
+    const setup = this.#ready();
+    const name = parse(ActionName, action, "action");
+    const opts = parse(EvaluateOptions, options, `evaluate.${navigates ? "access" : name}`) ?? {};
+    const signals = await collectSignals(this.#consent);
+    const { auto_challenge, ...user } = opts;
+    const { data, logout } = await setup.post(
+      `v3/client/evaluate/${encodeURIComponent(name)}`,
+      { client_id: setup.clientId, ...user, signals },
+      ClientEvaluateResponse,
+    );
+    if (logout) this.#logout(setup);
+    const result: EvaluateResult = { evaluation_id: data.evaluation_id };
+    if (data.redirect) result.redirect = data.redirect;
+    if (navigates && data.redirect && auto_challenge !== false) location.assign(data.redirect);
+    return result;
+  }
+
+  async #device<T extends z.ZodMiniType>(verb: string, path: string, options: DeviceOptions, schema: T): Promise<z.infer<T>> {
+    const setup = this.#ready();
+    const opts = parse(DeviceOptions, options, verb) ?? {};
+    const signals = await collectSignals(this.#consent);
+    const { data, logout } = await setup.post(`v3/client/${path}`, { client_id: setup.clientId, ...opts, signals }, schema);
+    if (logout) this.#logout(setup);
+    return data;
+  }
+
+  #ready(): Setup {
+    if (this.#setup instanceof ArgumentError) throw this.#setup;
+    return this.#setup;
+  }
+
+  #logout(setup: Setup): void {
+    // Once per page: the server repeats `logout` on every call from a detached device.
+    if (this.#loggedOut) return;
+    this.#loggedOut = true;
+    try {
+      setup.onLogout?.();
+    } catch (error) {
+      console.error("Tessera: on_logout threw", error);
+    }
+  }
+}

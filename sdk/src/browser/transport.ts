@@ -1,0 +1,63 @@
+// The SDK's only door to the client API: ky with a per-attempt timeout and bounded retries (network errors and
+// 5xx only), every failure turned into one of the typed errors and every answer checked against the contract.
+import ky, { HTTPError, TimeoutError as KyTimeoutError } from "ky";
+import * as z from "zod/mini";
+import { ErrorBody } from "../contract/common.js";
+import { ApiError, NetworkError, TimeoutError } from "./errors.js";
+
+export interface TransportOptions {
+  baseUrl: string;
+  timeout: number;
+  retries: number;
+}
+
+export type Post = <T extends z.ZodMiniType>(path: string, body: unknown, schema: T) => Promise<{ data: z.infer<T>; logout: boolean }>;
+
+export function transport(options: TransportOptions): Post {
+  const http = ky.create({
+    prefixUrl: options.baseUrl,
+    timeout: options.timeout,
+    // Credentials stay home: the client API is authorised by the client id, never by the customer's cookies.
+    credentials: "omit",
+    retry: {
+      limit: options.retries,
+      methods: ["post"],
+      statusCodes: [500, 502, 503, 504],
+      // 300 ms, 600 ms, 1.2 s …, capped so a page never waits long on a struggling server.
+      backoffLimit: 3000,
+    },
+  });
+
+  return async (path, body, schema) => {
+    let raw: unknown;
+    try {
+      raw = await http.post(path, { json: body }).json();
+    } catch (error) {
+      throw await translate(error, options.timeout);
+    }
+    const logout = typeof raw === "object" && raw !== null && (raw as { logout?: unknown }).logout === true;
+    const parsed = z.safeParse(schema, raw);
+    if (!parsed.success) throw new ApiError(200, "invalid_response", `unexpected answer from ${path}`, raw);
+    return { data: parsed.data, logout };
+  };
+}
+
+async function translate(error: unknown, timeout: number): Promise<Error> {
+  if (error instanceof HTTPError) {
+    const status = error.response.status;
+    let body: unknown;
+    try {
+      body = await error.response.json();
+    } catch {
+      body = undefined;
+    }
+    const parsed = z.safeParse(ErrorBody, body);
+    if (parsed.success) {
+      const e = parsed.data.error;
+      return new ApiError(status, e.code, e.message, body, e.param);
+    }
+    return new ApiError(status, status >= 500 ? "internal" : "http_error", `HTTP ${status}`, body);
+  }
+  if (error instanceof KyTimeoutError) return new TimeoutError(timeout);
+  return new NetworkError("could not reach the Tessera server", error);
+}

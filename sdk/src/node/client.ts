@@ -1,0 +1,172 @@
+// The backend client (SPEC.md 1, 5; issue 3): what a customer's server imports to read and consume verdicts.
+// Plain fetch (Node 20+, Deno, Bun, workers); every answer parsed by the shared contract; failures are typed;
+// only network errors and 5xx are retried, with exponential backoff and a cap.
+import * as z from "zod/mini";
+import { ApiError, ArgumentError, argumentErrorFrom, NetworkError, TimeoutError } from "../browser/errors.js";
+import { Challenge, ChallengeListQuery } from "../contract/challenge.js";
+import { ErrorBody, Page } from "../contract/common.js";
+import { Device } from "../contract/device.js";
+import { ActionName, Evaluation, ServerEvaluateRequest } from "../contract/evaluation.js";
+import { ListAddRequest, ListAddResponse, ListIdParam, ListRemoveRequest, ListRemoveResponse } from "../contract/list.js";
+import { UserId, UserUpdateRequest } from "../contract/user.js";
+
+export interface ClientOptions {
+  /** Where the Tessera server answers, e.g. https://tessera.example.com. Default http://localhost:8080. */
+  baseUrl?: string;
+  /** Milliseconds per attempt (default 10 000). A timed-out call is not retried: the server may have acted. */
+  timeout?: number;
+  /** Extra attempts after a network error or a 5xx (default 2). */
+  retries?: number;
+  /** First backoff delay in ms (default 200), doubled per retry. */
+  retryDelay?: number;
+  /** Longest backoff delay in ms (default 2000). */
+  maxRetryDelay?: number;
+  /** A fetch implementation, for runtimes or tests that need their own. */
+  fetch?: typeof fetch;
+}
+
+const ChallengePage = Page(Challenge);
+const DeviceList = z.array(Device);
+const NoBody = z.undefined();
+
+type Query = Partial<z.input<typeof ChallengeListQuery>>;
+
+function check<T extends z.ZodMiniType>(schema: T, value: unknown, name: string): z.infer<T> {
+  const result = z.safeParse(schema, value);
+  if (!result.success) throw argumentErrorFrom(name, result.error.issues);
+  return result.data;
+}
+
+const id = (value: unknown, name: string): string => encodeURIComponent(check(UserId, value, name));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class Client {
+  readonly #secret: string;
+  readonly #baseUrl: string;
+  readonly #timeout: number;
+  readonly #retries: number;
+  readonly #retryDelay: number;
+  readonly #maxRetryDelay: number;
+  readonly #fetch: typeof fetch;
+
+  constructor(secret: string, options: ClientOptions = {}) {
+    if (typeof secret !== "string" || secret.length === 0) throw new ArgumentError("secret", "a secret key is required");
+    this.#secret = secret;
+    this.#baseUrl = (options.baseUrl ?? "http://localhost:8080").replace(/\/+$/, "");
+    this.#timeout = options.timeout ?? 10_000;
+    this.#retries = options.retries ?? 2;
+    this.#retryDelay = options.retryDelay ?? 200;
+    this.#maxRetryDelay = options.maxRetryDelay ?? 2000;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    if (!/^https?:\/\//.test(this.#baseUrl)) throw new ArgumentError("baseUrl", "must be an http(s) URL");
+    for (const [name, value] of Object.entries({ timeout: this.#timeout, retries: this.#retries })) {
+      if (!Number.isInteger(value) || value < 0) throw new ArgumentError(name, "must be a non-negative integer");
+    }
+  }
+
+  /** Reads an evaluation (the verdict the browser cannot see). */
+  async getEvaluation(evaluationId: string): Promise<Evaluation> {
+    return this.#call("GET", `/v3/evaluations/${id(evaluationId, "evaluationId")}`, undefined, Evaluation);
+  }
+
+  /** Marks an evaluation used; a second consume rejects with ApiError code `already_consumed` (409). */
+  async consumeEvaluation(evaluationId: string): Promise<Evaluation> {
+    return this.#call("POST", `/v3/evaluations/${id(evaluationId, "evaluationId")}/consume`, undefined, Evaluation);
+  }
+
+  /** Evaluates an action from the backend (e.g. content a user wrote), optionally tied to a client evaluation. */
+  async evaluate(action: string, body: z.input<typeof ServerEvaluateRequest> = {}): Promise<Evaluation> {
+    const name = check(ActionName, action, "action");
+    const payload = check(ServerEvaluateRequest, body, "body");
+    return this.#call("POST", `/v3/evaluate/${encodeURIComponent(name)}`, payload, Evaluation);
+  }
+
+  async getChallenge(challengeId: string): Promise<Challenge> {
+    return this.#call("GET", `/v3/challenges/${id(challengeId, "challengeId")}`, undefined, Challenge);
+  }
+
+  /** Lists challenges, newest first: `{ data, total, page, limit }`. */
+  async listChallenges(query: Query = {}): Promise<z.infer<typeof ChallengePage>> {
+    const q = check(ChallengeListQuery, query, "query");
+    const params = new URLSearchParams({ page: String(q.page), limit: String(q.limit) });
+    if (q.status) params.set("status", q.status);
+    if (q.user) params.set("user", q.user);
+    return this.#call("GET", `/v3/challenges?${params}`, undefined, ChallengePage);
+  }
+
+  async getUserDevices(user: string): Promise<Device[]> {
+    return this.#call("GET", `/v3/user/${id(user, "user")}/devices`, undefined, DeviceList);
+  }
+
+  /** Changes only the fields sent (`email`, `phone`, `metadata`, `groups`). */
+  async updateUser(user: string, body: z.input<typeof UserUpdateRequest>): Promise<void> {
+    const payload = check(UserUpdateRequest, body, "body");
+    await this.#call("POST", `/v3/user/${id(user, "user")}/update`, payload, NoBody);
+  }
+
+  async addToList(list: string, body: z.input<typeof ListAddRequest>): Promise<z.infer<typeof ListAddResponse>> {
+    const { id: listId } = check(ListIdParam, { id: list }, "list");
+    return this.#call("POST", `/v3/lists/${encodeURIComponent(listId)}/add`, check(ListAddRequest, body, "body"), ListAddResponse);
+  }
+
+  async removeFromList(list: string, body: z.input<typeof ListRemoveRequest>): Promise<z.infer<typeof ListRemoveResponse>> {
+    const { id: listId } = check(ListIdParam, { id: list }, "list");
+    return this.#call("POST", `/v3/lists/${encodeURIComponent(listId)}/remove`, check(ListRemoveRequest, body, "body"), ListRemoveResponse);
+  }
+
+  async #call<T extends z.ZodMiniType>(method: "GET" | "POST", path: string, body: unknown, schema: T): Promise<z.infer<T>> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#once(method, path, body, schema);
+      } catch (error) {
+        const retriable = error instanceof NetworkError || (error instanceof ApiError && error.status >= 500);
+        if (!retriable || attempt >= this.#retries) throw error;
+        // 200 ms, 400 ms, 800 ms … capped: a short outage is bridged, a long one fails fast.
+        await sleep(Math.min(this.#maxRetryDelay, this.#retryDelay * 2 ** attempt));
+      }
+    }
+  }
+
+  async #once<T extends z.ZodMiniType>(method: string, path: string, body: unknown, schema: T): Promise<z.infer<T>> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.#secret}`, accept: "application/json" };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.#fetch(`${this.#baseUrl}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.#timeout),
+      });
+      text = await response.text();
+    } catch (error) {
+      if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) throw new TimeoutError(this.#timeout);
+      throw new NetworkError(`could not reach ${this.#baseUrl}`, error);
+    }
+    let json: unknown;
+    try {
+      json = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      throw new ApiError(
+        response.status,
+        response.ok ? "invalid_response" : response.status >= 500 ? "internal" : "http_error",
+        `non-JSON answer from ${method} ${path}`,
+        text,
+      );
+    }
+    if (!response.ok) {
+      const parsed = z.safeParse(ErrorBody, json);
+      if (parsed.success) {
+        const e = parsed.data.error;
+        throw new ApiError(response.status, e.code, e.message, json, e.param);
+      }
+      throw new ApiError(response.status, response.status >= 500 ? "internal" : "http_error", `HTTP ${response.status}`, json);
+    }
+    const parsed = z.safeParse(schema, json);
+    if (!parsed.success) {
+      throw new ApiError(response.status, "invalid_response", `answer of ${method} ${path} does not match the contract`, json);
+    }
+    return parsed.data;
+  }
+}

@@ -1,0 +1,66 @@
+// Two builds of the SDK from one source (SPEC.md 10, issue 3), chosen by `--mode`:
+// - default: the script-tag IIFE `dist/tessera.js` (+ map) that sets `window.Tessera`, everything bundled,
+//   served by the server at /sdk/v3/tessera.js; budget ≤ 30 KB gzipped including FingerprintJS;
+// - `esm`: ES modules for bundlers in `dist/esm/` (browser SDK, backend client, contract), dependencies left
+//   as imports; the types come from `tsc -p tsconfig.build.json`.
+import { fileURLToPath } from "node:url";
+import { defineConfig, type Plugin } from "vite";
+
+const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
+// The contract declares every wire schema at top level (`export const X = z.object(…)`). A bundler cannot
+// prove those initialisers free of side effects (chained `.check()`, spreads, property reads), so the browser
+// bundle would carry every schema (policies, webhooks, …). Wrapping each top-level initialiser of a contract
+// module in a pure-annotated arrow call (same value, same evaluation order) lets unused schemas drop out.
+function pureContractSchemas(): Plugin {
+  return {
+    name: "tessera-pure-contract-schemas",
+    transform(code, id) {
+      if (!/[\\/]src[\\/]contract[\\/][^\\/]+\.ts$/.test(id)) return null;
+      type Node = { type: string; start: number; end: number; declaration?: Node | null; declarations?: { init?: Node | null }[] };
+      const program = this.parse(code) as unknown as { body: Node[] };
+      const inits: Node[] = [];
+      for (const statement of program.body) {
+        const declaration = statement.type === "ExportNamedDeclaration" ? statement.declaration : statement;
+        if (declaration?.type !== "VariableDeclaration") continue;
+        for (const d of declaration.declarations ?? []) if (d.init && d.init.type !== "Literal") inits.push(d.init);
+      }
+      let out = code;
+      for (const init of inits.sort((a, b) => b.start - a.start)) {
+        out = `${out.slice(0, init.start)}/* @__PURE__ */ (() => (${out.slice(init.start, init.end)}))()${out.slice(init.end)}`;
+      }
+      return { code: out, map: null };
+    },
+  };
+}
+
+export default defineConfig(({ mode }) =>
+  mode === "esm"
+    ? {
+        build: {
+          outDir: "dist/esm",
+          emptyOutDir: true,
+          sourcemap: true,
+          minify: false,
+          target: "es2022",
+          lib: {
+            entry: { index: src("browser/index.ts"), node: src("node/index.ts"), contract: src("contract/index.ts") },
+            formats: ["es"],
+          },
+          rolldownOptions: { external: [/^@fingerprintjs\//, /^ky($|\/)/, /^zod($|\/)/, /^node:/] },
+        },
+      }
+    : {
+        plugins: [pureContractSchemas()],
+        build: {
+          outDir: "dist",
+          // The ESM build lives in dist/esm; keep it when rebuilding the script-tag file alone.
+          emptyOutDir: false,
+          sourcemap: true,
+          minify: true,
+          // Browsers of the last few years; no eval, no Function(), no inline styles are emitted either way.
+          target: "es2020",
+          lib: { entry: src("browser/global.ts"), name: "Tessera", formats: ["iife"], fileName: () => "tessera.js" },
+        },
+      },
+);
