@@ -3,13 +3,22 @@
 import { randomBytes } from "node:crypto";
 import { ChallengeService } from "./challenges/service.js";
 import { ChallengeTokens } from "./challenges/tokens.js";
-import { type Config } from "./config.js";
+import type { Config } from "./config.js";
 import { createCodeDelivery } from "./delivery/index.js";
+import { DevicesService } from "./domain/devices.js";
+import { EvaluationsService } from "./domain/evaluations.js";
+import { PrivacyService } from "./domain/privacy.js";
+import { UsersService } from "./domain/users.js";
+import { startWorkers } from "./jobs/index.js";
+import { Pipeline } from "./pipeline/evaluate.js";
+import { createRateLimiter, type RateLimiter } from "./rate-limit/limiter.js";
 import { openStore, type Store } from "./store/db.js";
 import { migrate } from "./store/migrations/index.js";
 import { createRepos, type Repos } from "./store/repos.js";
-import { EvaluationsService } from "./domain/evaluations.js";
-import { Pipeline } from "./pipeline/evaluate.js";
+import { AccountSharingNotifier } from "./webhooks/account-sharing.js";
+import { createAdminMailer } from "./webhooks/admin-mailer.js";
+import { WebhookEndpointsService } from "./webhooks/endpoints.js";
+import { OutboxSink } from "./webhooks/sink.js";
 
 export interface Services {
   config: Config;
@@ -17,8 +26,18 @@ export interface Services {
   repos: Repos;
   pipeline: Pipeline;
   evaluationsService: EvaluationsService;
+  /** Shared rate limiter (in memory on the embedded store, in PostgreSQL otherwise): client API, challenge operations. */
+  rateLimiter: RateLimiter;
   challenges: ChallengeService;
   challengeTokens: ChallengeTokens;
+  /** The webhook outbox: `events.emit(tx, environmentId, event, data)` inside the transaction of the change. */
+  events: OutboxSink;
+  webhookEndpoints: WebhookEndpointsService;
+  devices: DevicesService;
+  users: UsersService;
+  /** User erasure and retention; other areas push their erasers onto `privacy.erasers`. */
+  privacy: PrivacyService;
+  accountSharing: AccountSharingNotifier;
   /** Background work started by the server (workers) and stopped on close. */
   onClose: Array<() => Promise<void> | void>;
   close(): Promise<void>;
@@ -29,27 +48,50 @@ export async function createServices(config: Config, opts: { migrate?: boolean }
   if (opts.migrate !== false) await migrate(store.db);
   const repos = createRepos(store);
   const pipeline = new Pipeline(repos);
+  const rateLimiter = createRateLimiter(store);
   // The token secret is shared by every instance on one store: from config, else generated once and kept.
-  const tokenSecret = config.CHALLENGE_TOKEN_SECRET ?? (await repos.projects.setting("challenge_token_secret", () => randomBytes(32).toString("base64url")));
+  const tokenSecret =
+    config.CHALLENGE_TOKEN_SECRET ?? (await repos.projects.setting("challenge_token_secret", () => randomBytes(32).toString("base64url")));
   const challengeTokens = new ChallengeTokens(tokenSecret);
   const delivery = createCodeDelivery(config);
   const challenges = new ChallengeService(repos, config, challengeTokens, delivery, () => pipeline.events);
   pipeline.challenges = challenges;
   const evaluationsService = new EvaluationsService(repos);
+  const events = new OutboxSink(repos);
+  pipeline.events = events;
+  const devices = new DevicesService(repos);
+  devices.events = events;
+  const users = new UsersService(repos);
+  users.events = events;
+  const accountSharing = new AccountSharingNotifier(repos, events);
+  const adminMailer = createAdminMailer(config);
+  accountSharing.mailer = adminMailer;
+  pipeline.after.push(accountSharing.afterEvaluate, users.afterEvaluate);
+  challenges.detachDevice = async (env, deviceId) => void (await devices.detach(env.id, deviceId, { logout: true }));
   evaluationsService.challengeSummary = (id) => challenges.summary(id);
   const services: Services = {
     config,
     store,
     repos,
     pipeline,
+    rateLimiter,
     evaluationsService,
     challenges,
     challengeTokens,
+    events,
+    webhookEndpoints: new WebhookEndpointsService(repos),
+    devices,
+    users,
+    privacy: new PrivacyService(repos),
+    accountSharing,
     onClose: [() => delivery.close()],
     async close() {
       for (const fn of services.onClose.reverse()) await fn();
       await store.close();
     },
   };
+  services.onClose.push(() => rateLimiter.close());
+  if (adminMailer) services.onClose.push(() => adminMailer.close());
+  if (config.WORKERS) startWorkers(services);
   return services;
 }

@@ -1,6 +1,7 @@
 // Repository of a user's data taken as a whole: partial profile updates, erasure (privacy law) and retention
 // pruning (SPEC.md 5). Erasure runs in the caller's transaction so it is all or nothing.
 import type { Kysely } from "kysely";
+import type { DeviceRow } from "./devices.js";
 import type { Database } from "./schema.js";
 import type { UserRow } from "./users.js";
 
@@ -22,6 +23,25 @@ export class UserDataRepo {
     db: Kysely<Database> = this.db,
   ): Promise<void> {
     await db.updateTable("users").set(patch).where("id", "=", id).execute();
+  }
+
+  /** A device with its user's ids, read in `db` (the caller's transaction). */
+  async deviceWithOwner(
+    db: Kysely<Database>,
+    environmentId: string,
+    deviceId: string,
+  ): Promise<{ device: DeviceRow; user?: { id: string; external_id: string } } | undefined> {
+    const device = await db
+      .selectFrom("devices")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("id", "=", deviceId)
+      .executeTakeFirst();
+    if (!device) return undefined;
+    const user = device.user_id
+      ? await db.selectFrom("users").select(["id", "external_id"]).where("id", "=", device.user_id).executeTakeFirst()
+      : undefined;
+    return { device, user };
   }
 
   /** The device ids of a user, for erasers of other areas. */

@@ -1,0 +1,217 @@
+// Devices (SPEC.md 5, 7): a user's devices, detach (also the challenges' "kick"), metadata, and the client device
+// operations of SPEC.md 4 (attach, detach, fingerprint, hash, identify), which resolve identity like an evaluation.
+import type { Device, Metadata } from "@tessera/sdk/contract";
+import type { Kysely } from "kysely";
+import { notFound } from "../errors.js";
+import { newId } from "../ids.js";
+import type { EvaluationInput } from "../pipeline/context.js";
+import type { EventSink } from "../pipeline/evaluate.js";
+import { type Identity, resolveIdentity } from "../pipeline/identity.js";
+import { type DeviceRow, toWireDevice } from "../store/devices.js";
+import type { Repos } from "../store/repos.js";
+import type { Database } from "../store/schema.js";
+import type { UserRow } from "../store/users.js";
+import { now } from "../time.js";
+
+export interface DetachOptions {
+  /** Tell the device's SDK to log out at its next evaluation (a kick or an admin detach); false when the browser itself asked. */
+  logout?: boolean;
+  at?: number;
+}
+
+/**
+ * Detaches a device from its user inside `db` (the caller's transaction) and emits `device.detached` there.
+ * The challenges' kick calls this with its own transaction. Answers the device after the change, or undefined when
+ * the device does not exist in the environment; detaching a detached device changes nothing and emits nothing.
+ */
+export async function detachDevice(
+  db: Kysely<Database>,
+  deps: { repos: Repos; events?: EventSink },
+  environmentId: string,
+  deviceId: string,
+  opts: DetachOptions = {},
+): Promise<Device | undefined> {
+  const found = await deps.repos.userData.deviceWithOwner(db, environmentId, deviceId);
+  if (!found) return undefined;
+  const { device: row, user } = found;
+  if (row.status === "detached") return toWireDevice(row, user?.external_id);
+  const at = opts.at ?? now();
+  const patch = { status: "detached" as const, detached_at: at, logout_pending: opts.logout === false ? 0 : 1, updated_at: at };
+  await deps.repos.devices.update(row.id, patch, db);
+  const device = toWireDevice({ ...row, ...patch }, user?.external_id, at);
+  await deps.events?.emit(db, environmentId, "device.detached", { ...(user ? { account: user.external_id } : {}), device });
+  return device;
+}
+
+export class DevicesService {
+  /** Set once the webhook outbox is wired (services.ts). */
+  events?: EventSink;
+
+  constructor(private readonly repos: Repos) {}
+
+  private async userOrThrow(environmentId: string, externalId: string): Promise<UserRow> {
+    const user = await this.repos.users.findByExternal(environmentId, externalId);
+    if (!user) throw notFound("User");
+    return user;
+  }
+
+  async listForUser(environmentId: string, externalId: string): Promise<Device[]> {
+    const user = await this.userOrThrow(environmentId, externalId);
+    const at = now();
+    return (await this.repos.devices.listForUser(environmentId, user.id)).map((d) => toWireDevice(d, user.external_id, at));
+  }
+
+  async detach(environmentId: string, deviceId: string, opts: DetachOptions = {}): Promise<Device> {
+    const device = await this.repos.db
+      .transaction()
+      .execute((tx) => detachDevice(tx, { repos: this.repos, events: this.events }, environmentId, deviceId, opts));
+    if (!device) throw notFound("Device");
+    return device;
+  }
+
+  private async wire(row: DeviceRow): Promise<Device> {
+    const user = row.user_id ? await this.repos.users.findById(row.user_id) : undefined;
+    return toWireDevice(row, user?.external_id);
+  }
+
+  /** Replaces the device's metadata. */
+  async setMetadata(environmentId: string, deviceId: string, metadata: Metadata): Promise<Device> {
+    const row = await this.repos.devices.find(environmentId, deviceId);
+    if (!row) throw notFound("Device");
+    const patch = { metadata: JSON.stringify(metadata), updated_at: now() };
+    await this.repos.devices.update(row.id, patch);
+    return this.wire({ ...row, ...patch });
+  }
+
+  /** Legacy metadata fields (`{ key: [values] }`) merge into the device metadata, values de-duplicated per key. */
+  async mergeMetadataFields(environmentId: string, deviceId: string, fields: Record<string, string[]>): Promise<void> {
+    const row = await this.repos.devices.find(environmentId, deviceId);
+    if (!row) throw notFound("Device");
+    const metadata = JSON.parse(row.metadata) as Record<string, unknown>;
+    for (const [key, values] of Object.entries(fields)) {
+      const prev = Array.isArray(metadata[key]) ? (metadata[key] as unknown[]).filter((v): v is string => typeof v === "string") : [];
+      metadata[key] = [...new Set([...prev, ...values])];
+    }
+    await this.repos.devices.update(row.id, { metadata: JSON.stringify(metadata), updated_at: now() });
+  }
+
+  /** Resolves the browser's identity and stores the fingerprint and device it implies (as an evaluation would). */
+  async identify(input: EvaluationInput, tx: Kysely<Database>): Promise<Identity> {
+    const identity = await resolveIdentity(this.repos, input);
+    const fp = identity.fingerprint;
+    if (fp) {
+      if (fp.isNew) await this.repos.fingerprints.insert(fp.row, tx);
+      else await this.repos.fingerprints.touch(fp.row.id, input.at, tx);
+    }
+    const d = identity.device;
+    if (d?.isNew) await this.repos.devices.insert(d.row, tx);
+    else if (d) {
+      const patch: Partial<DeviceRow> = { last_seen_at: input.at, last_ip: input.ip ?? d.row.last_ip, updated_at: input.at };
+      if (!d.row.visitor_token && input.signals.visitor_token) patch.visitor_token = input.signals.visitor_token;
+      await this.repos.devices.update(d.row.id, patch, tx);
+      Object.assign(d.row, patch);
+    }
+    return identity;
+  }
+
+  /** Client attach: this browser's device is attached to `user` (created if new). */
+  async clientAttach(input: EvaluationInput & { user: string }): Promise<{ device: string; status: "attached" | "detached" }> {
+    return this.repos.db.transaction().execute(async (tx) => {
+      const identity = await this.identify(input, tx);
+      const { user } = await this.repos.users.upsert(input.env.id, input.user, {}, tx);
+      const device = identity.device?.row ?? (await this.newBareDevice(input, identity, tx));
+      const patch = {
+        user_id: user.id,
+        status: "attached" as const,
+        attached_at: input.at,
+        detached_at: null,
+        logout_pending: 0,
+        updated_at: input.at,
+      };
+      await this.repos.devices.update(device.id, patch, tx);
+      return { device: device.id, status: "attached" as const };
+    });
+  }
+
+  /** Client detach: the browser detaches itself (no logout to signal: it asked). */
+  async clientDetach(input: EvaluationInput): Promise<{ device: string; status: "attached" | "detached" }> {
+    return this.repos.db.transaction().execute(async (tx) => {
+      const identity = await this.identify(input, tx);
+      const device = identity.device?.row ?? (await this.newBareDevice(input, identity, tx));
+      await detachDevice(tx, { repos: this.repos, events: this.events }, input.env.id, device.id, { logout: false, at: input.at });
+      return { device: device.id, status: "detached" as const };
+    });
+  }
+
+  /** Client fingerprint: the server-computed fingerprint id and the confidence of the match. */
+  async clientFingerprint(input: EvaluationInput): Promise<{ fingerprint_id: string | null; confidence: number }> {
+    return this.repos.db.transaction().execute(async (tx) => {
+      const identity = await this.identify(input, tx);
+      return { fingerprint_id: identity.fingerprint?.row.id ?? null, confidence: identity.fingerprint?.confidence ?? 0 };
+    });
+  }
+
+  /** Client hash: [this browser's fingerprint hash now, the one its device had at its previous sighting]. */
+  async clientHash(input: EvaluationInput): Promise<[string | null, string | null]> {
+    return this.repos.db.transaction().execute(async (tx) => {
+      const before = await resolveIdentity(this.repos, input);
+      const lastFpId = before.device && !before.device.isNew ? before.device.row.fingerprint_id : null;
+      const last = lastFpId ? ((await this.repos.fingerprints.findById(input.env.id, lastFpId))?.exact_hash ?? null) : null;
+      const identity = await this.identify(input, tx);
+      const current = identity.fingerprint?.row.exact_hash ?? null;
+      if (identity.device && identity.fingerprint && identity.device.row.fingerprint_id !== identity.fingerprint.row.id) {
+        await this.repos.devices.update(identity.device.row.id, { fingerprint_id: identity.fingerprint.row.id }, tx);
+      }
+      return [current, last];
+    });
+  }
+
+  /** Legacy identify: records an identification of this browser's device that a backend completes (SPEC.md 8). */
+  async clientIdentify(input: EvaluationInput): Promise<{ identification_id: string }> {
+    return this.repos.db.transaction().execute(async (tx) => {
+      const identity = await this.identify(input, tx);
+      const device = identity.device?.row ?? (await this.newBareDevice(input, identity, tx));
+      const id = newId("idn");
+      await this.repos.identifications.insert(
+        {
+          id,
+          environment_id: input.env.id,
+          device_id: device.id,
+          fingerprint_id: identity.fingerprint?.row.id ?? null,
+          confidence: identity.fingerprint?.confidence ?? 0,
+          user_id: null,
+          access_id: null,
+          new_device: null,
+          completed_at: null,
+          created_at: input.at,
+        },
+        tx,
+      );
+      return { identification_id: id };
+    });
+  }
+
+  /** A device row for a browser that sent neither a visitor token nor components (nothing to link it by later). */
+  private async newBareDevice(input: EvaluationInput, identity: Identity, tx: Kysely<Database>): Promise<DeviceRow> {
+    const row: DeviceRow = {
+      id: newId("dev"),
+      environment_id: input.env.id,
+      user_id: null,
+      visitor_token: input.signals.visitor_token ?? null,
+      fingerprint_id: identity.fingerprint?.row.id ?? null,
+      status: "attached",
+      type: identity.deviceType,
+      info: JSON.stringify(identity.deviceInfo),
+      metadata: "{}",
+      attached_at: null,
+      detached_at: null,
+      logout_pending: 0,
+      last_seen_at: input.at,
+      last_ip: input.ip ?? null,
+      created_at: input.at,
+      updated_at: input.at,
+    };
+    await this.repos.devices.insert(row, tx);
+    return row;
+  }
+}

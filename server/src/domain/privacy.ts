@@ -1,0 +1,54 @@
+// Privacy (SPEC.md 5): erasing a user's data on request, and the retention job that prunes old records.
+// Other areas register erasers for the data they own (e.g. challenges); all run in one transaction.
+import type { UserErasure } from "@tessera/sdk/contract";
+import type { Kysely } from "kysely";
+import { notFound } from "../errors.js";
+import type { Repos } from "../store/repos.js";
+import type { Database } from "../store/schema.js";
+
+export interface EraseContext {
+  environmentId: string;
+  /** users.id (the service id). */
+  userId: string;
+  externalId: string;
+  /** The user's devices, collected before anything is deleted. */
+  deviceIds: string[];
+}
+
+/** Deletes one area's data of a user in `db` (the erasure's transaction); answers counts to add to the answer. */
+export type Eraser = (db: Kysely<Database>, ctx: EraseContext) => Promise<Partial<UserErasure["deleted"]>>;
+
+export class PrivacyService {
+  /** Run first, before the core data goes; each adds to the counts. */
+  readonly erasers: Eraser[] = [];
+
+  constructor(private readonly repos: Repos) {}
+
+  async eraseUser(environmentId: string, externalId: string): Promise<UserErasure> {
+    const user = await this.repos.users.findByExternal(environmentId, externalId);
+    if (!user) throw notFound("User");
+    return this.repos.db.transaction().execute(async (tx) => {
+      const deleted: UserErasure["deleted"] = { evaluations: 0, devices: 0, fingerprints: 0, challenges: 0, access_records: 0 };
+      const ctx: EraseContext = {
+        environmentId,
+        userId: user.id,
+        externalId,
+        deviceIds: await this.repos.userData.deviceIds(tx, environmentId, user.id),
+      };
+      for (const eraser of this.erasers) {
+        for (const [k, v] of Object.entries(await eraser(tx, ctx))) deleted[k as keyof typeof deleted] += v ?? 0;
+      }
+      const core = await this.repos.userData.erase(tx, environmentId, user.id);
+      for (const [k, v] of Object.entries(core)) deleted[k as keyof typeof deleted] += v;
+      return { user: externalId, deleted };
+    });
+  }
+
+  /** Retention: evaluations, access records and settled webhook deliveries older than `days` are deleted. */
+  async prune(days: number, at = Date.now()): Promise<{ evaluations: number; access_records: number; webhooks: number }> {
+    const before = at - days * 86_400_000;
+    const core = await this.repos.userData.pruneBefore(before);
+    const webhooks = await this.repos.webhooks.pruneBefore(before);
+    return { ...core, webhooks };
+  }
+}

@@ -1,0 +1,81 @@
+// Users (SPEC.md 5, 7): partial updates from the customer's backend, and conversions — a sharer who chose
+// "create my own account" on a device and later signs up from it as a new user (`user.converted`).
+import type { UserUpdateRequest } from "@tessera/sdk/contract";
+import type { Kysely } from "kysely";
+import { notFound } from "../errors.js";
+import type { EvaluationInput } from "../pipeline/context.js";
+import type { EvaluationResult, EventSink } from "../pipeline/evaluate.js";
+import type { Identity } from "../pipeline/identity.js";
+import type { Repos } from "../store/repos.js";
+import type { Database } from "../store/schema.js";
+import type { UserRow } from "../store/users.js";
+import { iso, now } from "../time.js";
+
+/** The user object of `user.*` webhook payloads. */
+export function toEventUser(u: UserRow): Record<string, unknown> {
+  return {
+    service_id: u.id,
+    id: u.external_id,
+    ...(u.email ? { email: u.email } : {}),
+    ...(u.phone ? { phone: u.phone } : {}),
+    metadata: JSON.parse(u.metadata) as Record<string, unknown>,
+    groups: JSON.parse(u.groups) as string[],
+    ...(u.converted_at != null ? { converted_at: iso(u.converted_at) } : {}),
+    createdAt: iso(u.created_at),
+    updatedAt: iso(u.updated_at),
+  };
+}
+
+export class UsersService {
+  /** Set once the webhook outbox is wired (services.ts). */
+  events?: EventSink;
+
+  constructor(private readonly repos: Repos) {}
+
+  /** Only the sent fields change; a changed email or phone is no longer verified; null clears a field. */
+  async update(environmentId: string, externalId: string, req: UserUpdateRequest): Promise<void> {
+    const user = await this.repos.users.findByExternal(environmentId, externalId);
+    if (!user) throw notFound("User");
+    const patch: Partial<UserRow> = {};
+    if (req.email !== undefined && req.email !== user.email) Object.assign(patch, { email: req.email, email_verified: 0 });
+    if (req.phone !== undefined && req.phone !== user.phone) Object.assign(patch, { phone: req.phone, phone_verified: 0 });
+    if (req.metadata !== undefined) patch.metadata = JSON.stringify(req.metadata);
+    if (req.groups !== undefined) patch.groups = JSON.stringify([...new Set(req.groups)]);
+    if (Object.keys(patch).length === 0) return;
+    patch.updated_at = now();
+    await this.repos.userData.update(user.id, patch);
+  }
+
+  /**
+   * Records, in `db` (the challenge's transaction), that the sharer on `deviceId` chose "create my own account"
+   * rather than keep using `fromUserId`'s account. The challenges area calls this.
+   */
+  async markConversionIntent(
+    db: Kysely<Database>,
+    m: { environmentId: string; deviceId: string; fromUserId?: string | null; challengeId?: string | null },
+  ): Promise<void> {
+    await this.repos.identifications.markConversion(db, { ...m, at: now() });
+  }
+
+  /** Pipeline after-hook: a signup by a new account from a marked device is a conversion (emitted once). */
+  readonly afterEvaluate = async (result: EvaluationResult, input: EvaluationInput, identity: Identity): Promise<void> => {
+    if (input.action !== "signup" || !input.user) return;
+    const deviceId = result.evaluation.device ?? identity.device?.row.id;
+    if (!deviceId) return;
+    const markers = await this.repos.identifications.openMarkers(input.env.id, deviceId);
+    if (markers.length === 0) return;
+    const user = await this.repos.users.findByExternal(input.env.id, input.user);
+    if (!user) return;
+    const marker = markers.find((m) => m.from_user_id !== user.id);
+    if (!marker) return;
+    await this.repos.db.transaction().execute(async (tx) => {
+      const at = now();
+      if (!(await this.repos.identifications.closeMarker(tx, marker.id, user.id, at))) return;
+      await this.events?.emit(tx, input.env.id, "user.converted", {
+        account: user.external_id,
+        user: toEventUser({ ...user, converted_at: at, updated_at: at }),
+        ...(marker.challenge_id ? { challenge: { id: marker.challenge_id } } : {}),
+      });
+    });
+  };
+}

@@ -1,0 +1,60 @@
+// Account-sharing events (SPEC.md 9): `account_sharing.signal` when an evaluation's account-sharing risk is high or
+// maximum, and `account_sharing.admin_notified` once the project's admin has actually been emailed about it.
+import type { Kysely } from "kysely";
+import { toEventUser } from "../domain/users.js";
+import type { AfterEvaluate, EventSink } from "../pipeline/evaluate.js";
+import { toWireDevice } from "../store/devices.js";
+import type { Repos } from "../store/repos.js";
+import type { Database } from "../store/schema.js";
+
+/** Sends one email to the project's admin; provided by the delivery area when a mail transport is configured. */
+export interface AdminMailer {
+  send(message: { to: string; subject: string; text: string }): Promise<void>;
+}
+
+const RAISED = new Set(["high", "maximum"]);
+/** At most one admin email per account per day: a shared account raises the risk on every request. */
+const ADMIN_EMAIL_INTERVAL_MS = 24 * 3600 * 1000;
+
+export class AccountSharingNotifier {
+  /** Without a mailer no email goes out, so no `account_sharing.admin_notified` is emitted either. */
+  mailer?: AdminMailer;
+  private readonly lastEmailed = new Map<string, number>();
+
+  constructor(
+    private readonly repos: Repos,
+    private readonly events: EventSink,
+  ) {}
+
+  readonly afterEvaluate: AfterEvaluate = async (result, input, identity, decision) => {
+    const risk = decision.risks.find((r) => r.name === "account_sharing" && RAISED.has(r.severity));
+    if (!risk || !input.user) return;
+    const user = await this.repos.users.findByExternal(input.env.id, input.user);
+    if (!user) return;
+    const deviceRow = identity.device?.row;
+    const data = {
+      account: user.external_id,
+      user: toEventUser(user),
+      ...(deviceRow ? { device: toWireDevice(deviceRow, user.external_id) } : {}),
+    };
+    await this.inTx((tx) => this.events.emit(tx, input.env.id, "account_sharing.signal", data));
+
+    const admin = input.env.settings.admin_email;
+    const key = `${input.env.id}:${user.id}`;
+    const last = this.lastEmailed.get(key) ?? 0;
+    if (!this.mailer || !admin || input.at - last < ADMIN_EMAIL_INTERVAL_MS) return;
+    this.lastEmailed.set(key, input.at);
+    await this.mailer.send({
+      to: admin,
+      subject: `[${input.env.projectName}] Account ${user.external_id} looks shared`,
+      text:
+        `Tessera rated the account-sharing risk of account ${user.external_id} ${risk.severity} (score ${risk.score}) ` +
+        `in evaluation ${result.evaluation.id}.\nIndicators: ${risk.indicators.join(", ") || "none"}.\n`,
+    });
+    await this.inTx((tx) => this.events.emit(tx, input.env.id, "account_sharing.admin_notified", { ...data, admin_email: admin }));
+  };
+
+  private inTx(fn: (tx: Kysely<Database>) => Promise<void>): Promise<void> {
+    return this.repos.db.transaction().execute(fn);
+  }
+}
