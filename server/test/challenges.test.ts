@@ -1,0 +1,263 @@
+// Challenges (SPEC.md 5, 7): issued by a challenge policy, run with the challenge token or a secret key, codes
+// delivered over real SMTP and read from the received mail; on both stores.
+import { Challenge, ChallengeView, ErrorBody, Evaluation } from "@tessera/sdk/contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { codeFrom, startSmtp, type TestSmtp } from "./smtp.js";
+
+describe.each(STORES)("challenges on %s", (kind) => {
+  let t: TestApp;
+  let smtp: TestSmtp;
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    t = await startTestApp(kind, { SMTP_URL: smtp.url, EMAIL_FROM: "Tessera <no-reply@test.local>" });
+    const policy = await t.app.inject({
+      method: "POST",
+      url: "/v3/policies",
+      headers: t.auth,
+      payload: {
+        name: "Challenge every login (test)",
+        actions: ["login"],
+        priority: 1000,
+        conditions: { all: [] },
+        verdict: "challenge",
+        challenge: { type: "account_takeover", channels: ["email"], success_url: "https://app.example.com/welcome" },
+      },
+    });
+    expect(policy.statusCode, policy.body).toBe(200);
+    const sharing = await t.app.inject({
+      method: "POST",
+      url: "/v3/policies",
+      headers: t.auth,
+      payload: {
+        name: "Sharing (test)",
+        actions: ["share_test"],
+        priority: 1000,
+        conditions: { all: [] },
+        verdict: "challenge",
+        challenge: { type: "account_sharing", channels: ["email"], device_limit: 1, signup_url: "https://app.example.com/signup" },
+      },
+    });
+    expect(sharing.statusCode, sharing.body).toBe(200);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  async function challengedLogin(user: string, email = `${user}@example.com`, action = "login", seed = user) {
+    const r = await t.app.inject({
+      method: "POST",
+      url: `/v3/client/evaluate/${action}`,
+      payload: {
+        client_id: t.clientId,
+        user,
+        email,
+        signals: { components: fakeComponents(seed), visitor_token: `tok-${seed}-xxxxxxxx`, url: "https://app.example.com/login" },
+      },
+    });
+    expect(r.statusCode, r.body).toBe(200);
+    const { evaluation_id, redirect } = r.json() as { evaluation_id: string; redirect?: string };
+    expect(redirect).toBeDefined();
+    const url = new URL(redirect!);
+    expect(url.pathname).toBe("/challenge/");
+    const id = url.searchParams.get("challenge")!;
+    const token = url.searchParams.get("token")!;
+    return { evaluation_id, id, token, headers: { "x-challenge-token": token } };
+  }
+
+  const call = (method: "GET" | "POST", url: string, headers: Record<string, string>, payload?: unknown) =>
+    t.app.inject({ method, url, headers, ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}) } as const);
+
+  it("runs created → presented → code_sent → verified → completed with the code from the real mail", async () => {
+    const c = await challengedLogin("alice");
+    const ev = Evaluation.parse((await call("GET", `/v3/evaluations/${c.evaluation_id}`, t.auth)).json());
+    expect(ev.verdict).toBe("challenge");
+    expect(ev.challenge).toMatchObject({ id: c.id, status: "created", type: "account_takeover" });
+
+    const opened = ChallengeView.parse((await call("POST", `/v3/challenges/${c.id}/open`, c.headers)).json());
+    expect(opened.challenge.status).toBe("presented");
+    expect(opened.challenge.challenge_mode).toBe("service_managed");
+    expect(opened.available_channels).toEqual([{ channel: "email", destination: "a****@example.com" }]);
+
+    const since = smtp.mails.length;
+    const sent = await call("POST", `/v3/challenges/${c.id}/send`, c.headers, { channel: "email", language: "fr" });
+    expect(sent.statusCode, sent.body).toBe(200);
+    const sentView = ChallengeView.parse(sent.json());
+    expect(sentView.challenge.status).toBe("code_sent");
+    expect(sentView.challenge.delivery_status).toBe("sent");
+    expect(sentView.challenge.channels).toEqual(["email"]);
+    const mail = await smtp.next("alice@example.com", { since });
+    expect(mail.subject).toMatch(/code de vérification/);
+    expect(mail.html).toContain('lang="fr"');
+    const code = codeFrom(mail);
+
+    const verified = ChallengeView.parse((await call("POST", `/v3/challenges/${c.id}/verify`, c.headers, { code })).json());
+    expect(verified.challenge.status).toBe("verified");
+    expect(verified.challenge.email_verified).toBe(true);
+    expect(verified.challenge.verify_attempts).toBe(1);
+
+    const done = ChallengeView.parse((await call("POST", `/v3/challenges/${c.id}/complete`, c.headers, {})).json());
+    expect(done.challenge.status).toBe("completed");
+    expect(done.success_url).toBe("https://app.example.com/welcome");
+
+    const consumed = Evaluation.parse((await call("POST", `/v3/evaluations/${c.evaluation_id}/consume`, t.auth)).json());
+    expect(consumed.challenge?.status).toBe("completed");
+    expect((await call("POST", `/v3/evaluations/${c.evaluation_id}/consume`, t.auth)).statusCode).toBe(409);
+    // The backend sees the same challenge with its secret.
+    const byBackend = Challenge.parse((await call("GET", `/v3/challenges/${c.id}`, t.auth)).json());
+    expect(byBackend.user?.id).toBe("alice");
+    expect(byBackend.status).toBe("completed");
+  });
+
+  it("impossible moves answer 409 invalid_transition", async () => {
+    const c = await challengedLogin("bob");
+    const r = await call("POST", `/v3/challenges/${c.id}/complete`, c.headers, {});
+    expect(r.statusCode).toBe(409);
+    expect(ErrorBody.parse(r.json()).error.code).toBe("invalid_transition");
+    const v = await call("POST", `/v3/challenges/${c.id}/verify`, c.headers, { code: "123456" });
+    expect(v.statusCode).toBe(409);
+  });
+
+  it("five wrong codes fail the challenge; the right code after that is refused", async () => {
+    const c = await challengedLogin("carol");
+    const since = smtp.mails.length;
+    await call("POST", `/v3/challenges/${c.id}/send`, c.headers, { channel: "email" });
+    const right = codeFrom(await smtp.next("carol@example.com", { since }));
+    const wrong = right === "000000" ? "111111" : "000000";
+    for (let i = 1; i <= 4; i++) {
+      const r = await call("POST", `/v3/challenges/${c.id}/verify`, c.headers, { code: wrong });
+      expect(r.statusCode).toBe(400);
+      expect(r.json().error.code).toBe("invalid_code");
+      expect(r.json().error.message).toContain(`${5 - i} attempt`);
+    }
+    const fifth = await call("POST", `/v3/challenges/${c.id}/verify`, c.headers, { code: wrong });
+    expect(fifth.statusCode).toBe(409);
+    expect(fifth.json().error.code).toBe("too_many_attempts");
+    const view = ChallengeView.parse((await call("GET", `/v3/challenges/${c.id}/view`, c.headers)).json());
+    expect(view.challenge.status).toBe("failed");
+    expect(view.failure_reason).toBe("too_many_attempts");
+    expect(view.attempts_left).toBe(0);
+    expect((await call("POST", `/v3/challenges/${c.id}/verify`, c.headers, { code: right })).statusCode).toBe(409);
+  });
+
+  it("an expired code is refused with code_expired", async () => {
+    const c = await challengedLogin("dave");
+    const since = smtp.mails.length;
+    await call("POST", `/v3/challenges/${c.id}/send`, c.headers, { channel: "email" });
+    const code = codeFrom(await smtp.next("dave@example.com", { since }));
+    await t.services.repos.challenges.updateIf(c.id, ["code_sent"], { code_expires_at: Date.now() - 1 });
+    const r = await call("POST", `/v3/challenges/${c.id}/verify`, c.headers, { code });
+    expect(r.statusCode).toBe(400);
+    expect(r.json().error.code).toBe("code_expired");
+  });
+
+  it("resends are rate limited with Retry-After", async () => {
+    const c = await challengedLogin("erin");
+    expect((await call("POST", `/v3/challenges/${c.id}/send`, c.headers, { channel: "email" })).statusCode).toBe(200);
+    const again = await call("POST", `/v3/challenges/${c.id}/send`, c.headers, { channel: "email" });
+    expect(again.statusCode).toBe(429);
+    expect(Number(again.headers["retry-after"])).toBeGreaterThan(0);
+    expect(again.json().error.code).toBe("rate_limited");
+  });
+
+  it("a delivery failure is recorded and reported, not swallowed", async () => {
+    const c = await challengedLogin("frank");
+    smtp.refuse = true;
+    try {
+      const r = await call("POST", `/v3/challenges/${c.id}/send`, c.headers, { channel: "email" });
+      expect(r.statusCode).toBe(502);
+      expect(r.json().error.code).toBe("delivery_failed");
+    } finally {
+      smtp.refuse = false;
+    }
+    const view = ChallengeView.parse((await call("GET", `/v3/challenges/${c.id}/view`, c.headers)).json());
+    expect(view.challenge.delivery_status).toBe("failed");
+    expect(view.delivery_error).toMatch(/refused/);
+  });
+
+  it("a token opens its own challenge only; forged and missing credentials are refused", async () => {
+    const a = await challengedLogin("gina");
+    const b = await challengedLogin("hank");
+    expect((await call("GET", `/v3/challenges/${b.id}/view`, a.headers)).statusCode).toBe(403);
+    expect((await call("GET", `/v3/challenges/${a.id}/view`, { "x-challenge-token": `${a.token}x` })).statusCode).toBe(401);
+    expect((await call("GET", `/v3/challenges/${a.id}/view`, {})).statusCode).toBe(401);
+    // The token does not list challenges; a secret does.
+    expect((await call("GET", "/v3/challenges", a.headers)).statusCode).toBe(401);
+    expect((await call("GET", `/v3/challenges/${a.id}`, { authorization: `Bearer ${t.otherSecret}` })).statusCode).toBe(404);
+  });
+
+  it("a newer challenge for the same user and device overrides the pending one", async () => {
+    const first = await challengedLogin("ivy");
+    const second = await challengedLogin("ivy");
+    expect(second.id).not.toBe(first.id);
+    const old = Challenge.parse((await call("GET", `/v3/challenges/${first.id}`, t.auth)).json());
+    expect(old.status).toBe("overridden");
+  });
+
+  it("lists challenges newest first with filters and pagination", async () => {
+    await challengedLogin("jack");
+    await challengedLogin("jack", "jack@example.com", "login", "jack2");
+    const r = await call("GET", "/v3/challenges?user=jack&limit=1&page=1", t.auth);
+    expect(r.statusCode).toBe(200);
+    const page = r.json() as { data: Challenge[]; total: number; page: number; limit: number };
+    expect(page.total).toBe(2);
+    expect(page.data).toHaveLength(1);
+    const all = (await call("GET", "/v3/challenges?user=jack", t.auth)).json() as { data: Challenge[] };
+    expect(new Date(all.data[0]!.createdAt).getTime()).toBeGreaterThanOrEqual(new Date(all.data[1]!.createdAt).getTime());
+    const bad = await call("GET", "/v3/challenges?limit=500", t.auth);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.param).toBe("limit");
+    const byStatus = (await call("GET", "/v3/challenges?status=completed", t.auth)).json() as { data: Challenge[] };
+    for (const ch of byStatus.data) expect(ch.status).toBe("completed");
+  });
+
+  it("account sharing: the verified owner kicks devices to the limit, then completes; kicked devices log out", async () => {
+    // One account on three devices; limit 1.
+    const devices = [];
+    for (const seed of ["k1", "k2", "k3"]) {
+      const r = await t.app.inject({
+        method: "POST",
+        url: "/v3/client/evaluate/login",
+        payload: {
+          client_id: t.clientId,
+          user: "kate",
+          email: "kate@example.com",
+          signals: { components: fakeComponents(seed), visitor_token: `tok-${seed}-xxxxxxxx` },
+        },
+      });
+      devices.push(Evaluation.parse((await call("GET", `/v3/evaluations/${r.json().evaluation_id}`, t.auth)).json()).device!);
+    }
+    const c = await challengedLogin("kate", "kate@example.com", "share_test", "k3");
+    await call("POST", `/v3/challenges/${c.id}/open`, c.headers);
+    const list = (await call("GET", `/v3/challenges/${c.id}/devices`, c.headers)).json() as {
+      data: Array<{ id: string; current?: boolean }>;
+    };
+    expect(list.data.map((d) => d.id).sort()).toEqual([...devices].sort());
+    expect(list.data.find((d) => d.current)?.id).toBe(devices[2]);
+    // Kicking before verifying is refused.
+    expect((await call("POST", `/v3/challenges/${c.id}/kick`, c.headers, { device: devices[0] })).statusCode).toBe(409);
+    const since = smtp.mails.length;
+    await call("POST", `/v3/challenges/${c.id}/send`, c.headers, { channel: "email" });
+    const code = codeFrom(await smtp.next("kate@example.com", { since }));
+    expect((await call("POST", `/v3/challenges/${c.id}/verify`, c.headers, { code })).statusCode).toBe(200);
+    const over = await call("POST", `/v3/challenges/${c.id}/complete`, c.headers, {});
+    expect(over.statusCode).toBe(409);
+    expect(over.json().error.code).toBe("over_device_limit");
+    expect((await call("POST", `/v3/challenges/${c.id}/kick`, c.headers, { device: devices[2] })).statusCode).toBe(400);
+    await call("POST", `/v3/challenges/${c.id}/kick`, c.headers, { device: devices[0] });
+    const after = (await call("POST", `/v3/challenges/${c.id}/kick`, c.headers, { device: devices[1] })).json() as {
+      data: Array<{ id: string }>;
+    };
+    expect(after.data.map((d) => d.id)).toEqual([devices[2]]);
+    const done = ChallengeView.parse((await call("POST", `/v3/challenges/${c.id}/complete`, c.headers, {})).json());
+    expect(done.challenge.status).toBe("completed");
+    // The kicked browser's next evaluation tells its SDK to log out, once.
+    const next = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/access",
+      payload: { client_id: t.clientId, user: "kate", signals: { components: fakeComponents("k1"), visitor_token: "tok-k1-xxxxxxxx" } },
+    });
+    expect(next.json().logout).toBe(true);
+  });
+});
