@@ -1,14 +1,6 @@
 // Challenges (SPEC.md 7): issued by a matching challenge policy, run by the hosted app (challenge token) or a
 // backend (secret key). Every status change goes through the transition table and a conditional update.
-import type {
-  Challenge,
-  ChallengeStatus,
-  ChallengeView,
-  Channel,
-  Device,
-  Language,
-  PolicyChallenge,
-} from "@tessera/sdk/contract";
+import type { Challenge, ChallengeStatus, ChallengeView, Channel, Device, Language, PolicyChallenge } from "@tessera/sdk/contract";
 import type { Kysely } from "kysely";
 import type { Config } from "../config.js";
 import type { CodeDelivery } from "../delivery/index.js";
@@ -61,7 +53,12 @@ export class ChallengeService implements ChallengeIssuer {
     // A newer challenge for the same user and device supersedes a pending one.
     if (userId) {
       for (const old of await this.repos.challenges.pendingFor(input.env.id, userId, deviceId, db)) {
-        await this.repos.challenges.updateIf(old.id, [old.status as ChallengeStatus], { status: transition(old.status as ChallengeStatus, "override"), updated_at: at }, db);
+        await this.repos.challenges.updateIf(
+          old.id,
+          [old.status as ChallengeStatus],
+          { status: transition(old.status as ChallengeStatus, "override"), updated_at: at },
+          db,
+        );
       }
     }
     const row: ChallengeRow = {
@@ -111,7 +108,10 @@ export class ChallengeService implements ChallengeIssuer {
     if (!row) throw notFound("Challenge");
     // Expiry is applied lazily: a pending challenge past its time fails on its next read.
     if (isPending(row.status as ChallengeStatus) && Date.now() >= row.expires_at) {
-      const moved = await this.repos.challenges.updateIf(row.id, [row.status as ChallengeStatus], { status: transition(row.status as ChallengeStatus, "expire"), updated_at: Date.now() });
+      const moved = await this.repos.challenges.updateIf(row.id, [row.status as ChallengeStatus], {
+        status: transition(row.status as ChallengeStatus, "expire"),
+        updated_at: Date.now(),
+      });
       row = moved ?? (await this.repos.challenges.find(env.id, id)) ?? row;
     }
     return row;
@@ -217,11 +217,16 @@ export class ChallengeService implements ChallengeIssuer {
       challenge: this.toWire(row, user),
       available_channels: this.availableChannels(row, user),
       required_channels: cfg.require ?? "any",
-      allow_skip: Boolean(cfg.allow_skip) && canTransition(status, "skip") !== undefined && (user?.skip_challenge_count ?? 0) < (cfg.skip_limit ?? 3),
+      allow_skip:
+        Boolean(cfg.allow_skip) && canTransition(status, "skip") !== undefined && (user?.skip_challenge_count ?? 0) < (cfg.skip_limit ?? 3),
       attempts_left: Math.max(0, MAX_VERIFY_ATTEMPTS - row.verify_attempts),
       verified_channels: this.verifiedChannels(row),
       expires_at: iso(row.expires_at),
-      project: { name: env.projectName, ...(env.settings.logo_url ? { logo_url: env.settings.logo_url } : {}), ...(env.settings.color ? { color: env.settings.color } : {}) },
+      project: {
+        name: env.projectName,
+        ...(env.settings.logo_url ? { logo_url: env.settings.logo_url } : {}),
+        ...(env.settings.color ? { color: env.settings.color } : {}),
+      },
     };
     const success = cfg.success_url ?? row.origin_url;
     if (success) view.success_url = success;
@@ -239,7 +244,12 @@ export class ChallengeService implements ChallengeIssuer {
 
   // ---- operations ----
 
-  private async move(row: ChallengeRow, op: Parameters<typeof transition>[1], patch: Partial<ChallengeRow> = {}, db?: Kysely<Database>): Promise<ChallengeRow> {
+  private async move(
+    row: ChallengeRow,
+    op: Parameters<typeof transition>[1],
+    patch: Partial<ChallengeRow> = {},
+    db?: Kysely<Database>,
+  ): Promise<ChallengeRow> {
     const from = row.status as ChallengeStatus;
     const to = transition(from, op);
     const moved = await this.repos.challenges.updateIf(row.id, [from], { ...patch, status: to, updated_at: Date.now() }, db);
@@ -270,7 +280,10 @@ export class ChallengeService implements ChallengeIssuer {
     const to = channel === "email" ? user?.email : user?.phone;
     if (!to) throw badRequest(`The user has no ${channel === "email" ? "email address" : "phone number"} to send a code to`, "channel");
     const at = Date.now();
-    if (row.send_count >= MAX_SENDS) throw new ApiError(429, "rate_limited", "Too many codes sent for this challenge", undefined, { "retry-after": String(Math.ceil((row.expires_at - at) / 1000)) });
+    if (row.send_count >= MAX_SENDS)
+      throw new ApiError(429, "rate_limited", "Too many codes sent for this challenge", undefined, {
+        "retry-after": String(Math.ceil((row.expires_at - at) / 1000)),
+      });
     if (row.last_sent_at && at - row.last_sent_at < RESEND_COOLDOWN_MS) {
       const wait = Math.ceil((row.last_sent_at + RESEND_COOLDOWN_MS - at) / 1000);
       throw new ApiError(429, "rate_limited", `Wait ${wait} s before asking for another code`, undefined, { "retry-after": String(wait) });
@@ -291,7 +304,12 @@ export class ChallengeService implements ChallengeIssuer {
     });
     const result = await this.delivery.send({ channel, to, code, language, project: env.projectName });
     if (result.status === "failed") {
-      moved = (await this.repos.challenges.updateIf(row.id, ["code_sent"], { delivery_status: "failed", delivery_error: result.error, updated_at: Date.now() })) ?? moved;
+      moved =
+        (await this.repos.challenges.updateIf(row.id, ["code_sent"], {
+          delivery_status: "failed",
+          delivery_error: result.error,
+          updated_at: Date.now(),
+        })) ?? moved;
       throw new ApiError(502, "delivery_failed", `The code could not be delivered: ${result.error}`, "channel");
     }
     await this.repos.db.transaction().execute(async (tx) => {
@@ -301,7 +319,9 @@ export class ChallengeService implements ChallengeIssuer {
           tx,
         );
       }
-      moved = (await this.repos.challenges.updateIf(row.id, ["code_sent"], { delivery_status: result.status, updated_at: Date.now() }, tx)) ?? moved;
+      moved =
+        (await this.repos.challenges.updateIf(row.id, ["code_sent"], { delivery_status: result.status, updated_at: Date.now() }, tx)) ??
+        moved;
       await this.emit(tx, moved, "challenge.pending", user);
     });
     return this.view(env, moved);
@@ -325,7 +345,8 @@ export class ChallengeService implements ChallengeIssuer {
       const left = MAX_VERIFY_ATTEMPTS - counted.verify_attempts;
       throw new ApiError(400, "invalid_code", `Wrong code: ${left} attempt${left === 1 ? "" : "s"} left`, "code");
     }
-    if (counted.code_expires_at != null && at > counted.code_expires_at) throw new ApiError(400, "code_expired", "This code has expired: ask for a new one", "code");
+    if (counted.code_expires_at != null && at > counted.code_expires_at)
+      throw new ApiError(400, "code_expired", "This code has expired: ask for a new one", "code");
     const channel = counted.code_channel as Channel;
     const patch: Partial<ChallengeRow> = { code_hash: null, code_expires_at: null };
     if (channel === "email") patch.email_verified = 1;
@@ -350,10 +371,16 @@ export class ChallengeService implements ChallengeIssuer {
     const user = await this.user(row);
     if (outcome === "skip") {
       if (!cfg.allow_skip) throw new ApiError(403, "forbidden", "This challenge cannot be skipped");
-      if ((user?.skip_challenge_count ?? 0) >= (cfg.skip_limit ?? 3)) throw new ApiError(403, "forbidden", "The skip limit for this user is reached");
+      if ((user?.skip_challenge_count ?? 0) >= (cfg.skip_limit ?? 3))
+        throw new ApiError(403, "forbidden", "The skip limit for this user is reached");
       const moved = await this.repos.db.transaction().execute(async (tx) => {
         const m = await this.move(row, "skip", {}, tx);
-        if (user) await tx.updateTable("users").set({ skip_challenge_count: user.skip_challenge_count + 1, updated_at: Date.now() }).where("id", "=", user.id).execute();
+        if (user)
+          await tx
+            .updateTable("users")
+            .set({ skip_challenge_count: user.skip_challenge_count + 1, updated_at: Date.now() })
+            .where("id", "=", user.id)
+            .execute();
         await this.emit(tx, m, "challenge.skipped", user);
         return m;
       });
@@ -363,12 +390,17 @@ export class ChallengeService implements ChallengeIssuer {
     if (cfg.require === "all") {
       const verified = this.verifiedChannels(row);
       const missing = this.availableChannels(row, user).filter((c) => !verified.includes(c.channel));
-      if (missing.length) throw conflict("invalid_transition", `Verify ${missing.map((m) => m.channel).join(" and ")} too before completing`);
+      if (missing.length)
+        throw conflict("invalid_transition", `Verify ${missing.map((m) => m.channel).join(" and ")} too before completing`);
     }
     if (row.type === "account_sharing") {
       const limit = this.deviceLimit(env, cfg);
       const attached = (await this.attachedDevices(env, row)).length;
-      if (attached > limit) throw conflict("over_device_limit", `${attached} devices are signed in; log out ${attached - limit} more to continue (limit ${limit})`);
+      if (attached > limit)
+        throw conflict(
+          "over_device_limit",
+          `${attached} devices are signed in; log out ${attached - limit} more to continue (limit ${limit})`,
+        );
     }
     const moved = await this.repos.db.transaction().execute(async (tx) => {
       const m = await this.move(row, "complete", {}, tx);
@@ -391,7 +423,8 @@ export class ChallengeService implements ChallengeIssuer {
   async kick(env: EnvironmentRecord, id: string, deviceId: string): Promise<{ data: Device[] }> {
     const row = await this.load(env, id);
     if (row.type !== "account_sharing") throw conflict("invalid_transition", "Only account-sharing challenges can log devices out");
-    if (row.status !== "verified") throw conflict("invalid_transition", `Verify the code before logging devices out (challenge is ${row.status})`);
+    if (row.status !== "verified")
+      throw conflict("invalid_transition", `Verify the code before logging devices out (challenge is ${row.status})`);
     if (deviceId === row.device_id) throw badRequest("This is the device you are using: log out another one", "device");
     const device = await this.repos.devices.find(env.id, deviceId);
     if (!device || device.user_id !== row.user_id) throw notFound("Device");
@@ -410,7 +443,8 @@ export class ChallengeService implements ChallengeIssuer {
   async chooseSignup(env: EnvironmentRecord, id: string): Promise<{ redirect: string }> {
     const row = await this.load(env, id);
     const cfg = parseConfig(row);
-    if (row.type !== "account_sharing" || !cfg.signup_url) throw conflict("invalid_transition", "This challenge offers no account creation");
+    if (row.type !== "account_sharing" || !cfg.signup_url)
+      throw conflict("invalid_transition", "This challenge offers no account creation");
     if (!isPending(row.status as ChallengeStatus)) throw conflict("invalid_transition", `The challenge is ${row.status}`);
     await this.repos.challenges.updateIf(row.id, [row.status as ChallengeStatus], { signup_chosen_at: Date.now(), updated_at: Date.now() });
     return { redirect: cfg.signup_url };

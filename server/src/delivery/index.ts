@@ -29,7 +29,8 @@ export interface CodeDelivery {
 
 /** Twilio-compatible SMS API (SMS_PROVIDER=twilio), or a generic JSON POST (SMS_PROVIDER=http). */
 async function sendSms(config: Config, to: string, body: string): Promise<DeliveryResult> {
-  if (!config.SMS_PROVIDER || !config.SMS_API_URL) return { status: "failed", error: "Text messages are not configured (SMS_PROVIDER, SMS_API_URL)" };
+  if (!config.SMS_PROVIDER || !config.SMS_API_URL)
+    return { status: "failed", error: "Text messages are not configured (SMS_PROVIDER, SMS_API_URL)" };
   const ctl = AbortSignal.timeout(10_000);
   try {
     let res: Response;
@@ -48,7 +49,10 @@ async function sendSms(config: Config, to: string, body: string): Promise<Delive
       res = await fetch(config.SMS_API_URL, {
         method: "POST",
         signal: ctl,
-        headers: { "content-type": "application/json", ...(config.SMS_AUTH_TOKEN ? { authorization: `Bearer ${config.SMS_AUTH_TOKEN}` } : {}) },
+        headers: {
+          "content-type": "application/json",
+          ...(config.SMS_AUTH_TOKEN ? { authorization: `Bearer ${config.SMS_AUTH_TOKEN}` } : {}),
+        },
         body: JSON.stringify({ to, from: config.SMS_FROM, body }),
       });
     }
@@ -60,7 +64,9 @@ async function sendSms(config: Config, to: string, body: string): Promise<Delive
 }
 
 export function createCodeDelivery(config: Config): CodeDelivery {
-  const transport: Transporter | undefined = config.SMTP_URL ? nodemailer.createTransport(config.SMTP_URL, { from: config.EMAIL_FROM }) : undefined;
+  const transport: Transporter | undefined = config.SMTP_URL
+    ? nodemailer.createTransport(config.SMTP_URL, { from: config.EMAIL_FROM })
+    : undefined;
   const devOutbox = !transport && config.isDev;
   return {
     async send(msg) {
@@ -77,7 +83,8 @@ export function createCodeDelivery(config: Config): CodeDelivery {
         }
       }
       const body = codeSms(msg.language, msg.project, msg.code);
-      if (devOutbox && !config.SMS_PROVIDER) return { status: "sent", outbox: { channel: "text", recipient: msg.to, subject: "SMS", body } };
+      if (devOutbox && !config.SMS_PROVIDER)
+        return { status: "sent", outbox: { channel: "text", recipient: msg.to, subject: "SMS", body } };
       return sendSms(config, msg.to, body);
     },
     async close() {

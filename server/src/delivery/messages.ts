@@ -1,7 +1,10 @@
 // The verification messages in the user's language (en, fr, es, ar), as plain text and clean HTML.
 import type { Language } from "@tessera/sdk/contract";
 
-const TEXT: Record<Language, { subject: (p: string) => string; intro: (p: string) => string; expiry: string; ignore: string; sms: (p: string, c: string) => string }> = {
+const TEXT: Record<
+  Language,
+  { subject: (p: string) => string; intro: (p: string) => string; expiry: string; ignore: string; sms: (p: string, c: string) => string }
+> = {
   en: {
     subject: (p) => `Your ${p} verification code`,
     intro: (p) => `Use this code to confirm it's you on ${p}:`,

@@ -1,10 +1,10 @@
 // Challenge operations (SPEC.md 5, 7) for a backend (secret key) and for the hosted app (the signed challenge
 // token from the redirect URL, sent as X-Challenge-Token, which opens that one challenge only).
 import {
+  Challenge,
   ChallengeDevices,
   ChallengeListQuery,
   ChallengeView,
-  Challenge,
   CompleteChallengeRequest,
   ErrorBody,
   IdParam,
@@ -44,7 +44,12 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
     "/v3/challenges",
     {
       onRequest: secretAuth,
-      schema: { tags: ["challenges"], summary: "List all challenges, newest first", querystring: ChallengeListQuery, response: { 200: Page(Challenge), ...errors } },
+      schema: {
+        tags: ["challenges"],
+        summary: "List all challenges, newest first",
+        querystring: ChallengeListQuery,
+        response: { 200: Page(Challenge), ...errors },
+      },
     },
     async (req) => challenges.list(envOf(req), req.query),
   );
@@ -53,30 +58,64 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
 
   app.get(
     "/v3/challenges/:id",
-    { ...byId, schema: { tags: ["challenges"], summary: "Retrieve a challenge", params: IdParam, response: { 200: Challenge, ...errors } } },
+    {
+      ...byId,
+      schema: { tags: ["challenges"], summary: "Retrieve a challenge", params: IdParam, response: { 200: Challenge, ...errors } },
+    },
     async (req) => challenges.get(envOf(req), req.params.id),
   );
   app.get(
     "/v3/challenges/:id/view",
-    { ...byId, schema: { tags: ["challenges"], summary: "What the hosted page shows for a challenge", params: IdParam, response: { 200: ChallengeView, ...errors } } },
+    {
+      ...byId,
+      schema: {
+        tags: ["challenges"],
+        summary: "What the hosted page shows for a challenge",
+        params: IdParam,
+        response: { 200: ChallengeView, ...errors },
+      },
+    },
     async (req) => challenges.view(envOf(req), req.params.id),
   );
   app.post(
     "/v3/challenges/:id/open",
-    { ...byId, schema: { tags: ["challenges"], summary: "Open a challenge (created → presented)", params: IdParam, response: { 200: ChallengeView, ...errors } } },
+    {
+      ...byId,
+      schema: {
+        tags: ["challenges"],
+        summary: "Open a challenge (created → presented)",
+        params: IdParam,
+        response: { 200: ChallengeView, ...errors },
+      },
+    },
     async (req) => challenges.open(envOf(req), req.params.id),
   );
   app.post(
     "/v3/challenges/:id/send",
     {
       ...byId,
-      schema: { tags: ["challenges"], summary: "Send a challenge code", params: IdParam, body: SendCodeRequest, response: { 200: ChallengeView, 502: ErrorBody, ...errors } },
+      schema: {
+        tags: ["challenges"],
+        summary: "Send a challenge code",
+        params: IdParam,
+        body: SendCodeRequest,
+        response: { 200: ChallengeView, 502: ErrorBody, ...errors },
+      },
     },
     async (req) => challenges.send(envOf(req), req.params.id, req.body.channel, req.body.language),
   );
   app.post(
     "/v3/challenges/:id/verify",
-    { ...byId, schema: { tags: ["challenges"], summary: "Verify a challenge code", params: IdParam, body: VerifyCodeRequest, response: { 200: ChallengeView, ...errors } } },
+    {
+      ...byId,
+      schema: {
+        tags: ["challenges"],
+        summary: "Verify a challenge code",
+        params: IdParam,
+        body: VerifyCodeRequest,
+        response: { 200: ChallengeView, ...errors },
+      },
+    },
     async (req) => challenges.verify(envOf(req), req.params.id, req.body.code),
   );
   app.post(
@@ -95,14 +134,28 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
   );
   app.get(
     "/v3/challenges/:id/devices",
-    { ...byId, schema: { tags: ["challenges"], summary: "Retrieve challenge devices", params: IdParam, response: { 200: ChallengeDevices, ...errors } } },
+    {
+      ...byId,
+      schema: {
+        tags: ["challenges"],
+        summary: "Retrieve challenge devices",
+        params: IdParam,
+        response: { 200: ChallengeDevices, ...errors },
+      },
+    },
     async (req) => challenges.devices(envOf(req), req.params.id),
   );
   app.post(
     "/v3/challenges/:id/kick",
     {
       ...byId,
-      schema: { tags: ["challenges"], summary: "Kick a challenge device", params: IdParam, body: KickDeviceRequest, response: { 200: ChallengeDevices, ...errors } },
+      schema: {
+        tags: ["challenges"],
+        summary: "Kick a challenge device",
+        params: IdParam,
+        body: KickDeviceRequest,
+        response: { 200: ChallengeDevices, ...errors },
+      },
     },
     async (req) => challenges.kick(envOf(req), req.params.id, req.body.device),
   );
@@ -110,15 +163,24 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
     "/v3/challenges/:id/signup",
     {
       ...byId,
-      schema: { tags: ["challenges"], summary: "Choose to create one's own account (account sharing)", params: IdParam, response: { 200: SignupChoiceResponse, ...errors } },
+      schema: {
+        tags: ["challenges"],
+        summary: "Choose to create one's own account (account sharing)",
+        params: IdParam,
+        response: { 200: SignupChoiceResponse, ...errors },
+      },
     },
     async (req) => challenges.chooseSignup(envOf(req), req.params.id),
   );
 
   if (services.config.isDev) {
-    app.get("/v3/dev/outbox", { onRequest: secretAuth, schema: { tags: ["development"], summary: "Codes sent in development (no SMTP_URL)" } }, async (req) => ({
-      data: await challenges.outbox(envOf(req)),
-    }));
+    app.get(
+      "/v3/dev/outbox",
+      { onRequest: secretAuth, schema: { tags: ["development"], summary: "Codes sent in development (no SMTP_URL)" } },
+      async (req) => ({
+        data: await challenges.outbox(envOf(req)),
+      }),
+    );
   }
 };
 
