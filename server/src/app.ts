@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { validatorCompiler } from "fastify-type-provider-zod";
 import { requireSecret } from "./auth.js";
 import { registerErrorHandling } from "./errors.js";
+import { registerClientRateLimit } from "./rate-limit/plugin.js";
 import clientRoutes from "./routes/client.js";
 import { registerOpenApi } from "./routes/docs.js";
 import healthRoutes from "./routes/health.js";
@@ -37,8 +38,10 @@ export async function buildApp(services: Services, opts: { logger?: boolean } = 
           },
     trustProxy: trustProxy(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT,
-    requestTimeout: 30_000,
-    connectionTimeout: 60_000,
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    connectionTimeout: config.CONNECTION_TIMEOUT_MS,
+    // Node checks requestTimeout on this interval (default 30 s): a short timeout needs a short interval to bite.
+    http: { connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(config.REQUEST_TIMEOUT_MS / 4))) },
     keepAliveTimeout: 5_000,
     genReqId: () => crypto.randomUUID(),
     ajv: { customOptions: { coerceTypes: false } },
@@ -48,6 +51,7 @@ export async function buildApp(services: Services, opts: { logger?: boolean } = 
   // path fast (the tests parse every answer with the contract).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerErrorHandling(app);
+  registerClientRateLimit(app, services);
   await registerOpenApi(app, config.publicUrl);
 
   await app.register(healthRoutes, { services });

@@ -3,13 +3,17 @@
 import type { Kysely } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import * as m001 from "./001-core.js";
+import * as m002 from "./002-risk.js";
 import * as m003 from "./003-challenges.js";
 import * as m004 from "./004-webhooks.js";
+import * as m005 from "./005-rate-limits.js";
 
 const migrations: Record<string, Migration> = {
   "001-core": m001,
+  "002-risk": m002,
   "003-challenges": m003,
   "004-webhooks": m004,
+  "005-rate-limits": m005,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,0 +1,30 @@
+// The sliding-window limiter: allows up to the limit, refuses past it with a Retry-After that ends the refusal,
+// and lets the previous window's hits weigh less as the current window advances.
+import { describe, expect, it } from "vitest";
+import { judge, MemoryRateLimiter } from "./limiter.js";
+
+describe("memory rate limiter", () => {
+  it("allows `limit` hits in a window, refuses the next with a wait until the count has decayed", async () => {
+    let t = 60_000 * 100;
+    const rl = new MemoryRateLimiter(() => t);
+    for (let i = 0; i < 5; i++) expect((await rl.hit("k", 5, 60_000)).allowed).toBe(true);
+    const refused = await rl.hit("k", 5, 60_000);
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterMs).toBeGreaterThan(0);
+    // Other keys are counted apart.
+    expect((await rl.hit("other", 5, 60_000)).allowed).toBe(true);
+    t += refused.retryAfterMs;
+    expect((await rl.hit("k", 5, 60_000)).allowed).toBe(true);
+    await rl.close();
+  });
+
+  it("weighs the previous window by how much of it still overlaps", () => {
+    // 10 hits last window, 0 so far, a quarter into this one: estimate 7.5 + 1 → allowed under 10, refused under 8.
+    const state = { windowStart: 0, count: 1, prevCount: 10 };
+    expect(judge(state, 10, 1000, 250).allowed).toBe(true);
+    const r = judge(state, 8, 1000, 250);
+    expect(r.allowed).toBe(false);
+    // The retry is a second hit in this window: 10 * (1 - f) + 2 <= 8 once f >= 0.4, 150 ms after 250.
+    expect(r.retryAfterMs).toBe(150);
+  });
+});

@@ -1,0 +1,61 @@
+// Repository of rate-limit counters in PostgreSQL: one atomic upsert per batch of keys, so that every instance
+// sharing the database sees the same counts (issue 7: rate limits agree across instances).
+import { type Kysely, sql } from "kysely";
+import type { Database } from "./schema.js";
+import type { RateLimitTables } from "./tables/rate-limits.js";
+
+export interface CounterHit {
+  key: string;
+  windowMs: number;
+}
+
+export interface CounterState {
+  key: string;
+  windowStart: number;
+  count: number;
+  prevCount: number;
+}
+
+export class RateLimitsRepo {
+  private readonly db: Kysely<RateLimitTables>;
+
+  constructor(db: Kysely<Database>) {
+    this.db = db.withTables<RateLimitTables>() as unknown as Kysely<RateLimitTables>;
+  }
+
+  /**
+   * Counts one hit on each key, in one statement: a new window moves the current count to prev_count (or drops it
+   * when a whole window was skipped). Row locks make concurrent hits on one key serialise, so none is lost.
+   */
+  async hit(hits: CounterHit[], at: number): Promise<CounterState[]> {
+    if (hits.length === 0) return [];
+    const rows = hits.map((h) => {
+      const windowStart = Math.floor(at / h.windowMs) * h.windowMs;
+      return { key: h.key, window_start: windowStart, count: 1, prev_count: 0, expires_at: windowStart + 2 * h.windowMs };
+    });
+    // The window length of a key is fixed by its caller, so (expires_at - window_start) / 2 is that length.
+    const out = await this.db
+      .insertInto("rate_limits")
+      .values(rows)
+      .onConflict((oc) =>
+        oc.column("key").doUpdateSet({
+          prev_count: sql<number>`case
+            when rate_limits.window_start = excluded.window_start then rate_limits.prev_count
+            when rate_limits.window_start = excluded.window_start - (excluded.expires_at - excluded.window_start) / 2 then rate_limits.count
+            else 0 end`,
+          count: sql<number>`case when rate_limits.window_start = excluded.window_start then rate_limits.count + 1 else 1 end`,
+          window_start: sql<number>`excluded.window_start`,
+          expires_at: sql<number>`excluded.expires_at`,
+        }),
+      )
+      .returning(["key", "window_start", "count", "prev_count"])
+      .execute();
+    return out.map((r) => ({ key: r.key, windowStart: Number(r.window_start), count: Number(r.count), prevCount: Number(r.prev_count) }));
+  }
+
+  /** Drops counters whose windows are over; any instance may run it, it is idempotent. */
+  async prune(at: number): Promise<number> {
+    const res = await this.db.deleteFrom("rate_limits").where("expires_at", "<", at).executeTakeFirst();
+    return Number(res.numDeletedRows ?? 0n);
+  }
+}
