@@ -2,9 +2,11 @@
 // and shuts down cleanly on SIGTERM/SIGINT.
 import type { Config } from "./config.js";
 import { buildApp } from "./app.js";
+import { ensureAssetsBuilt } from "./build-assets.js";
 import { createServices } from "./services.js";
 
 export async function serve(config: Config): Promise<void> {
+  ensureAssetsBuilt();
   const services = await createServices(config);
   if (config.BOOTSTRAP_PROJECT && (await services.repos.projects.count()) === 0) {
     const p = await services.repos.projects.create("Default project");
