@@ -161,6 +161,17 @@ describe.each(STORES)("challenges on %s", (kind) => {
     expect(again.json().error.code).toBe("rate_limited");
   });
 
+  it("operations on one challenge are rate limited per challenge with Retry-After", async () => {
+    const c = await challengedLogin("lena");
+    const codes: number[] = [];
+    for (let i = 0; i < 35; i++) codes.push((await call("POST", `/v3/challenges/${c.id}/open`, c.headers)).statusCode);
+    expect(codes.slice(0, 30).every((s) => s === 200)).toBe(true);
+    const limited = await call("POST", `/v3/challenges/${c.id}/open`, c.headers);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().error.code).toBe("rate_limited");
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+  });
+
   it("a delivery failure is recorded and reported, not swallowed", async () => {
     const c = await challengedLogin("frank");
     smtp.refuse = true;

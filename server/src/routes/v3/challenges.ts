@@ -17,8 +17,13 @@ import {
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { envOf, requireSecret } from "../../auth.js";
-import { ApiError, forbidden, unauthorized } from "../../errors.js";
+import { ApiError, forbidden, rateLimited, unauthorized } from "../../errors.js";
 import type { Services } from "../../services.js";
+
+/** Per client IP, all challenges together, and per challenge: operations per window. */
+const CHALLENGE_WINDOW_MS = 60_000;
+const CHALLENGE_IP_LIMIT = 60;
+const CHALLENGE_OP_LIMIT = 30;
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody };
 
@@ -39,6 +44,19 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
     if (!env) throw unauthorized("Invalid challenge link");
     req.environment = env;
   }
+
+  // Challenge operations that act (send, verify, kick…) are limited per client IP and per challenge, counted by the
+  // shared limiter so every instance agrees; code resends and wrong codes have their own caps in the service.
+  app.addHook("preHandler", async (req) => {
+    if (req.method !== "POST") return;
+    const id = (req.params as { id?: string }).id ?? "";
+    const results = await services.rateLimiter.hitMany([
+      { key: `challenge-ip:${req.ip}`, limit: CHALLENGE_IP_LIMIT, windowMs: CHALLENGE_WINDOW_MS },
+      { key: `challenge-op:${id}`, limit: CHALLENGE_OP_LIMIT, windowMs: CHALLENGE_WINDOW_MS },
+    ]);
+    const wait = Math.max(0, ...results.filter((r) => !r.allowed).map((r) => r.retryAfterMs));
+    if (wait > 0) throw rateLimited(wait / 1000, "Too many challenge operations: slow down");
+  });
 
   app.get(
     "/v3/challenges",
