@@ -59,6 +59,8 @@ const ConfigSchema = z.object({
   CLIENT_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   /** Rate limit of the client API, requests per minute per client id (all IPs together; 500/s by default). */
   CLIENT_ID_RATE_LIMIT: z.coerce.number().int().min(1).default(30_000),
+  /** Challenge operations (send, verify, kick…) per minute per client IP, all challenges together. */
+  CHALLENGE_IP_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   /** A request must arrive whole within this time (slow clients are cut off, answered 408). */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(30_000),
   /** A connection silent for this long is closed. */

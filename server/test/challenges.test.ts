@@ -10,7 +10,8 @@ describe.each(STORES)("challenges on %s", (kind) => {
   let smtp: TestSmtp;
   beforeAll(async () => {
     smtp = await startSmtp();
-    t = await startTestApp(kind, { SMTP_URL: smtp.url, EMAIL_FROM: "Tessera <no-reply@test.local>" });
+    // Every test request comes from 127.0.0.1: lift the per-IP limit so that only the per-challenge one is tested.
+    t = await startTestApp(kind, { SMTP_URL: smtp.url, EMAIL_FROM: "Tessera <no-reply@test.local>", CHALLENGE_IP_RATE_LIMIT: "100000" });
     const policy = await t.app.inject({
       method: "POST",
       url: "/v3/policies",

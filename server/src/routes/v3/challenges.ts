@@ -20,9 +20,8 @@ import { envOf, requireSecret } from "../../auth.js";
 import { ApiError, forbidden, rateLimited, unauthorized } from "../../errors.js";
 import type { Services } from "../../services.js";
 
-/** Per client IP, all challenges together, and per challenge: operations per window. */
+/** Operations per minute per challenge (per client IP: CHALLENGE_IP_RATE_LIMIT). A real user needs a handful. */
 const CHALLENGE_WINDOW_MS = 60_000;
-const CHALLENGE_IP_LIMIT = 60;
 const CHALLENGE_OP_LIMIT = 30;
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody };
@@ -51,7 +50,7 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
     if (req.method !== "POST") return;
     const id = (req.params as { id?: string }).id ?? "";
     const results = await services.rateLimiter.hitMany([
-      { key: `challenge-ip:${req.ip}`, limit: CHALLENGE_IP_LIMIT, windowMs: CHALLENGE_WINDOW_MS },
+      { key: `challenge-ip:${req.ip}`, limit: services.config.CHALLENGE_IP_RATE_LIMIT, windowMs: CHALLENGE_WINDOW_MS },
       { key: `challenge-op:${id}`, limit: CHALLENGE_OP_LIMIT, windowMs: CHALLENGE_WINDOW_MS },
     ]);
     const wait = Math.max(0, ...results.filter((r) => !r.allowed).map((r) => r.retryAfterMs));
