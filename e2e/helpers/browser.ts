@@ -1,0 +1,66 @@
+// Launches Debian's Chromium through playwright-core with a fresh profile per call (TOOLCHAIN.md "Browser").
+// Every fresh headless profile on one machine yields the same FingerprintJS components, so a test that needs
+// another device passes another user agent, viewport, locale and time zone.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+
+export const CHROMIUM = "/usr/bin/chromium";
+export const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
+
+export interface BrowserOptions {
+  userAgent?: string;
+  viewport?: { width: number; height: number };
+  locale?: string;
+  timezoneId?: string;
+  /** Hide the automation flag (navigator.webdriver) for "human" scenarios. */
+  human?: boolean;
+}
+
+export interface Browser {
+  context: BrowserContext;
+  profileDir: string;
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+const BASE_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Opens a persistent context; pass `profileDir` to reopen an existing profile (same browser, restarted). */
+export async function launchBrowser(options: BrowserOptions = {}, profileDir?: string): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium`);
+  const dir = profileDir ?? mkdtempSync(join(tmpdir(), "tessera-e2e-profile-"));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: CHROMIUM,
+    args: options.human ? [...BASE_ARGS, "--disable-blink-features=AutomationControlled"] : BASE_ARGS,
+    userAgent: options.userAgent,
+    viewport: options.viewport ?? { width: 1280, height: 800 },
+    screen: options.viewport,
+    locale: options.locale,
+    timezoneId: options.timezoneId,
+  });
+  return {
+    context,
+    profileDir: dir,
+    newPage: () => context.newPage(),
+    close: async () => {
+      await context.close();
+      if (!profileDir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
