@@ -6,7 +6,10 @@ import type { Dialect, Store } from "./db.js";
 import { DevicesRepo } from "./devices.js";
 import { EvaluationsRepo } from "./evaluations.js";
 import { FingerprintsRepo } from "./fingerprints.js";
+import { HistoryRepo } from "./history.js";
 import { IdentificationsRepo } from "./identifications.js";
+import { ListsRepo } from "./lists.js";
+import { PoliciesRepo } from "./policies.js";
 import { ProjectsRepo } from "./projects.js";
 import type { Database } from "./schema.js";
 import { UserDataRepo } from "./user-data.js";
@@ -26,6 +29,9 @@ export interface Repos {
   identifications: IdentificationsRepo;
   accessRecords: AccessRecordsRepo;
   userData: UserDataRepo;
+  policies: PoliciesRepo;
+  lists: ListsRepo;
+  history: HistoryRepo;
 }
 
 export function createRepos(store: Store): Repos {
@@ -43,5 +49,8 @@ export function createRepos(store: Store): Repos {
     identifications: new IdentificationsRepo(db),
     accessRecords: new AccessRecordsRepo(db),
     userData: new UserDataRepo(db),
+    policies: new PoliciesRepo(db),
+    lists: new ListsRepo(db),
+    history: new HistoryRepo(db),
   };
 }

@@ -1,0 +1,123 @@
+// Repository of the behavioural history the checks read (SPEC.md 6): recent evaluations of a user, sliding-window
+// counts per user, IP and fingerprint, devices per user, users per fingerprint / visitor token / IP, repeated
+// content. Every query is bounded and served by an index, and all of it lives in the shared store, so several
+// instances agree on velocity and device counts.
+import type { Kysely } from "kysely";
+import { newId } from "../ids.js";
+import type { Database } from "./schema.js";
+
+export interface RecentEvaluation {
+  ip: string | null;
+  country_code: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  created_at: number;
+  device_id: string | null;
+  fingerprint_id: string | null;
+}
+
+export interface UserDevice {
+  id: string;
+  type: string;
+  status: string;
+  fingerprint_id: string | null;
+  last_seen_at: number | null;
+  last_ip: string | null;
+}
+
+export class HistoryRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async recentForUser(environmentId: string, userId: string, limit = 10): Promise<RecentEvaluation[]> {
+    const rows = await this.db
+      .selectFrom("evaluations")
+      .select(["ip", "country_code", "latitude", "longitude", "created_at", "device_id", "fingerprint_id"])
+      .where("environment_id", "=", environmentId)
+      .where("user_id", "=", userId)
+      .orderBy("created_at", "desc")
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ ...r, created_at: Number(r.created_at) }));
+  }
+
+  async userHasSeenIp(environmentId: string, userId: string, ip: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("evaluations")
+      .select("id")
+      .where("environment_id", "=", environmentId)
+      .where("user_id", "=", userId)
+      .where("ip", "=", ip)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async countSince(environmentId: string, by: "user_id" | "ip" | "fingerprint_id", value: string, since: number): Promise<number> {
+    const r = await this.db
+      .selectFrom("evaluations")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("environment_id", "=", environmentId)
+      .where(by, "=", value)
+      .where("created_at", ">=", since)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  /** Distinct users evaluated from this IP since `since` (at most `cap` are counted). */
+  async ipUsers(environmentId: string, ip: string, since: number, cap = 200): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("evaluations")
+      .select("user_id")
+      .distinct()
+      .where("environment_id", "=", environmentId)
+      .where("ip", "=", ip)
+      .where("created_at", ">=", since)
+      .where("user_id", "is not", null)
+      .limit(cap)
+      .execute();
+    return rows.map((r) => r.user_id as string);
+  }
+
+  async userDevices(environmentId: string, userId: string, cap = 200): Promise<UserDevice[]> {
+    const rows = await this.db
+      .selectFrom("devices")
+      .select(["id", "type", "status", "fingerprint_id", "last_seen_at", "last_ip"])
+      .where("environment_id", "=", environmentId)
+      .where("user_id", "=", userId)
+      .orderBy("last_seen_at", "desc")
+      .limit(cap)
+      .execute();
+    return rows.map((r) => ({ ...r, last_seen_at: r.last_seen_at == null ? null : Number(r.last_seen_at) }));
+  }
+
+  /** Distinct users whose devices carry this fingerprint or this visitor token. */
+  async usersOfDevicesBy(environmentId: string, by: "fingerprint_id" | "visitor_token", value: string, cap = 200): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("devices")
+      .select("user_id")
+      .distinct()
+      .where("environment_id", "=", environmentId)
+      .where(by, "=", value)
+      .where("user_id", "is not", null)
+      .limit(cap)
+      .execute();
+    return rows.map((r) => r.user_id as string);
+  }
+
+  /** Distinct other users who submitted content with this hash since `since`. */
+  async contentUsers(environmentId: string, hash: string, since: number, cap = 200): Promise<{ users: number; total: number }> {
+    const rows = await this.db
+      .selectFrom("content_hashes")
+      .select("user_id")
+      .where("environment_id", "=", environmentId)
+      .where("hash", "=", hash)
+      .where("created_at", ">=", since)
+      .limit(cap)
+      .execute();
+    return { users: new Set(rows.map((r) => r.user_id ?? "")).size, total: rows.length };
+  }
+
+  async recordContent(environmentId: string, hash: string, userId: string | null, at: number): Promise<void> {
+    await this.db.insertInto("content_hashes").values({ id: newId("cnt"), environment_id: environmentId, hash, user_id: userId, created_at: at }).execute();
+  }
+}

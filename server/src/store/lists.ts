@@ -1,0 +1,115 @@
+// Repository of lists (SPEC.md 5): named sets of values per environment, with optional expiry, and the one
+// membership query the evaluate hot path makes ("which lists hold any of these values").
+import type { Kysely } from "kysely";
+import { iso, now } from "../time.js";
+import type { Database } from "./schema.js";
+
+/** Values are compared case-insensitively (emails, domains, countries); ids keep their case. */
+export function normaliseListValue(v: string): string {
+  const t = v.trim();
+  return /[@.]/.test(t) || /^[a-z]{2}$/i.test(t) ? t.toLowerCase() : t;
+}
+
+export class ListsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async add(
+    environmentId: string,
+    listId: string,
+    values: string[],
+    opts: { comment?: string; ttlSeconds?: number } = {},
+  ): Promise<{ added: number; updated: number; total: number }> {
+    const t = now();
+    const expires = opts.ttlSeconds ? t + opts.ttlSeconds * 1000 : null;
+    const unique = [...new Set(values.map(normaliseListValue))];
+    let added = 0;
+    let updated = 0;
+    await this.db.transaction().execute(async (tx) => {
+      const existing = new Set(
+        (
+          await tx
+            .selectFrom("list_entries")
+            .select("value")
+            .where("environment_id", "=", environmentId)
+            .where("list_id", "=", listId)
+            .where("value", "in", unique)
+            .execute()
+        ).map((r) => r.value),
+      );
+      for (const value of unique) {
+        if (existing.has(value)) {
+          await tx
+            .updateTable("list_entries")
+            .set({ comment: opts.comment ?? null, expires_at: expires, updated_at: t })
+            .where("environment_id", "=", environmentId)
+            .where("list_id", "=", listId)
+            .where("value", "=", value)
+            .execute();
+          updated++;
+        } else {
+          await tx
+            .insertInto("list_entries")
+            .values({ environment_id: environmentId, list_id: listId, value, comment: opts.comment ?? null, expires_at: expires, created_at: t, updated_at: t })
+            .onConflict((oc) => oc.columns(["environment_id", "list_id", "value"]).doNothing())
+            .execute();
+          added++;
+        }
+      }
+    });
+    return { added, updated, total: await this.count(environmentId, listId) };
+  }
+
+  async remove(environmentId: string, listId: string, values: string[]): Promise<{ removed: number; total: number }> {
+    const res = await this.db
+      .deleteFrom("list_entries")
+      .where("environment_id", "=", environmentId)
+      .where("list_id", "=", listId)
+      .where("value", "in", [...new Set(values.map(normaliseListValue))])
+      .executeTakeFirst();
+    return { removed: Number(res.numDeletedRows), total: await this.count(environmentId, listId) };
+  }
+
+  async count(environmentId: string, listId: string): Promise<number> {
+    const r = await this.db
+      .selectFrom("list_entries")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("environment_id", "=", environmentId)
+      .where("list_id", "=", listId)
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now())]))
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  async entries(environmentId: string, listId: string, page: number, limit: number) {
+    const rows = await this.db
+      .selectFrom("list_entries")
+      .select(["value", "comment", "expires_at", "created_at"])
+      .where("environment_id", "=", environmentId)
+      .where("list_id", "=", listId)
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now())]))
+      .orderBy("value")
+      .limit(limit)
+      .offset((page - 1) * limit)
+      .execute();
+    return rows.map((r) => ({
+      value: r.value,
+      ...(r.comment ? { comment: r.comment } : {}),
+      ...(r.expires_at != null ? { expires_at: iso(Number(r.expires_at)) } : {}),
+      createdAt: iso(Number(r.created_at)),
+    }));
+  }
+
+  /** (list, value) pairs of live entries holding any of the values: one indexed query per evaluation. */
+  async membership(environmentId: string, values: string[], at: number): Promise<{ list_id: string; value: string }[]> {
+    const unique = [...new Set(values.filter(Boolean).map(normaliseListValue))];
+    if (unique.length === 0) return [];
+    return this.db
+      .selectFrom("list_entries")
+      .select(["list_id", "value"])
+      .where("environment_id", "=", environmentId)
+      .where("value", "in", unique)
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", at)]))
+      .limit(500)
+      .execute();
+  }
+}

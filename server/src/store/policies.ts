@@ -1,0 +1,162 @@
+// Repository of policies (SPEC.md 6): CRUD per environment, a short per-process cache for the evaluate hot path,
+// and the once-per-environment seeding marker for the default policies.
+import type { Environment, Policy, PolicyChallenge, Verdict } from "@tessera/sdk/contract";
+import type { Kysely, Selectable } from "kysely";
+import { newId } from "../ids.js";
+import { iso, now } from "../time.js";
+import type { Database } from "./schema.js";
+import type { PoliciesTable } from "./tables/risk.js";
+
+export type PolicyRow = Selectable<PoliciesTable>;
+
+/** A policy as stored, ready to evaluate: the wire object plus where it came from. */
+export type StoredPolicy = Policy & { source: string; source_key?: string };
+
+/**
+ * How long another instance's policy write may take to show here. Writes through this instance clear the cache at
+ * once, so "create a policy, evaluate" always sees it on one instance.
+ */
+const CACHE_MS = 1000;
+
+export type PolicyInput = Omit<Policy, "id" | "createdAt" | "updatedAt" | "environment">;
+
+export function toWirePolicy(row: PolicyRow, environment: Environment): StoredPolicy {
+  const p: StoredPolicy = {
+    id: row.id,
+    name: row.name,
+    environment,
+    enabled: row.enabled === 1,
+    actions: JSON.parse(row.actions) as string[],
+    priority: Number(row.priority),
+    conditions: JSON.parse(row.conditions) as Policy["conditions"],
+    verdict: row.verdict as Verdict,
+    createdAt: iso(Number(row.created_at)),
+    updatedAt: iso(Number(row.updated_at)),
+    source: row.source,
+  };
+  if (row.description != null) p.description = row.description;
+  if (row.challenge) p.challenge = JSON.parse(row.challenge) as PolicyChallenge;
+  if (row.source_key) p.source_key = row.source_key;
+  return p;
+}
+
+export class PoliciesRepo {
+  private cache = new Map<string, { at: number; rows: PolicyRow[] }>();
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  private invalidate(environmentId: string): void {
+    this.cache.delete(environmentId);
+  }
+
+  /** Every policy of the environment, highest priority first (ties: oldest first). */
+  async list(environmentId: string): Promise<PolicyRow[]> {
+    return this.db
+      .selectFrom("policies")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .orderBy("priority", "desc")
+      .orderBy("created_at", "asc")
+      .orderBy("id", "asc")
+      .execute();
+  }
+
+  /** The list above through the per-process cache (the evaluate hot path). */
+  async listCached(environmentId: string): Promise<PolicyRow[]> {
+    const hit = this.cache.get(environmentId);
+    const t = Date.now();
+    if (hit && t - hit.at < CACHE_MS) return hit.rows;
+    const rows = await this.list(environmentId);
+    this.cache.set(environmentId, { at: t, rows });
+    return rows;
+  }
+
+  async find(environmentId: string, id: string): Promise<PolicyRow | undefined> {
+    return this.db.selectFrom("policies").selectAll().where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
+  }
+
+  private values(environmentId: string, p: PolicyInput, source: string, sourceKey: string | null, t: number): PolicyRow {
+    return {
+      id: newId("pol"),
+      environment_id: environmentId,
+      name: p.name,
+      description: p.description ?? null,
+      enabled: p.enabled ? 1 : 0,
+      actions: JSON.stringify(p.actions),
+      priority: p.priority,
+      conditions: JSON.stringify(p.conditions),
+      verdict: p.verdict,
+      challenge: p.challenge ? JSON.stringify(p.challenge) : null,
+      source,
+      source_key: sourceKey,
+      created_at: t,
+      updated_at: t,
+    };
+  }
+
+  async create(environmentId: string, p: PolicyInput, source = "api", sourceKey: string | null = null, db: Kysely<Database> = this.db): Promise<PolicyRow> {
+    const row = this.values(environmentId, p, source, sourceKey, now());
+    await db.insertInto("policies").values(row).execute();
+    this.invalidate(environmentId);
+    return row;
+  }
+
+  async update(environmentId: string, id: string, patch: Partial<PolicyInput>): Promise<PolicyRow | undefined> {
+    const set: Partial<PolicyRow> = { updated_at: now() };
+    if (patch.name !== undefined) set.name = patch.name;
+    if (patch.description !== undefined) set.description = patch.description;
+    if (patch.enabled !== undefined) set.enabled = patch.enabled ? 1 : 0;
+    if (patch.actions !== undefined) set.actions = JSON.stringify(patch.actions);
+    if (patch.priority !== undefined) set.priority = patch.priority;
+    if (patch.conditions !== undefined) set.conditions = JSON.stringify(patch.conditions);
+    if (patch.verdict !== undefined) set.verdict = patch.verdict;
+    if (patch.challenge !== undefined) set.challenge = patch.challenge ? JSON.stringify(patch.challenge) : null;
+    const res = await this.db.updateTable("policies").set(set).where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
+    this.invalidate(environmentId);
+    if (Number(res.numUpdatedRows) === 0) return undefined;
+    return this.find(environmentId, id);
+  }
+
+  async delete(environmentId: string, id: string): Promise<boolean> {
+    const res = await this.db.deleteFrom("policies").where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
+    this.invalidate(environmentId);
+    return Number(res.numDeletedRows) > 0;
+  }
+
+  /** Creates or replaces the policy with this source key (config-file and default policies). */
+  async upsertByKey(environmentId: string, key: string, p: PolicyInput, source: string): Promise<void> {
+    const existing = await this.db
+      .selectFrom("policies")
+      .select("id")
+      .where("environment_id", "=", environmentId)
+      .where("source_key", "=", key)
+      .executeTakeFirst();
+    if (existing) await this.update(environmentId, existing.id, p);
+    else await this.create(environmentId, p, source, key);
+  }
+
+  /** Whether this environment's defaults were already seeded (once, ever). */
+  async seeded(environmentId: string): Promise<boolean> {
+    const r = await this.db.selectFrom("risk_environments").select("environment_id").where("environment_id", "=", environmentId).executeTakeFirst();
+    return r !== undefined;
+  }
+
+  /**
+   * Seeds the defaults exactly once per environment: the marker insert decides who seeds when several requests
+   * or instances race, and the policies are written in the same transaction.
+   */
+  async seedOnce(environmentId: string, defaults: { key: string; policy: PolicyInput }[]): Promise<boolean> {
+    const seeded = await this.db.transaction().execute(async (tx) => {
+      const res = await tx
+        .insertInto("risk_environments")
+        .values({ environment_id: environmentId, defaults_seeded_at: now() })
+        .onConflict((oc) => oc.column("environment_id").doNothing())
+        .executeTakeFirst();
+      if (Number(res.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
+      for (const d of defaults) await this.create(environmentId, d.policy, "default", d.key, tx);
+      return true;
+    });
+    this.invalidate(environmentId);
+    return seeded;
+  }
+}
