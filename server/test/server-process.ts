@@ -1,9 +1,11 @@
 // The real server as a child process (`node bin/tessera.mjs serve`), for tests and the bench that need what
 // in-process injection cannot show: SIGKILL and restart, several instances on one database, real sockets.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
+import { ensureAssetsBuilt } from "../src/build-assets.js";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const BIN = path.join(ROOT, "bin", "tessera.mjs");
@@ -66,8 +68,36 @@ export interface StartOptions {
   readyTimeoutMs?: number;
 }
 
+/**
+ * `tessera serve` builds the SDK and the challenge app when they are missing: do it here once, under a lock, so that
+ * test files starting servers side by side do not build into the same folders at the same time.
+ */
+async function assetsBuiltOnce(): Promise<void> {
+  const lock = path.join(ROOT, ".tmp", "assets-build.lock");
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
+  for (let i = 0; i < 3000; i++) {
+    try {
+      fs.mkdirSync(lock);
+    } catch {
+      // Another test file is building; a lock older than 5 minutes is left over from a killed run.
+      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 300_000) fs.rmSync(lock, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 100));
+      continue;
+    }
+    try {
+      ensureAssetsBuilt(() => {});
+    } finally {
+      fs.rmSync(lock, { recursive: true, force: true });
+    }
+    return;
+  }
+  throw new Error("timed out waiting for the asset build lock");
+}
+
 /** Starts `tessera serve` on a free loopback port and resolves once /readyz answers 200. */
 export async function startServer(env: Record<string, string>, opts: StartOptions = {}): Promise<ServerProcess> {
+  await assetsBuiltOnce();
   const port = Number(env.PORT ?? (await freePort()));
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, "serve"], {
