@@ -6,10 +6,15 @@ import { requireSecret } from "./auth.js";
 import { registerErrorHandling } from "./errors.js";
 import { registerClientRateLimit } from "./rate-limit/plugin.js";
 import clientRoutes from "./routes/client.js";
+import clientDeviceRoutes from "./routes/client-devices.js";
 import { registerOpenApi } from "./routes/docs.js";
 import healthRoutes from "./routes/health.js";
+import legacyRoutes from "./routes/legacy-v2.js";
 import challengeRoutes from "./routes/v3/challenges.js";
+import deviceRoutes from "./routes/v3/devices.js";
 import evaluationRoutes from "./routes/v3/evaluations.js";
+import userRoutes from "./routes/v3/users.js";
+import webhookRoutes from "./routes/v3/webhooks.js";
 import type { Services } from "./services.js";
 
 function trustProxy(value: string | undefined): boolean | string[] {
@@ -22,7 +27,7 @@ function trustProxy(value: string | undefined): boolean | string[] {
 }
 
 /** Headers whose values never reach the logs. */
-const REDACT = ["req.headers.authorization", "req.headers.cookie", "req.headers[\"x-challenge-token\"]"];
+const REDACT = ["req.headers.authorization", "req.headers.cookie", 'req.headers["x-challenge-token"]'];
 
 export async function buildApp(services: Services, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
   const { config } = services;
@@ -56,12 +61,17 @@ export async function buildApp(services: Services, opts: { logger?: boolean } = 
 
   await app.register(healthRoutes, { services });
   await app.register(clientRoutes, { services });
+  await app.register(clientDeviceRoutes, { services });
   // Challenges authenticate per route: a secret key, or the hosted app's challenge token.
   await app.register(challengeRoutes, { services });
   // The server API: every route in this scope needs a secret key.
   await app.register(async (api) => {
     api.addHook("onRequest", requireSecret(services));
     await api.register(evaluationRoutes, { services });
+    await api.register(webhookRoutes, { services });
+    await api.register(deviceRoutes, { services });
+    await api.register(userRoutes, { services });
+    await api.register(legacyRoutes, { services });
   });
 
   app.get("/", { schema: { hide: true } }, async (_req, reply) => reply.redirect(config.isDev ? "/demo/" : "/docs"));

@@ -53,3 +53,5 @@ export const FingerprintResponse = z.object({ fingerprint_id: z.nullable(z.strin
 /** [current, last]: this browser's fingerprint hash now and the one it had before. */
 export const HashResponse = z.tuple([z.nullable(z.string()), z.nullable(z.string())]);
 export const IdentifyResponse = z.object({ identification_id: z.string() });
+
+export const DeviceList = z.array(Device);

@@ -43,3 +43,6 @@ export const IdentificationCompleteResponse = z.object({
 export const LegacyDeviceMetadataRequest = z.object({
   metadata_fields: z.record(z.string().check(z.maxLength(100)), z.array(z.string().check(z.maxLength(1000))).check(z.maxLength(100))),
 });
+
+export const LegacyDeviceParam = z.object({ device: z.string().check(z.minLength(1), z.maxLength(200)) });
+export const LegacySuccess = z.object({ success: z.literal(true) });

@@ -61,3 +61,9 @@ export const WebhookPayload = z.object({
   user: z.optional(z.unknown()),
 });
 export type WebhookPayload = z.infer<typeof WebhookPayload>;
+
+/** Path of one delivery of one endpoint. */
+export const WebhookDeliveryParams = z.object({
+  id: z.string().check(z.minLength(1), z.maxLength(200)),
+  delivery: z.string().check(z.minLength(1), z.maxLength(200)),
+});

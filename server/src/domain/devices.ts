@@ -2,7 +2,7 @@
 // operations of SPEC.md 4 (attach, detach, fingerprint, hash, identify), which resolve identity like an evaluation.
 import type { Device, Metadata } from "@tessera/sdk/contract";
 import type { Kysely } from "kysely";
-import { notFound } from "../errors.js";
+import { conflict, notFound } from "../errors.js";
 import { newId } from "../ids.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { EventSink } from "../pipeline/evaluate.js";
@@ -214,4 +214,61 @@ export class DevicesService {
     await this.repos.devices.insert(row, tx);
     return row;
   }
+}
+
+/**
+ * Legacy completion (SPEC.md 8): the backend names the account the identified browser belongs to; the device is
+ * attached to it and an access record written. Completes once (a second call is a 409).
+ */
+export async function completeIdentification(
+  repos: Repos,
+  environmentId: string,
+  identificationId: string,
+  account: string,
+): Promise<{ access: string; device: string; new_device: boolean; metadata_fields: Record<string, string[]> }> {
+  const found = await repos.identifications.find(environmentId, identificationId);
+  if (!found) throw notFound("Identification");
+  if (found.completed_at != null) throw conflict("conflict", "This identification was already completed");
+  return repos.db.transaction().execute(async (tx) => {
+    const at = now();
+    const { user } = await repos.users.upsert(environmentId, account, {}, tx);
+    const owned = await repos.userData.deviceWithOwner(tx, environmentId, found.device_id);
+    if (!owned) throw notFound("Device of this identification");
+    const { device } = owned;
+    const newDevice = device.user_id !== user.id;
+    const access = newId("acc");
+    if (!(await repos.identifications.complete(found.id, { user_id: user.id, access_id: access, new_device: newDevice, at }, tx))) {
+      throw conflict("conflict", "This identification was already completed");
+    }
+    await repos.accessRecords.insert(
+      {
+        id: access,
+        environment_id: environmentId,
+        device_id: device.id,
+        user_id: user.id,
+        confidence: found.confidence,
+        metadata: "{}",
+        created_at: at,
+        updated_at: at,
+      },
+      tx,
+    );
+    if (newDevice || device.status !== "attached") {
+      await repos.devices.update(
+        device.id,
+        { user_id: user.id, status: "attached", attached_at: at, detached_at: null, logout_pending: 0, updated_at: at },
+        tx,
+      );
+    }
+    return { access, device: device.id, new_device: newDevice, metadata_fields: metadataFields(device.metadata) };
+  });
+}
+
+/** The legacy view of device metadata: the keys whose values are lists of strings. */
+export function metadataFields(metadataJson: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(JSON.parse(metadataJson) as Record<string, unknown>)) {
+    if (Array.isArray(v) && v.every((x) => typeof x === "string")) out[k] = v as string[];
+  }
+  return out;
 }

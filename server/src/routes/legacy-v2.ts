@@ -1,0 +1,141 @@
+// Legacy server API (`/v2/proj`, secret key; SPEC.md 8) with its exact envelopes. The deprecated endpoints say so
+// with a `Deprecation` header (RFC 9745) and a `Link` to their successor.
+import {
+  AccessHistoryPage,
+  AccessHistoryQuery,
+  DeviceList,
+  ErrorBody,
+  IdentificationCompleteRequest,
+  IdentificationCompleteResponse,
+  IdParam,
+  LegacyDeviceMetadataRequest,
+  LegacyDeviceParam,
+  LegacySuccess,
+} from "@tessera/sdk/contract";
+import type { FastifyReply } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { envOf } from "../auth.js";
+import { completeIdentification } from "../domain/devices.js";
+import { badRequest } from "../errors.js";
+import type { Services } from "../services.js";
+import { iso } from "../time.js";
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
+/** 2026-01-01T00:00:00Z: the date from which the deprecated endpoints are deprecated. */
+const DEPRECATED_SINCE = 1767225600;
+
+function deprecated(reply: FastifyReply, successor: string) {
+  reply.header("deprecation", `@${DEPRECATED_SINCE}`).header("link", `<${successor}>; rel="successor-version"`);
+}
+
+const legacyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const { repos } = services;
+
+  app.get(
+    "/v2/proj/access-history",
+    {
+      schema: {
+        tags: ["legacy"],
+        summary: "Access history of a user and/or a device (paginated)",
+        querystring: AccessHistoryQuery,
+        response: { 200: AccessHistoryPage, ...errors },
+      },
+    },
+    async (req) => {
+      const env = envOf(req);
+      const { user, device, per, page } = req.query;
+      if (!user && !device) throw badRequest("Give at least one of user or device", "user");
+      let userId: string | undefined;
+      let empty = false;
+      if (user) {
+        const row = await repos.users.findByExternal(env.id, user);
+        if (row) userId = row.id;
+        else empty = true;
+      }
+      const { rows, total } = empty
+        ? { rows: [], total: 0 }
+        : await repos.accessRecords.page(env.id, { userId, deviceId: device }, page, per);
+      const externals = new Map<string, string>();
+      for (const id of new Set(rows.map((r) => r.user_id).filter((x): x is string => x != null))) {
+        const u = await repos.users.findById(id);
+        if (u) externals.set(id, u.external_id);
+      }
+      // The envelope of mongoose-paginate, which the legacy API answered: totalPages is at least 1.
+      const totalPages = Math.max(1, Math.ceil(total / per));
+      return {
+        docs: rows.map((r) => {
+          const u = r.user_id ? externals.get(r.user_id) : undefined;
+          return {
+            id: r.id,
+            device: r.device_id,
+            ...(u ? { user: u } : {}),
+            confidence: r.confidence,
+            createdAt: iso(r.created_at),
+            updatedAt: iso(r.updated_at),
+          };
+        }),
+        totalDocs: total,
+        limit: per,
+        totalPages,
+        page,
+        pagingCounter: (page - 1) * per + 1,
+        hasPrevPage: page > 1,
+        hasNextPage: page < totalPages,
+        prevPage: page > 1 ? page - 1 : null,
+        nextPage: page < totalPages ? page + 1 : null,
+      };
+    },
+  );
+
+  app.get(
+    "/v2/proj/user/:id/devices",
+    {
+      schema: {
+        tags: ["legacy"],
+        summary: "A user's devices (deprecated: use GET /v3/user/:id/devices)",
+        deprecated: true,
+        params: IdParam,
+        response: { 200: DeviceList, ...errors },
+      },
+    },
+    async (req, reply) => {
+      deprecated(reply, `/v3/user/${encodeURIComponent(req.params.id)}/devices`);
+      return services.devices.listForUser(envOf(req).id, req.params.id);
+    },
+  );
+
+  app.post(
+    "/v2/proj/identification/:id/complete",
+    {
+      schema: {
+        tags: ["legacy"],
+        summary: "Complete an identification with the account it belongs to",
+        params: IdParam,
+        body: IdentificationCompleteRequest,
+        response: { 200: IdentificationCompleteResponse, 409: ErrorBody, ...errors },
+      },
+    },
+    async (req) => completeIdentification(repos, envOf(req).id, req.params.id, req.body.account),
+  );
+
+  app.post(
+    "/v2/proj/device/:device/metadata",
+    {
+      schema: {
+        tags: ["legacy"],
+        summary: "Add metadata fields to a device (deprecated: use POST /v3/devices/:id/metadata)",
+        deprecated: true,
+        params: LegacyDeviceParam,
+        body: LegacyDeviceMetadataRequest,
+        response: { 200: LegacySuccess, ...errors },
+      },
+    },
+    async (req, reply) => {
+      deprecated(reply, `/v3/devices/${encodeURIComponent(req.params.device)}/metadata`);
+      await services.devices.mergeMetadataFields(envOf(req).id, req.params.device, req.body.metadata_fields);
+      return { success: true as const };
+    },
+  );
+};
+
+export default legacyRoutes;

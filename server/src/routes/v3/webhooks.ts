@@ -1,0 +1,95 @@
+// Server API for webhook endpoints (SPEC.md 5, 9): register (secret shown once), list, delete, deliveries, re-send.
+import {
+  ErrorBody,
+  IdParam,
+  Page,
+  PageQuery,
+  WebhookDelivery,
+  WebhookDeliveryParams,
+  WebhookEndpoint,
+  WebhookEndpointCreateRequest,
+} from "@tessera/sdk/contract";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import * as z from "zod/mini";
+import { envOf } from "../../auth.js";
+import type { Services } from "../../services.js";
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
+
+const webhookRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const endpoints = services.webhookEndpoints;
+
+  app.get(
+    "/v3/webhook-endpoints",
+    {
+      schema: {
+        tags: ["webhooks"],
+        summary: "List webhook endpoints",
+        response: { 200: z.object({ data: z.array(WebhookEndpoint) }), ...errors },
+      },
+    },
+    async (req) => ({ data: await endpoints.list(envOf(req)) }),
+  );
+
+  app.post(
+    "/v3/webhook-endpoints",
+    {
+      schema: {
+        tags: ["webhooks"],
+        summary: "Register a webhook endpoint",
+        description:
+          "Answers the endpoint with its `whsec_…` signing secret, shown only in this answer. URLs must use https; a development environment may use http to localhost.",
+        body: WebhookEndpointCreateRequest,
+        response: { 201: WebhookEndpoint, ...errors },
+      },
+    },
+    async (req, reply) => reply.status(201).send(await endpoints.create(envOf(req), req.body)),
+  );
+
+  app.delete(
+    "/v3/webhook-endpoints/:id",
+    {
+      schema: {
+        tags: ["webhooks"],
+        summary: "Delete a webhook endpoint and its deliveries",
+        params: IdParam,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (req, reply) => {
+      await endpoints.remove(envOf(req), req.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    "/v3/webhook-endpoints/:id/deliveries",
+    {
+      schema: {
+        tags: ["webhooks"],
+        summary: "List an endpoint's deliveries (attempts and status), newest first",
+        params: IdParam,
+        querystring: PageQuery,
+        response: { 200: Page(WebhookDelivery), ...errors },
+      },
+    },
+    async (req) => endpoints.deliveries(envOf(req), req.params.id, req.query.page, req.query.limit),
+  );
+
+  app.post(
+    "/v3/webhook-endpoints/:id/deliveries/:delivery/retry",
+    {
+      schema: {
+        tags: ["webhooks"],
+        summary: "Re-send a failed delivery",
+        description:
+          "Schedules a fresh round of attempts now and re-enables the endpoint if it was disabled; a delivery that is not failed answers 409.",
+        params: WebhookDeliveryParams,
+        response: { 200: WebhookDelivery, 409: ErrorBody, ...errors },
+      },
+    },
+    async (req) => endpoints.retry(envOf(req), req.params.id, req.params.delivery),
+  );
+};
+
+export default webhookRoutes;
