@@ -67,6 +67,7 @@ export async function createServices(config: Config, opts: { migrate?: boolean }
   const adminMailer = createAdminMailer(config);
   accountSharing.mailer = adminMailer;
   pipeline.after.push(accountSharing.afterEvaluate, users.afterEvaluate);
+  challenges.onSignupChosen = (db, m) => users.markConversionIntent(db, m);
   challenges.detachDevice = async (env, deviceId) => void (await devices.detach(env.id, deviceId, { logout: true }));
   evaluationsService.challengeSummary = (id) => challenges.summary(id);
   const services: Services = {

@@ -439,14 +439,21 @@ export class ChallengeService implements ChallengeIssuer {
     void env;
   };
 
-  /** The sharer chose "create my own account": remember it for user.converted, answer where to go. */
+  /** Records a conversion intent in the caller's transaction (set by services.ts: the users service's markers). */
+  onSignupChosen?: (db: Kysely<Database>, m: { environmentId: string; deviceId: string; fromUserId: string | null; challengeId: string }) => Promise<void>;
+
+  /** The sharer chose "create my own account": remember it (a later signup from this device is user.converted). */
   async chooseSignup(env: EnvironmentRecord, id: string): Promise<{ redirect: string }> {
     const row = await this.load(env, id);
     const cfg = parseConfig(row);
-    if (row.type !== "account_sharing" || !cfg.signup_url)
-      throw conflict("invalid_transition", "This challenge offers no account creation");
+    if (row.type !== "account_sharing" || !cfg.signup_url) throw conflict("invalid_transition", "This challenge offers no account creation");
     if (!isPending(row.status as ChallengeStatus)) throw conflict("invalid_transition", `The challenge is ${row.status}`);
-    await this.repos.challenges.updateIf(row.id, [row.status as ChallengeStatus], { signup_chosen_at: Date.now(), updated_at: Date.now() });
+    await this.repos.db.transaction().execute(async (tx) => {
+      await this.repos.challenges.updateIf(row.id, [row.status as ChallengeStatus], { signup_chosen_at: Date.now(), updated_at: Date.now() }, tx);
+      if (row.device_id && this.onSignupChosen) {
+        await this.onSignupChosen(tx, { environmentId: env.id, deviceId: row.device_id, fromUserId: row.user_id, challengeId: row.id });
+      }
+    });
     return { redirect: cfg.signup_url };
   }
 

@@ -74,19 +74,6 @@ export class ChallengesRepo {
     return { rows, total: Number(count.n) };
   }
 
-  /** Challenges whose sharer chose "create my own account" from one of these devices and has not converted yet. */
-  async signupChosenFrom(environmentId: string, deviceIds: string[]): Promise<ChallengeRow[]> {
-    if (deviceIds.length === 0) return [];
-    return this.db
-      .selectFrom("challenges")
-      .selectAll()
-      .where("environment_id", "=", environmentId)
-      .where("device_id", "in", deviceIds)
-      .where("signup_chosen_at", "is not", null)
-      .where("converted_at", "is", null)
-      .execute();
-  }
-
   async addToOutbox(row: DevOutboxRow, db: Kysely<Database> = this.db): Promise<void> {
     await db.insertInto("dev_outbox").values(row).execute();
   }
