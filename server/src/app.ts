@@ -5,10 +5,12 @@ import { validatorCompiler } from "fastify-type-provider-zod";
 import { requireSecret } from "./auth.js";
 import { registerErrorHandling } from "./errors.js";
 import { registerClientRateLimit } from "./rate-limit/plugin.js";
+import challengeApp from "./routes/challenge-app.js";
 import clientRoutes from "./routes/client.js";
 import clientDeviceRoutes from "./routes/client-devices.js";
 import { registerOpenApi } from "./routes/docs.js";
 import healthRoutes from "./routes/health.js";
+import sdkAssets from "./routes/sdk-assets.js";
 import legacyRoutes from "./routes/legacy-v2.js";
 import challengeRoutes from "./routes/v3/challenges.js";
 import deviceRoutes from "./routes/v3/devices.js";
@@ -60,6 +62,8 @@ export async function buildApp(services: Services, opts: { logger?: boolean } = 
   await registerOpenApi(app, config.publicUrl);
 
   await app.register(healthRoutes, { services });
+  await app.register(sdkAssets);
+  await app.register(challengeApp);
   await app.register(clientRoutes, { services });
   await app.register(clientDeviceRoutes, { services });
   // Challenges authenticate per route: a secret key, or the hosted app's challenge token.
