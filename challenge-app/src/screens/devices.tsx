@@ -1,0 +1,94 @@
+// Account sharing (SPEC.md 7, 11): the verified owner sees the account's devices and logs out the ones they do
+// not use until the account is within its device limit, then continues.
+import type { Device } from "@tessera/sdk/contract";
+import type { Messages } from "../i18n/en.js";
+import { lang, t } from "../i18n/index.js";
+import { attachedCount, busy, complete, deviceLimit, devices, kick, skip, view } from "../state.js";
+import { Notice, Title } from "../ui.js";
+
+// Largest unit first: "3 days ago" rather than "72 hours ago".
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["year", 31_536_000],
+  ["month", 2_592_000],
+  ["week", 604_800],
+  ["day", 86_400],
+  ["hour", 3_600],
+  ["minute", 60],
+];
+
+function ago(iso: string | undefined): string | null {
+  const at = iso ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(at)) return null;
+  const seconds = Math.round((at - Date.now()) / 1000);
+  const format = new Intl.RelativeTimeFormat(lang.value, { numeric: "auto" });
+  for (const [unit, size] of UNITS) if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
+  return format.format(0, "minute");
+}
+
+export const describe = (d: Device, m: Messages) =>
+  m.devices.on(d.info.browser ?? m.devices.unknown, [d.info.os, d.info.os_version].filter(Boolean).join(" ") || m.devices.unknown);
+
+export function Devices() {
+  const m = t.value;
+  const attached = devices.value.filter((d) => d.status === "attached");
+  const limit = deviceLimit.value;
+  const over = attachedCount.value - limit;
+
+  const onKick = async (d: Device, index: number) => {
+    await kick(d, describe(d, m));
+    // The pressed button is gone: move focus to the next log-out button, else to Continue.
+    const buttons = document.querySelectorAll<HTMLButtonElement>(".device button");
+    (buttons[Math.min(index, buttons.length - 1)] ?? document.getElementById("continue"))?.focus();
+  };
+
+  return (
+    <section aria-labelledby="screen-title">
+      <Title>{m.devices.title}</Title>
+      <p>{m.devices.status(attachedCount.value, limit)}</p>
+      <p class={over > 0 ? "state over" : "state within"}>{over > 0 ? m.devices.over(over) : m.devices.within}</p>
+      {attached.length === 0 ? (
+        <p>{m.devices.none}</p>
+      ) : (
+        <ul class="devices">
+          {attached.map((d, i) => {
+            const what = describe(d, m);
+            const seen = ago(d.last_seen_at);
+            return (
+              <li class="device" key={d.id}>
+                <div class="device-text">
+                  <span class="device-name">
+                    {m.devices.type[d.type] ?? d.type} · {what}
+                  </span>
+                  {d.current && <span class="badge">{m.devices.current}</span>}
+                  {seen && <span class="muted">{m.devices.seen(seen)}</span>}
+                </div>
+                {!d.current && (
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-label={m.devices.logoutLabel(what)}
+                    disabled={busy.value}
+                    onClick={() => onKick(d, i)}
+                  >
+                    {m.devices.logout}
+                  </button>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <Notice />
+      <div class="actions">
+        <button type="button" id="continue" class="primary" disabled={busy.value || over > 0} onClick={complete}>
+          {m.continue}
+        </button>
+        {view.value?.allow_skip && (
+          <button type="button" class="secondary" disabled={busy.value} onClick={skip}>
+            {m.skip}
+          </button>
+        )}
+      </div>
+    </section>
+  );
+}
