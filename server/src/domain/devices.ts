@@ -3,6 +3,7 @@
 import type { Device, Metadata } from "@tessera/sdk/contract";
 import type { Kysely } from "kysely";
 import { conflict, notFound } from "../errors.js";
+import { exactHash, normaliseComponents } from "../fingerprint/index.js";
 import { newId } from "../ids.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { EventSink } from "../pipeline/evaluate.js";
@@ -95,9 +96,12 @@ export class DevicesService {
     await this.repos.devices.update(row.id, { metadata: JSON.stringify(metadata), updated_at: now() });
   }
 
-  /** Resolves the browser's identity and stores the fingerprint and device it implies (as an evaluation would). */
-  async identify(input: EvaluationInput, tx: Kysely<Database>): Promise<Identity> {
-    const identity = await resolveIdentity(this.repos, input);
+  /**
+   * Stores the fingerprint and device that a resolved identity implies (as an evaluation would), in `tx`. Identity
+   * is resolved before the transaction: on SQLite the transaction holds the only connection.
+   */
+  async identify(input: EvaluationInput, tx: Kysely<Database>, resolved?: Identity): Promise<Identity> {
+    const identity = resolved ?? (await resolveIdentity(this.repos, input));
     const fp = identity.fingerprint;
     if (fp) {
       if (fp.isNew) await this.repos.fingerprints.insert(fp.row, tx);
@@ -116,8 +120,9 @@ export class DevicesService {
 
   /** Client attach: this browser's device is attached to `user` (created if new). */
   async clientAttach(input: EvaluationInput & { user: string }): Promise<{ device: string; status: "attached" | "detached" }> {
+    const resolved = await resolveIdentity(this.repos, input);
     return this.repos.db.transaction().execute(async (tx) => {
-      const identity = await this.identify(input, tx);
+      const identity = await this.identify(input, tx, resolved);
       const { user } = await this.repos.users.upsert(input.env.id, input.user, {}, tx);
       const device = identity.device?.row ?? (await this.newBareDevice(input, identity, tx));
       const patch = {
@@ -135,8 +140,9 @@ export class DevicesService {
 
   /** Client detach: the browser detaches itself (no logout to signal: it asked). */
   async clientDetach(input: EvaluationInput): Promise<{ device: string; status: "attached" | "detached" }> {
+    const resolved = await resolveIdentity(this.repos, input);
     return this.repos.db.transaction().execute(async (tx) => {
-      const identity = await this.identify(input, tx);
+      const identity = await this.identify(input, tx, resolved);
       const device = identity.device?.row ?? (await this.newBareDevice(input, identity, tx));
       await detachDevice(tx, { repos: this.repos, events: this.events }, input.env.id, device.id, { logout: false, at: input.at });
       return { device: device.id, status: "detached" as const };
@@ -145,20 +151,23 @@ export class DevicesService {
 
   /** Client fingerprint: the server-computed fingerprint id and the confidence of the match. */
   async clientFingerprint(input: EvaluationInput): Promise<{ fingerprint_id: string | null; confidence: number }> {
+    const resolved = await resolveIdentity(this.repos, input);
     return this.repos.db.transaction().execute(async (tx) => {
-      const identity = await this.identify(input, tx);
+      const identity = await this.identify(input, tx, resolved);
       return { fingerprint_id: identity.fingerprint?.row.id ?? null, confidence: identity.fingerprint?.confidence ?? 0 };
     });
   }
 
   /** Client hash: [this browser's fingerprint hash now, the one its device had at its previous sighting]. */
   async clientHash(input: EvaluationInput): Promise<[string | null, string | null]> {
+    const before = await resolveIdentity(this.repos, input);
+    const lastFpId = before.device && !before.device.isNew ? before.device.row.fingerprint_id : null;
+    const last = lastFpId ? ((await this.repos.fingerprints.findById(input.env.id, lastFpId))?.exact_hash ?? null) : null;
     return this.repos.db.transaction().execute(async (tx) => {
-      const before = await resolveIdentity(this.repos, input);
-      const lastFpId = before.device && !before.device.isNew ? before.device.row.fingerprint_id : null;
-      const last = lastFpId ? ((await this.repos.fingerprints.findById(input.env.id, lastFpId))?.exact_hash ?? null) : null;
-      const identity = await this.identify(input, tx);
-      const current = identity.fingerprint?.row.exact_hash ?? null;
+      const identity = await this.identify(input, tx, before);
+      // The hash of exactly these components, even when they matched a stored fingerprint with drift.
+      const normalised = normaliseComponents(input.signals.components);
+      const current = Object.keys(normalised).length > 0 ? exactHash(normalised) : (identity.fingerprint?.row.exact_hash ?? null);
       if (identity.device && identity.fingerprint && identity.device.row.fingerprint_id !== identity.fingerprint.row.id) {
         await this.repos.devices.update(identity.device.row.id, { fingerprint_id: identity.fingerprint.row.id }, tx);
       }
@@ -168,8 +177,9 @@ export class DevicesService {
 
   /** Legacy identify: records an identification of this browser's device that a backend completes (SPEC.md 8). */
   async clientIdentify(input: EvaluationInput): Promise<{ identification_id: string }> {
+    const resolved = await resolveIdentity(this.repos, input);
     return this.repos.db.transaction().execute(async (tx) => {
-      const identity = await this.identify(input, tx);
+      const identity = await this.identify(input, tx, resolved);
       const device = identity.device?.row ?? (await this.newBareDevice(input, identity, tx));
       const id = newId("idn");
       await this.repos.identifications.insert(

@@ -1,0 +1,128 @@
+// Devices (SPEC.md 4, 5): a user's devices, detach → the SDK logs out, metadata, and the client device operations.
+import {
+  ClientDeviceResponse,
+  Device,
+  DeviceList,
+  ErrorBody,
+  FingerprintResponse,
+  HashResponse,
+  IdentifyResponse,
+} from "@tessera/sdk/contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+
+describe.each(STORES)("devices on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind, { WORKERS: "0" });
+  });
+  afterAll(async () => t?.close());
+
+  const client = (url: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: "POST", url, payload: { client_id: t.clientId, ...body }, headers });
+  const login = async (user: string, seed: string) => {
+    const r = await client("/v3/client/evaluate/login", {
+      user,
+      signals: { components: fakeComponents(seed), visitor_token: `tok-${seed}-xxxxxxxx` },
+    });
+    return r.json() as { evaluation_id: string; logout?: boolean };
+  };
+
+  it("GET /v3/user/:id/devices lists the user's devices as device objects", async () => {
+    await login("dl_user", "dl1");
+    await login("dl_user", "dl2");
+    const r = await t.app.inject({ method: "GET", url: "/v3/user/dl_user/devices", headers: { ...t.auth, "user-agent": "x" } });
+    expect(r.statusCode).toBe(200);
+    const list = DeviceList.parse(r.json());
+    expect(list).toHaveLength(2);
+    for (const d of list) {
+      expect(d.id).toMatch(/^dev_/);
+      expect(d.user).toBe("dl_user");
+      expect(d.status).toBe("attached");
+      expect(d.actively_connected).toBe(true);
+      expect(d.createdAt).toMatch(/Z$/);
+    }
+    expect((await t.app.inject({ method: "GET", url: "/v3/user/nobody/devices", headers: t.auth })).statusCode).toBe(404);
+    const other = await t.app.inject({
+      method: "GET",
+      url: "/v3/user/dl_user/devices",
+      headers: { authorization: `Bearer ${t.otherSecret}` },
+    });
+    expect(other.statusCode).toBe(404);
+  });
+
+  it("detach marks the device detached and its next client evaluation answers logout: true once", async () => {
+    await login("det_user", "det");
+    const [device] = DeviceList.parse((await t.app.inject({ method: "GET", url: "/v3/user/det_user/devices", headers: t.auth })).json());
+    const r = await t.app.inject({ method: "POST", url: `/v3/devices/${device?.id}/detach`, headers: t.auth });
+    expect(r.statusCode).toBe(200);
+    const d = Device.parse(r.json());
+    expect(d.status).toBe("detached");
+    expect(d.detached_at).toMatch(/Z$/);
+    expect((await login("det_user", "det")).logout).toBe(true);
+    expect((await login("det_user", "det")).logout).toBeUndefined();
+    expect((await t.app.inject({ method: "POST", url: "/v3/devices/dev_nope/detach", headers: t.auth })).statusCode).toBe(404);
+  });
+
+  it("metadata replaces the device's metadata; a non-object is 400 naming metadata", async () => {
+    await login("md_user", "md");
+    const [device] = DeviceList.parse((await t.app.inject({ method: "GET", url: "/v3/user/md_user/devices", headers: t.auth })).json());
+    const r = await t.app.inject({
+      method: "POST",
+      url: `/v3/devices/${device?.id}/metadata`,
+      headers: t.auth,
+      payload: { metadata: { label: "work laptop" } },
+    });
+    expect(r.statusCode).toBe(200);
+    expect(Device.parse(r.json()).metadata).toEqual({ label: "work laptop" });
+    const bad = await t.app.inject({
+      method: "POST",
+      url: `/v3/devices/${device?.id}/metadata`,
+      headers: t.auth,
+      payload: { metadata: "x" },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(ErrorBody.parse(bad.json()).error.param).toBe("metadata");
+  });
+
+  it("client attach and detach act on this browser's device", async () => {
+    const signals = { components: fakeComponents("cad"), visitor_token: "tok-cad-xxxxxxxx" };
+    const noUser = await client("/v3/client/devices/attach", { signals });
+    expect(noUser.statusCode).toBe(400);
+    expect(noUser.json().error.param).toBe("user");
+    const a = ClientDeviceResponse.parse((await client("/v3/client/devices/attach", { user: "cad_user", signals })).json());
+    expect(a.status).toBe("attached");
+    const list = DeviceList.parse((await t.app.inject({ method: "GET", url: "/v3/user/cad_user/devices", headers: t.auth })).json());
+    expect(list.map((d) => d.id)).toEqual([a.device]);
+    const d = ClientDeviceResponse.parse((await client("/v3/client/devices/detach", { user: "cad_user", signals })).json());
+    expect(d).toEqual({ device: a.device, status: "detached" });
+    const after = DeviceList.parse((await t.app.inject({ method: "GET", url: "/v3/user/cad_user/devices", headers: t.auth })).json());
+    expect(after[0]?.status).toBe("detached");
+  });
+
+  it("client fingerprint is stable for the same components; hash answers [current, last]", async () => {
+    const signals = { components: fakeComponents("fph"), visitor_token: "tok-fph-xxxxxxxx" };
+    const f1 = FingerprintResponse.parse((await client("/v3/client/fingerprint", { signals })).json());
+    const f2 = FingerprintResponse.parse((await client("/v3/client/fingerprint", { signals })).json());
+    expect(f1.fingerprint_id).toMatch(/^fp_/);
+    expect(f2).toEqual({ fingerprint_id: f1.fingerprint_id, confidence: 1 });
+    const [current, last] = HashResponse.parse((await client("/v3/client/hash", { signals })).json());
+    expect(current).toMatch(/^[0-9a-f]{16,}$/);
+    expect(last).toBe(current);
+    const drifted = { ...signals, components: fakeComponents("fph", { platform: "Win32" }) };
+    const [cur2, last2] = HashResponse.parse((await client("/v3/client/hash", { signals: drifted })).json());
+    expect(last2).toBe(current);
+    expect(cur2).not.toBe(current);
+  });
+
+  it("client identify answers an identification id; a refused origin is 403 and an unknown client id 401", async () => {
+    const r = await client("/v3/client/identify", { signals: { components: fakeComponents("idf") } });
+    expect(IdentifyResponse.parse(r.json()).identification_id).toMatch(/^idn_/);
+    const evil = await client("/v3/client/fingerprint", {}, { origin: "https://evil.example" });
+    expect(evil.statusCode).toBe(403);
+    const ok = await client("/v3/client/fingerprint", {}, { origin: "http://localhost:3000" });
+    expect(ok.headers["access-control-allow-origin"]).toBe("http://localhost:3000");
+    const unknown = await t.app.inject({ method: "POST", url: "/v3/client/fingerprint", payload: { client_id: "pk_test_nope" } });
+    expect(unknown.statusCode).toBe(401);
+  });
+});

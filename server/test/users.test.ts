@@ -1,0 +1,50 @@
+// Users (SPEC.md 5): POST /v3/user/:id/update changes only the sent fields and answers 204.
+import { ErrorBody } from "@tessera/sdk/contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STORES, startTestApp, type TestApp } from "./helpers.js";
+
+describe.each(STORES)("users on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind, { WORKERS: "0" });
+  });
+  afterAll(async () => t?.close());
+
+  const env = () => t.project.environments.development.id;
+  const update = (id: string, payload: unknown, headers = t.auth) =>
+    t.app.inject({ method: "POST", url: `/v3/user/${id}/update`, headers, payload: payload as object });
+
+  it("only the sent fields change; groups are stored; the answer is an empty 204", async () => {
+    await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/login",
+      payload: { client_id: t.clientId, user: "up_user", email: "a@example.com", metadata: { plan: "pro" } },
+    });
+    const r = await update("up_user", { groups: ["beta", "staff"] });
+    expect(r.statusCode).toBe(204);
+    expect(r.body).toBe("");
+    let u = await t.services.repos.users.findByExternal(env(), "up_user");
+    expect(JSON.parse(u?.groups ?? "")).toEqual(["beta", "staff"]);
+    expect(u?.email).toBe("a@example.com");
+    expect(JSON.parse(u?.metadata ?? "")).toEqual({ plan: "pro" });
+    expect((await update("up_user", { phone: "+33612345678", metadata: { plan: "team" } })).statusCode).toBe(204);
+    u = await t.services.repos.users.findByExternal(env(), "up_user");
+    expect(u?.phone).toBe("+33612345678");
+    expect(JSON.parse(u?.metadata ?? "")).toEqual({ plan: "team" });
+    expect(JSON.parse(u?.groups ?? "")).toEqual(["beta", "staff"]);
+    expect(u?.email).toBe("a@example.com");
+    expect((await update("up_user", { email: null })).statusCode).toBe(204);
+    expect((await t.services.repos.users.findByExternal(env(), "up_user"))?.email).toBeNull();
+  });
+
+  it("bad input is 400 naming the field; unknown user and another project's user are 404", async () => {
+    const bad = await update("up_user", { phone: "0612" });
+    expect(bad.statusCode).toBe(400);
+    expect(ErrorBody.parse(bad.json()).error.param).toBe("phone");
+    const badGroups = await update("up_user", { groups: "beta" });
+    expect(badGroups.statusCode).toBe(400);
+    expect(badGroups.json().error.param).toBe("groups");
+    expect((await update("nobody", { groups: [] })).statusCode).toBe(404);
+    expect((await update("up_user", { groups: [] }, { authorization: `Bearer ${t.otherSecret}` })).statusCode).toBe(404);
+  });
+});
