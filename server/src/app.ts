@@ -3,7 +3,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { validatorCompiler } from "fastify-type-provider-zod";
 import { requireSecret } from "./auth.js";
-import { registerErrorHandling } from "./errors.js";
+import { frameworkErrors, registerErrorHandling } from "./errors.js";
 import { registerClientRateLimit } from "./rate-limit/plugin.js";
 import challengeApp from "./routes/challenge-app.js";
 import clientRoutes from "./routes/client.js";
@@ -15,6 +15,9 @@ import legacyRoutes from "./routes/legacy-v2.js";
 import challengeRoutes from "./routes/v3/challenges.js";
 import deviceRoutes from "./routes/v3/devices.js";
 import evaluationRoutes from "./routes/v3/evaluations.js";
+import listRoutes from "./routes/v3/lists.js";
+import policyRoutes from "./routes/v3/policies.js";
+import { startRiskEngine } from "./policies/startup.js";
 import userRoutes from "./routes/v3/users.js";
 import webhookRoutes from "./routes/v3/webhooks.js";
 import type { Services } from "./services.js";
@@ -52,6 +55,7 @@ export async function buildApp(services: Services, opts: { logger?: boolean } = 
     keepAliveTimeout: 5_000,
     genReqId: () => crypto.randomUUID(),
     ajv: { customOptions: { coerceTypes: false } },
+    frameworkErrors,
   });
   app.setValidatorCompiler(validatorCompiler);
   // Responses are typed by the same schemas at compile time; serialising without re-validating keeps the hot
@@ -60,6 +64,8 @@ export async function buildApp(services: Services, opts: { logger?: boolean } = 
   registerErrorHandling(app);
   registerClientRateLimit(app, services);
   await registerOpenApi(app, config.publicUrl);
+  // Offline geo data into memory, CONFIG_FILE policies and lists: once, before the first request.
+  await startRiskEngine(services);
 
   await app.register(healthRoutes, { services });
   await app.register(sdkAssets);
@@ -72,6 +78,8 @@ export async function buildApp(services: Services, opts: { logger?: boolean } = 
   await app.register(async (api) => {
     api.addHook("onRequest", requireSecret(services));
     await api.register(evaluationRoutes, { services });
+    await api.register(policyRoutes, { services });
+    await api.register(listRoutes, { services });
     await api.register(webhookRoutes, { services });
     await api.register(deviceRoutes, { services });
     await api.register(userRoutes, { services });

@@ -1,5 +1,7 @@
-// Server-side fingerprint ids from FingerprintJS components (SPEC.md 6). The client's own hash is never trusted.
-// Walking-skeleton version: exact matching only (identical components → same id, confidence 1).
+// Server-side fingerprints from FingerprintJS components (SPEC.md 6). The client's own hash is never trusted.
+// Exact components → the same id with confidence 1; small drift (a browser update, a new font, a resized window)
+// → the same id with lower confidence; large drift → a new fingerprint; too little entropy → none at all.
+// Candidates for drift come from an index on a coarse key of the most stable components, never from a scan.
 import { createHash } from "node:crypto";
 import type { Components } from "@tessera/sdk/contract";
 
@@ -29,4 +31,140 @@ export const sha256 = (s: string): string => createHash("sha256").update(s).dige
 
 export function exactHash(normalised: Record<string, unknown>): string {
   return sha256(stableStringify(normalised));
+}
+
+/**
+ * Weight of each component: how much it tells browsers apart (uniqueness) times how rarely it changes on one
+ * browser (stability). Canvas, audio, WebGL and fonts identify; screen, languages and time zone change with
+ * a monitor, a setting or a trip and so weigh little. Unknown components weigh 1.
+ */
+export const COMPONENT_WEIGHTS: Record<string, number> = {
+  canvas: 10,
+  fonts: 8,
+  audio: 6,
+  webGlBasics: 6,
+  webGlExtensions: 4,
+  fontPreferences: 5,
+  math: 3,
+  platform: 3,
+  vendor: 3,
+  hardwareConcurrency: 3,
+  deviceMemory: 2,
+  plugins: 2,
+  languages: 2,
+  screenResolution: 1,
+  screenFrame: 1,
+  colorDepth: 1,
+  timezone: 1,
+  vendorFlavors: 2,
+  architecture: 2,
+  colorGamut: 1,
+  hdr: 1,
+  touchSupport: 2,
+  osCpu: 2,
+  contrast: 0.5,
+  reducedMotion: 0.5,
+  forcedColors: 0.5,
+  invertedColors: 0.5,
+  monochrome: 0.5,
+  cookiesEnabled: 0.2,
+  sessionStorage: 0.2,
+  localStorage: 0.2,
+  indexedDB: 0.2,
+  openDatabase: 0.2,
+  pdfViewerEnabled: 0.5,
+  domBlockers: 1,
+  privateClickMeasurement: 0.5,
+  applePay: 0.5,
+};
+
+/** The components of the coarse key: hardware and platform facts a browser update, a font or a window leave alone. */
+const COARSE = ["platform", "hardwareConcurrency", "deviceMemory", "colorDepth", "vendor", "architecture", "touchSupport"] as const;
+
+/** Below this total weight the components cannot tell browsers apart: no fingerprint rather than a false one. */
+export const MIN_ENTROPY_WEIGHT = 14;
+/** At or above this similarity a known fingerprint is the same browser. Measured by `npm run scenarios`. */
+export const MATCH_THRESHOLD = 0.8;
+/** Components that identify the machine: if several of them all changed, it is another browser or machine. */
+const IDENTIFYING = ["canvas", "audio", "webGlBasics", "fonts"] as const;
+
+const weightOf = (key: string): number => COMPONENT_WEIGHTS[key] ?? 1;
+
+export function entropyWeight(n: Record<string, unknown>): number {
+  let w = 0;
+  for (const key of Object.keys(n)) w += weightOf(key);
+  return w;
+}
+
+export function coarseKey(n: Record<string, unknown>): string {
+  return sha256(stableStringify(COARSE.map((k) => n[k] ?? null))).slice(0, 24);
+}
+
+function setSimilarity(a: unknown[], b: unknown[]): number {
+  const A = new Set(a.map(stableStringify));
+  const B = new Set(b.map(stableStringify));
+  let inter = 0;
+  for (const x of A) if (B.has(x)) inter++;
+  const union = A.size + B.size - inter;
+  return union === 0 ? 1 : inter / union;
+}
+
+/** Credit in [0, 1] for one component: 1 when equal; partial for lists (fonts) and for objects by field. */
+function componentSimilarity(a: unknown, b: unknown): number {
+  if (a === b) return 1;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (stableStringify(a) === stableStringify(b)) return 1;
+    // Font lists and the like gain or lose an entry: Jaccard credit, squared so half-different lists count little.
+    return setSimilarity(a, b) ** 2;
+  }
+  if (a && b && typeof a === "object" && typeof b === "object") {
+    const ao = a as Record<string, unknown>;
+    const bo = b as Record<string, unknown>;
+    const keys = new Set([...Object.keys(ao), ...Object.keys(bo)]);
+    if (keys.size === 0) return 1;
+    let same = 0;
+    for (const k of keys) if (stableStringify(ao[k]) === stableStringify(bo[k])) same++;
+    return (same / keys.size) ** 2;
+  }
+  return stableStringify(a) === stableStringify(b) ? 1 : 0;
+}
+
+/** Weighted similarity in [0, 1] of two normalised component sets; 0 when the identifying components all differ. */
+export function similarity(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  let total = 0;
+  let got = 0;
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const w = weightOf(key);
+    total += w;
+    if (key in a && key in b) got += w * componentSimilarity(a[key], b[key]);
+  }
+  const present = IDENTIFYING.filter((k) => k in a && k in b);
+  const changed = present.filter((k) => componentSimilarity(a[k], b[k]) < 0.5);
+  if (present.length >= 2 && changed.length >= present.length - 1 && changed.length >= 2) return 0;
+  return total === 0 ? 0 : got / total;
+}
+
+export interface MatchResult<T> {
+  candidate: T;
+  confidence: number;
+}
+
+/** The best candidate at or above the threshold; confidence is the similarity itself (identical → 1). */
+export function bestMatch<T extends { components: string }>(
+  n: Record<string, unknown>,
+  candidates: T[],
+  threshold = MATCH_THRESHOLD,
+): MatchResult<T> | undefined {
+  let best: MatchResult<T> | undefined;
+  for (const c of candidates) {
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(c.components) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    const s = similarity(n, parsed);
+    if (s >= threshold && (!best || s > best.confidence)) best = { candidate: c, confidence: Math.round(s * 1000) / 1000 };
+  }
+  return best;
 }

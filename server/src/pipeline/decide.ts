@@ -1,7 +1,12 @@
-// Decision step: signals → checks → risks → policies → verdict (SPEC.md 6).
-// Walking-skeleton version: the identity checks only, no risks, no policies, so every verdict is allow.
-// The risk engine replaces the body of `decide` and keeps its signature.
+// Decision step: signals → checks → risks → policies → verdict (SPEC.md 6). Each step lives in its own module;
+// this function only shows them in order and assembles the Decision the orchestrator stores.
 import type { ChecksSnapshot, Evaluation, PolicyChallenge, Risk, Verdict } from "@tessera/sdk/contract";
+import { computeChecks, gatherHistory, listMemberships } from "../checks/index.js";
+import { geo } from "../geo/index.js";
+import { selectPolicy } from "../policies/engine.js";
+import { policiesFor } from "../policies/index.js";
+import { riskChecks, scoreRisks } from "../risks/index.js";
+import { collectSignals } from "../signals/index.js";
 import type { Repos } from "../store/repos.js";
 import type { EvaluationInput } from "./context.js";
 import type { Identity } from "./identity.js";
@@ -19,13 +24,40 @@ export interface Decision {
 }
 
 export async function decide(repos: Repos, input: EvaluationInput, identity: Identity): Promise<Decision> {
-  const isNewIp = input.ip && identity.user ? !(await repos.evaluations.userHasSeenIp(input.env.id, identity.user.id, input.ip)) : true;
-  const checks: ChecksSnapshot = {
-    action: input.action,
-    is_new_user: identity.userIsNew,
-    is_new_fingerprint: identity.fingerprint?.isNew ?? true,
-    is_new_device: identity.device?.isNew ?? true,
-    is_new_ip: isNewIp,
-  };
-  return { verdict: "allow", reasons: [], checks, risks: [] };
+  const signals = collectSignals({ input, identity, geo: geo() });
+  const [history, policies] = await Promise.all([gatherHistory(repos, input, identity, signals), policiesFor(repos, input.env)]);
+  const checks = computeChecks(input, identity, signals, history);
+  const risks = scoreRisks(checks);
+  const lists = listMemberships(input, identity, signals, history);
+  const match = selectPolicy(policies, input.action, { checks: { ...checks, ...riskChecks(risks) }, lists }, risks);
+  if (signals.content)
+    await repos.history.recordContent(input.env.id, signals.content.hash, identity.user?.id ?? input.user ?? null, input.at);
+
+  const decision: Decision = { verdict: match?.policy.verdict ?? "allow", reasons: match?.reasons ?? [], checks, risks };
+  const g = signals.geolocation;
+  if (g) {
+    decision.geolocation = {
+      ip: g.ip,
+      ...(g.city ? { city: g.city } : {}),
+      ...(g.region ? { region: g.region } : {}),
+      ...(g.country ? { country: g.country } : {}),
+      ...(g.country_code ? { country_code: g.country_code } : {}),
+      ...(g.latitude !== undefined ? { latitude: g.latitude, longitude: g.longitude } : {}),
+      ...(g.asn !== undefined ? { asn: g.asn } : {}),
+      ...(g.as_org ? { as_org: g.as_org } : {}),
+      security: {
+        vpn: checks.ip_is_vpn === true,
+        proxy: checks.ip_is_proxy === true,
+        tor: checks.ip_is_tor === true,
+        hosting: checks.ip_is_hosting === true,
+      },
+    };
+  }
+  if (match) {
+    decision.policy = { id: match.policy.id, name: match.policy.name, action: { type: match.policy.verdict } };
+    if ((match.policy.verdict === "challenge" || match.policy.verdict === "challenge_and_restrict") && match.policy.challenge) {
+      decision.challenge = match.policy.challenge;
+    }
+  }
+  return decision;
 }

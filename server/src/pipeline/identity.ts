@@ -2,18 +2,24 @@
 // Reads only; the writes it implies are returned as a plan that the orchestrator commits with the evaluation.
 import type { DeviceType } from "@tessera/sdk/contract";
 import { UAParser } from "ua-parser-js";
-import { exactHash, normaliseComponents } from "../fingerprint/index.js";
+import { bestMatch, coarseKey, entropyWeight, exactHash, MIN_ENTROPY_WEIGHT, normaliseComponents } from "../fingerprint/index.js";
 import { newId } from "../ids.js";
-import type { Repos } from "../store/repos.js";
 import type { DeviceRow } from "../store/devices.js";
 import type { FingerprintRow } from "../store/fingerprints.js";
+import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
 import type { EvaluationInput } from "./context.js";
 
 export interface Identity {
   user?: UserRow;
   userIsNew: boolean;
-  fingerprint?: { row: FingerprintRow; confidence: number; isNew: boolean };
+  fingerprint?: {
+    row: FingerprintRow;
+    confidence: number;
+    isNew: boolean;
+    /** Set on a drift match: the components to move the known fingerprint to (applied after the evaluation). */
+    drift?: { exact_hash: string; coarse_key: string; components: string };
+  };
   device?: { row: DeviceRow; isNew: boolean; wasDetached: boolean };
   deviceInfo: Record<string, string>;
   deviceType: DeviceType;
@@ -31,7 +37,8 @@ export function parseUserAgent(ua: string | undefined): { info: Record<string, s
   if (r.device.vendor) info.device_vendor = r.device.vendor;
   if (r.device.model) info.device_model = r.device.model;
   if (r.device.type) info.device_type = r.device.type;
-  const type: DeviceType = r.device.type === "mobile" || r.device.type === "wearable" ? "mobile" : r.device.type === "tablet" ? "tablet" : "computer";
+  const type: DeviceType =
+    r.device.type === "mobile" || r.device.type === "wearable" ? "mobile" : r.device.type === "tablet" ? "tablet" : "computer";
   return { info, type };
 }
 
@@ -51,24 +58,40 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     // A backend evaluation reuses the fingerprint (and below, the device) of the client evaluation it names.
     const row = await repos.fingerprints.findById(envId, input.linkedFingerprintId);
     if (row) id.fingerprint = { row, confidence: 1, isNew: false };
-  } else if (Object.keys(normalised).length > 0) {
+  } else if (entropyWeight(normalised) >= MIN_ENTROPY_WEIGHT) {
     const hash = exactHash(normalised);
     const found = await repos.fingerprints.findExact(envId, hash);
-    id.fingerprint = found
-      ? { row: found, confidence: 1, isNew: false }
-      : {
-          row: {
-            id: newId("fp"),
-            environment_id: envId,
-            coarse_key: hash.slice(0, 16),
-            exact_hash: hash,
-            components: JSON.stringify(normalised),
-            created_at: input.at,
-            last_seen_at: input.at,
-          },
-          confidence: 1,
-          isNew: true,
-        };
+    if (found) id.fingerprint = { row: found, confidence: 1, isNew: false };
+    else {
+      // Drift: compare with the known fingerprints sharing the coarse key (indexed, bounded), plus the one last
+      // seen with this visitor token (a browser update may change a coarse component too).
+      const coarse = coarseKey(normalised);
+      const components = JSON.stringify(normalised);
+      const [candidates, tokenDevice] = await Promise.all([
+        repos.fingerprints.findByCoarseKey(envId, coarse, 100),
+        input.signals.visitor_token ? repos.devices.findByToken(envId, input.signals.visitor_token) : Promise.resolve(undefined),
+      ]);
+      if (tokenDevice?.fingerprint_id && !candidates.some((c) => c.id === tokenDevice.fingerprint_id)) {
+        const row = await repos.fingerprints.findById(envId, tokenDevice.fingerprint_id);
+        if (row) candidates.push(row);
+      }
+      const match = bestMatch(normalised, candidates);
+      id.fingerprint = match
+        ? { row: match.candidate, confidence: match.confidence, isNew: false, drift: { exact_hash: hash, coarse_key: coarse, components } }
+        : {
+            row: {
+              id: newId("fp"),
+              environment_id: envId,
+              coarse_key: coarse,
+              exact_hash: hash,
+              components,
+              created_at: input.at,
+              last_seen_at: input.at,
+            },
+            confidence: 1,
+            isNew: true,
+          };
+    }
   }
 
   const userId = id.user?.id ?? null;
@@ -77,8 +100,10 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     const linked = await repos.evaluations.find(envId, input.linkedEvaluationId);
     if (linked?.device_id) device = await repos.devices.find(envId, linked.device_id);
   }
-  if (!device && input.signals.visitor_token) device = await repos.devices.findByToken(envId, input.signals.visitor_token, id.user ? userId : undefined);
-  if (!device && id.fingerprint && !id.fingerprint.isNew) device = await repos.devices.findByFingerprint(envId, id.fingerprint.row.id, id.user ? userId : undefined);
+  if (!device && input.signals.visitor_token)
+    device = await repos.devices.findByToken(envId, input.signals.visitor_token, id.user ? userId : undefined);
+  if (!device && id.fingerprint && !id.fingerprint.isNew)
+    device = await repos.devices.findByFingerprint(envId, id.fingerprint.row.id, id.user ? userId : undefined);
   if (device) {
     id.device = { row: device, isNew: false, wasDetached: device.status === "detached" };
   } else if (input.source === "client" || id.fingerprint) {

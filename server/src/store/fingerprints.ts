@@ -39,4 +39,9 @@ export class FingerprintsRepo {
   async touch(id: string, at: number, db: Kysely<Database> = this.db): Promise<void> {
     await db.updateTable("fingerprints").set({ last_seen_at: at }).where("id", "=", id).execute();
   }
+
+  /** After a drift match: the fingerprint follows the browser's latest components, so the next visit is exact. */
+  async updateComponents(id: string, next: { exact_hash: string; coarse_key: string; components: string }, db: Kysely<Database> = this.db): Promise<void> {
+    await db.updateTable("fingerprints").set(next).where("id", "=", id).execute();
+  }
 }

@@ -105,7 +105,13 @@ export class HistoryRepo {
   }
 
   /** Distinct other users who submitted content with this hash since `since`. */
-  async contentUsers(environmentId: string, hash: string, since: number, cap = 200): Promise<{ users: number; total: number }> {
+  async contentUsers(
+    environmentId: string,
+    hash: string,
+    since: number,
+    exceptUser: string | null,
+    cap = 200,
+  ): Promise<{ users: number; total: number }> {
     const rows = await this.db
       .selectFrom("content_hashes")
       .select("user_id")
@@ -114,10 +120,14 @@ export class HistoryRepo {
       .where("created_at", ">=", since)
       .limit(cap)
       .execute();
-    return { users: new Set(rows.map((r) => r.user_id ?? "")).size, total: rows.length };
+    const others = rows.filter((r) => exceptUser === null || r.user_id !== exceptUser);
+    return { users: new Set(others.map((r) => r.user_id ?? "")).size, total: others.length };
   }
 
   async recordContent(environmentId: string, hash: string, userId: string | null, at: number): Promise<void> {
-    await this.db.insertInto("content_hashes").values({ id: newId("cnt"), environment_id: environmentId, hash, user_id: userId, created_at: at }).execute();
+    await this.db
+      .insertInto("content_hashes")
+      .values({ id: newId("cnt"), environment_id: environmentId, hash, user_id: userId, created_at: at })
+      .execute();
   }
 }

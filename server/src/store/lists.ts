@@ -49,7 +49,15 @@ export class ListsRepo {
         } else {
           await tx
             .insertInto("list_entries")
-            .values({ environment_id: environmentId, list_id: listId, value, comment: opts.comment ?? null, expires_at: expires, created_at: t, updated_at: t })
+            .values({
+              environment_id: environmentId,
+              list_id: listId,
+              value,
+              comment: opts.comment ?? null,
+              expires_at: expires,
+              created_at: t,
+              updated_at: t,
+            })
             .onConflict((oc) => oc.columns(["environment_id", "list_id", "value"]).doNothing())
             .execute();
           added++;

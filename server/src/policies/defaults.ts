@@ -1,0 +1,194 @@
+// The policies every new environment starts with (SPEC.md 6). Priorities: denials above challenges above
+// restrictions, so the strongest matching verdict wins. Thresholds favour honest users (a false positive costs
+// more than a miss): two accounts on one family computer, a new phone at home or a trip abroad are not challenged.
+import type { PolicyInput } from "../store/policies.js";
+
+export const DEFAULT_DEVICE_LIMIT = 3;
+
+export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: string; policy: PolicyInput }[] {
+  const p = (key: string, policy: Omit<PolicyInput, "enabled"> & { enabled?: boolean }) => ({ key, policy: { enabled: true, ...policy } });
+  return [
+    p("deny-bots", {
+      name: "Deny bots",
+      description:
+        "Automation confirmed by server-side evidence: a bot user agent, or client markers with a datacenter IP or inhuman velocity.",
+      actions: [],
+      priority: 900,
+      verdict: "deny",
+      conditions: {
+        any: [
+          { check: "bot_user_agent", op: "eq", value: true },
+          {
+            all: [
+              { check: "client_automation", op: "eq", value: true },
+              {
+                any: [
+                  { check: "ip_is_hosting", op: "eq", value: true },
+                  { check: "has_high_velocity", op: "eq", value: true },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    }),
+    p("deny-credential-stuffing", {
+      name: "Deny credential stuffing",
+      description: "Logins for many different accounts from one IP within an hour.",
+      actions: ["login"],
+      priority: 850,
+      verdict: "deny",
+      conditions: {
+        all: [
+          { check: "ip_user_count", op: "gte", value: 10 },
+          { check: "is_new_device", op: "eq", value: true },
+        ],
+      },
+    }),
+    p("deny-fake-accounts", {
+      name: "Deny fake accounts",
+      description: "Sign-ups with a disposable or invalid email from a datacenter or anonymising network.",
+      actions: ["signup"],
+      priority: 800,
+      verdict: "deny",
+      conditions: {
+        all: [
+          {
+            any: [
+              { check: "email_is_disposable", op: "eq", value: true },
+              { check: "email_is_invalid", op: "eq", value: true },
+            ],
+          },
+          {
+            any: [
+              { check: "ip_is_hosting", op: "eq", value: true },
+              { check: "ip_is_anonymous", op: "eq", value: true },
+            ],
+          },
+        ],
+      },
+    }),
+    p("deny-multi-accounting", {
+      name: "Deny multi-accounting",
+      description: "A sign-up from a browser already used by five or more accounts.",
+      actions: ["signup"],
+      priority: 750,
+      verdict: "deny",
+      conditions: {
+        any: [
+          { check: "fingerprint_user_count", op: "gte", value: 6 },
+          { check: "device_user_count", op: "gte", value: 6 },
+        ],
+      },
+    }),
+    p("deny-content-abuse", {
+      name: "Deny abusive content",
+      description: "Content scored high for spam or abuse, or the same text posted by many users.",
+      actions: [],
+      priority: 700,
+      verdict: "deny",
+      conditions: { check: "risk.content_abuse.severity", op: "in", value: ["high", "maximum"] },
+    }),
+    p("challenge-bots", {
+      name: "Challenge automation",
+      description: "Client-side automation markers alone: verify a person, never deny on them (privacy browsers trip them).",
+      actions: [],
+      priority: 650,
+      verdict: "challenge",
+      challenge: { type: "fake_account", channels: ["email"], require: "any", allow_skip: false, skip_limit: 3 },
+      conditions: { check: "client_automation", op: "eq", value: true },
+    }),
+    p("challenge-ato", {
+      name: "Verify unfamiliar logins",
+      description:
+        "A known account logging in from a new browser on a new IP, after impossible travel, or through an anonymising network from a new browser or IP.",
+      actions: ["login"],
+      priority: 600,
+      verdict: "challenge",
+      challenge: { type: "account_takeover", channels: ["email"], require: "any", allow_skip: false, skip_limit: 3 },
+      conditions: {
+        all: [
+          { check: "is_new_user", op: "eq", value: false },
+          {
+            any: [
+              {
+                all: [
+                  { check: "is_new_fingerprint", op: "eq", value: true },
+                  { check: "is_new_ip", op: "eq", value: true },
+                ],
+              },
+              { check: "impossible_travel", op: "eq", value: true },
+              {
+                all: [
+                  { check: "ip_is_anonymous", op: "eq", value: true },
+                  {
+                    any: [
+                      { check: "is_new_fingerprint", op: "eq", value: true },
+                      { check: "is_new_ip", op: "eq", value: true },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    }),
+    p("challenge-account-sharing", {
+      name: "Cap devices per account",
+      description: `More than ${deviceLimit} devices attached to one account: the owner verifies and removes the extra devices.`,
+      actions: ["access"],
+      priority: 550,
+      verdict: "challenge",
+      challenge: {
+        type: "account_sharing",
+        channels: ["email"],
+        require: "any",
+        allow_skip: false,
+        skip_limit: 3,
+        device_limit: deviceLimit,
+      },
+      conditions: {
+        all: [
+          { check: "device_count", op: "gt", value: deviceLimit },
+          { check: "is_new_device", op: "eq", value: true },
+        ],
+      },
+    }),
+    p("challenge-repeat-trial", {
+      name: "Verify repeat sign-ups",
+      description: "A sign-up from a browser already used by two or more other accounts (repeat trials, multi-accounting).",
+      actions: ["signup"],
+      priority: 500,
+      verdict: "challenge",
+      challenge: { type: "repeat_trial", channels: ["email"], require: "any", allow_skip: false, skip_limit: 3 },
+      conditions: {
+        any: [
+          { check: "fingerprint_user_count", op: "gte", value: 3 },
+          { check: "device_user_count", op: "gte", value: 3 },
+        ],
+      },
+    }),
+    p("restrict-disposable-email", {
+      name: "Restrict throwaway sign-ups",
+      description: "A sign-up with a disposable email from an ordinary network: let in with limited rights.",
+      actions: ["signup"],
+      priority: 400,
+      verdict: "restrict",
+      conditions: {
+        any: [
+          { check: "email_is_disposable", op: "eq", value: true },
+          { check: "email_is_invalid", op: "eq", value: true },
+        ],
+      },
+    }),
+    p("restrict-suspicious-content", {
+      name: "Hold suspicious content",
+      description: "Content with a medium spam or abuse score: publish after review.",
+      actions: [],
+      priority: 350,
+      verdict: "restrict",
+      conditions: { check: "risk.content_abuse.severity", op: "eq", value: "medium" },
+    }),
+  ];
+}

@@ -1,0 +1,26 @@
+// The policies of an environment as the evaluate step sees them: seeded with the defaults on first use, cached.
+
+import { type StoredPolicy, toWirePolicy } from "../store/policies.js";
+import type { EnvironmentRecord } from "../store/projects.js";
+import type { Repos } from "../store/repos.js";
+import { DEFAULT_DEVICE_LIMIT, defaultPolicies } from "./defaults.js";
+
+/**
+ * Defaults are seeded lazily, on the first evaluation or policy listing of an environment, rather than in
+ * ProjectsRepo.create: projects made by any path (CLI, bootstrap, tests, a restored backup) get them, and the
+ * once-only marker means a customer who deletes them does not see them come back.
+ */
+const seededHere = new Set<string>();
+
+export async function ensureDefaultPolicies(repos: Repos, env: EnvironmentRecord): Promise<void> {
+  if (seededHere.has(env.id)) return;
+  if (!(await repos.policies.seeded(env.id))) {
+    await repos.policies.seedOnce(env.id, defaultPolicies(env.settings.default_device_limit ?? DEFAULT_DEVICE_LIMIT));
+  }
+  seededHere.add(env.id);
+}
+
+export async function policiesFor(repos: Repos, env: EnvironmentRecord): Promise<StoredPolicy[]> {
+  await ensureDefaultPolicies(repos, env);
+  return (await repos.policies.listCached(env.id)).map((r) => toWirePolicy(r, env.name));
+}

@@ -1,0 +1,128 @@
+// The risks (SPEC.md 6): each a weighted sum of its checks, as a declarative table. A row's weights are
+// comparisons (the policy syntax) with the points they add and the indicator they name; the score is capped at
+// 100 and cut into severities by the row's cutoffs. Risks are recorded on every evaluation; policies decide.
+import type { Comparison, RiskCategory } from "@tessera/sdk/contract";
+
+export interface RiskWeight extends Comparison {
+  points: number;
+  indicator: string;
+}
+
+export interface RiskDefinition {
+  name: RiskCategory;
+  definition: string;
+  /** Scores at or above each cutoff reach that severity; below `medium` is low. */
+  cutoffs: { medium: number; high: number; maximum: number };
+  weights: RiskWeight[];
+}
+
+const w = (check: string, op: Comparison["op"], value: Comparison["value"], points: number, indicator: string): RiskWeight => ({
+  check,
+  op,
+  value,
+  points,
+  indicator,
+});
+
+export const RISKS: RiskDefinition[] = [
+  {
+    name: "ato",
+    definition: "Account takeover: a known account used from an unfamiliar browser, place or network",
+    cutoffs: { medium: 30, high: 55, maximum: 80 },
+    weights: [
+      w("is_new_fingerprint", "eq", true, 20, "new_fingerprint"),
+      w("is_new_device", "eq", true, 10, "new_device"),
+      w("is_new_ip", "eq", true, 10, "new_ip"),
+      w("impossible_travel", "eq", true, 35, "impossible_travel"),
+      w("ip_is_anonymous", "eq", true, 20, "anonymous_network"),
+      w("ip_is_tor", "eq", true, 10, "tor_detected"),
+      w("ip_user_count", "gte", 5, 15, "shared_ip"),
+      w("has_high_velocity", "eq", true, 15, "high_velocity"),
+    ],
+  },
+  {
+    name: "account_sharing",
+    definition: "One account used by several people: many devices, concurrent sessions in different places",
+    cutoffs: { medium: 30, high: 60, maximum: 85 },
+    weights: [
+      w("device_count", "gt", 3, 40, "limit_exceeded"),
+      w("device_count", "gt", 5, 15, "many_devices"),
+      w("concurrent_sessions", "gte", 1, 30, "concurrent_sessions"),
+      w("concurrent_sessions", "gte", 2, 15, "many_concurrent_sessions"),
+      w("impossible_travel", "eq", true, 15, "impossible_travel"),
+    ],
+  },
+  {
+    name: "multi_accounting",
+    definition: "One person holding several accounts: a browser or device shared by many users",
+    cutoffs: { medium: 30, high: 60, maximum: 85 },
+    weights: [
+      w("fingerprint_user_count", "gte", 3, 40, "shared_fingerprint"),
+      w("fingerprint_user_count", "gte", 6, 30, "many_accounts_on_fingerprint"),
+      w("device_user_count", "gte", 3, 30, "shared_device"),
+      w("ip_user_count", "gte", 10, 10, "shared_ip"),
+    ],
+  },
+  {
+    name: "linked_accounts",
+    definition: "Accounts linked through a shared browser, device or address",
+    cutoffs: { medium: 30, high: 60, maximum: 85 },
+    weights: [
+      w("fingerprint_user_count", "gte", 2, 35, "shared_fingerprint"),
+      w("device_user_count", "gte", 2, 35, "shared_device"),
+      w("ip_user_count", "gte", 3, 20, "shared_ip"),
+    ],
+  },
+  {
+    name: "repeat_trial",
+    definition: "A new account from a browser or device that already had one (trial abuse)",
+    cutoffs: { medium: 30, high: 55, maximum: 85 },
+    weights: [
+      w("action", "in", ["signup", "trial", "start_trial"], 10, "signup"),
+      w("fingerprint_user_count", "gte", 2, 30, "known_fingerprint"),
+      w("fingerprint_user_count", "gte", 3, 25, "shared_fingerprint"),
+      w("device_user_count", "gte", 2, 25, "known_device"),
+      w("email_is_disposable", "eq", true, 15, "disposable_email"),
+    ],
+  },
+  {
+    name: "fake_account",
+    definition: "An account not backed by a real person: throwaway email, datacenter network, automation",
+    cutoffs: { medium: 30, high: 55, maximum: 80 },
+    weights: [
+      w("email_is_disposable", "eq", true, 40, "disposable_email"),
+      w("email_is_invalid", "eq", true, 40, "invalid_email"),
+      w("ip_is_hosting", "eq", true, 25, "datacenter_ip"),
+      w("ip_is_anonymous", "eq", true, 10, "anonymous_network"),
+      w("is_bot", "eq", true, 20, "bot_detected"),
+      w("has_high_velocity", "eq", true, 10, "high_velocity"),
+    ],
+  },
+  {
+    name: "bot",
+    definition: "Automated traffic: automation markers, bot user agents, datacenter networks, inhuman velocity",
+    cutoffs: { medium: 30, high: 55, maximum: 80 },
+    weights: [
+      w("client_automation", "eq", true, 40, "automation_detected"),
+      w("bot_user_agent", "eq", true, 50, "bot_user_agent"),
+      w("ip_is_hosting", "eq", true, 25, "datacenter_ip"),
+      w("has_high_velocity", "eq", true, 25, "high_velocity"),
+      w("ip_is_tor", "eq", true, 10, "tor_detected"),
+    ],
+  },
+  {
+    name: "content_abuse",
+    definition: "Spam or abusive content: links, contact details, spam vocabulary, the same text from many users",
+    cutoffs: { medium: 30, high: 55, maximum: 80 },
+    weights: [
+      w("content_spam_score", "gte", 25, 30, "spam_patterns"),
+      w("content_spam_score", "gte", 50, 25, "strong_spam_patterns"),
+      w("content_link_count", "gte", 2, 15, "links"),
+      w("content_link_count", "gte", 5, 15, "many_links"),
+      w("content_has_contact_info", "eq", true, 15, "contact_info"),
+      w("content_repetition_count", "gte", 2, 30, "repeated_content"),
+      w("content_repetition_count", "gte", 5, 20, "mass_repeated_content"),
+      w("is_bot", "eq", true, 10, "bot_detected"),
+    ],
+  },
+];
