@@ -175,7 +175,7 @@ export class WebhooksRepo {
     const out: ClaimedDelivery[] = [];
     for (const delivery of claimed) {
       const r = byId.get(delivery.id);
-      if (!r || r.enabled !== 1) {
+      if (r?.enabled !== 1) {
         // Its endpoint was deleted or disabled since: settle it instead of sending.
         await this.settle(delivery.id, owner, {
           status: "failed",
