@@ -181,8 +181,11 @@ const server = createServer((req, res) => {
       return error(res, 404, "not_found", "not built? run npm run build -w challenge-app");
     }
   }
-  res.writeHead(200, { "content-type": "text/html" });
-  res.end(`<!doctype html><title>${url.pathname}</title><h1>${url.pathname}${url.search}</h1>`);
+  // The success page answers late, so the done screen stays up long enough to be photographed and checked.
+  setTimeout(() => {
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end(`<!doctype html><title>${url.pathname}</title><h1>${url.pathname}${url.search}</h1>`);
+  }, 3000);
 });
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

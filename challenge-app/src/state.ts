@@ -64,6 +64,11 @@ const say = (kind: "error" | "info", text: string) => {
   notice.value = { kind, text };
 };
 
+const show = (v: ChallengeView) => {
+  now.value = Date.now();
+  view.value = v;
+};
+
 /** Reads ?challenge=&token= and opens the challenge; a second open (a reload) falls back to a plain read. */
 export async function start(): Promise<void> {
   const params = new URLSearchParams(location.search);
@@ -88,7 +93,7 @@ export async function start(): Promise<void> {
 
 /** Shows the screen the challenge's status calls for. */
 async function route(v: ChallengeView): Promise<void> {
-  view.value = v;
+  show(v);
   const c = v.challenge;
   const expired = !!v.expires_at && Date.parse(v.expires_at) <= Date.now();
   switch (c.status) {
@@ -181,7 +186,7 @@ export const send = (channel: Channel, resend = false) =>
   act(async () => {
     lastChannel.value = channel;
     const v = await api.send(channel, lang.value);
-    view.value = v;
+    show(v);
     if (v.challenge.delivery_status === "failed" || v.challenge.delivery_status === "bounced")
       return problem("delivery_failed", v.delivery_error);
     if (!resend) go({ name: "code", channel });

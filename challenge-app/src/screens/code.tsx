@@ -26,9 +26,11 @@ export function Code({ channel }: { channel: Channel }) {
   const [counted, setCounted] = useState(false);
 
   useEffect(() => {
-    const tick = setInterval(() => {
+    const update = () => {
       now.value = Date.now();
-    }, 1000);
+    };
+    update();
+    const tick = setInterval(update, 1000);
     return () => clearInterval(tick);
   }, []);
   useEffect(() => {
