@@ -6,6 +6,7 @@ import { requireSecret } from "./auth.js";
 import { frameworkErrors, registerErrorHandling } from "./errors.js";
 import { registerClientRateLimit } from "./rate-limit/plugin.js";
 import challengeApp from "./routes/challenge-app.js";
+import demo, { type DemoOptions } from "./routes/demo.js";
 import clientRoutes from "./routes/client.js";
 import clientDeviceRoutes from "./routes/client-devices.js";
 import { registerOpenApi } from "./routes/docs.js";
@@ -34,7 +35,7 @@ function trustProxy(value: string | undefined): boolean | string[] {
 /** Headers whose values never reach the logs. */
 const REDACT = ["req.headers.authorization", "req.headers.cookie", 'req.headers["x-challenge-token"]'];
 
-export async function buildApp(services: Services, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(services: Services, opts: { logger?: boolean; demo?: DemoOptions } = {}): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     logger:
@@ -70,8 +71,15 @@ export async function buildApp(services: Services, opts: { logger?: boolean } = 
   await app.register(healthRoutes, { services });
   await app.register(sdkAssets);
   await app.register(challengeApp);
-  await app.register(clientRoutes, { services });
-  await app.register(clientDeviceRoutes, { services });
+  // The demo customer site: development only, and only when the server was given credentials for it.
+  if (config.isDev && opts.demo) await app.register(demo, opts.demo);
+  await app.register(async (client) => {
+    // The SDK posts its JSON as text/plain: a "simple" cross-origin request needs no CORS preflight, which saves
+    // every browser call a round trip. Parsed by Fastify's own JSON parser (prototype-poisoning safe).
+    client.addContentTypeParser("text/plain", { parseAs: "string" }, client.getDefaultJsonParser("error", "error"));
+    await client.register(clientRoutes, { services });
+    await client.register(clientDeviceRoutes, { services });
+  });
   // Challenges authenticate per route: a secret key, or the hosted app's challenge token.
   await app.register(challengeRoutes, { services });
   // The server API: every route in this scope needs a secret key.

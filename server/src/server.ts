@@ -3,7 +3,25 @@
 import type { Config } from "./config.js";
 import { buildApp } from "./app.js";
 import { ensureAssetsBuilt } from "./build-assets.js";
-import { createServices } from "./services.js";
+import type { DemoOptions } from "./routes/demo.js";
+import { createServices, type Services } from "./services.js";
+
+/**
+ * The demo site's backend needs a plain secret, and secrets are stored only hashed: each development start mints a
+ * fresh key for the oldest project's development environment and revokes the one the previous start minted.
+ */
+async function demoCredentials(services: Services, config: Config): Promise<DemoOptions | undefined> {
+  const { projects } = services.repos;
+  const env = await projects.firstEnvironment("development");
+  if (!env) return undefined;
+  const previous = await projects.getSetting("demo_key_id");
+  if (previous) await projects.revokeKey(previous);
+  const key = await projects.createKey(env.projectId, "development");
+  if (!key) return undefined;
+  await projects.putSetting("demo_key_id", key.id);
+  const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
+  return { clientId: env.clientId, secret: key.secret, baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${config.PORT}` };
+}
 
 export async function serve(config: Config): Promise<void> {
   ensureAssetsBuilt();
@@ -18,7 +36,7 @@ export async function serve(config: Config): Promise<void> {
         "Secrets are shown only now. Create more with `npx tessera keys create <project> --env development`.\n",
     );
   }
-  const app = await buildApp(services);
+  const app = await buildApp(services, { demo: config.isDev ? await demoCredentials(services, config) : undefined });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

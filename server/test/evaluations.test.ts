@@ -135,6 +135,20 @@ describe.each(STORES)("evaluations on %s", (kind) => {
     expect(local.headers["access-control-allow-origin"]).toBe("http://localhost:5173");
   });
 
+  it("the client API takes JSON sent as text/plain (no CORS preflight) and refuses malformed text", async () => {
+    const ok = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/login",
+      payload: JSON.stringify({ client_id: t.clientId, user: "plain" }),
+      headers: { "content-type": "text/plain;charset=UTF-8", origin: "http://localhost:3000" },
+    });
+    expect(ok.statusCode).toBe(200);
+    expect(ClientEvaluateResponse.parse(ok.json()).evaluation_id).toMatch(/^ev_/);
+    const bad = await t.app.inject({ method: "POST", url: "/v3/client/evaluate/login", payload: "{nope", headers: { "content-type": "text/plain" } });
+    expect(bad.statusCode).toBe(400);
+    expect(ErrorBody.parse(bad.json()).error.code).toBe("invalid_request");
+  });
+
   it("a backend evaluates a custom action with content and gets the evaluation object", async () => {
     const r = await t.app.inject({
       method: "POST",

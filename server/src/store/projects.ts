@@ -177,6 +177,24 @@ export class ProjectsRepo {
     return true;
   }
 
+  /** The oldest project's environment of this name (the one the demo site uses). */
+  async firstEnvironment(env: Environment): Promise<EnvironmentRecord | undefined> {
+    const row = await this.envQuery().where("environments.name", "=", env).orderBy("projects.created_at").limit(1).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async putSetting(key: string, value: string): Promise<void> {
+    await this.db
+      .insertInto("settings")
+      .values({ key, value })
+      .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
+      .execute();
+  }
+
+  async getSetting(key: string): Promise<string | undefined> {
+    return (await this.db.selectFrom("settings").select("value").where("key", "=", key).executeTakeFirst())?.value;
+  }
+
   /** A store-wide setting (e.g. the generated challenge-token secret), created once with `make` if absent. */
   async setting(key: string, make: () => string): Promise<string> {
     const found = await this.db.selectFrom("settings").select("value").where("key", "=", key).executeTakeFirst();
