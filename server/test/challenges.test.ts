@@ -25,7 +25,7 @@ describe.each(STORES)("challenges on %s", (kind) => {
         challenge: { type: "account_takeover", channels: ["email"], success_url: "https://app.example.com/welcome" },
       },
     });
-    expect(policy.statusCode, policy.body).toBe(200);
+    expect(policy.statusCode, policy.body).toBe(201);
     const sharing = await t.app.inject({
       method: "POST",
       url: "/v3/policies",
@@ -39,7 +39,7 @@ describe.each(STORES)("challenges on %s", (kind) => {
         challenge: { type: "account_sharing", channels: ["email"], device_limit: 1, signup_url: "https://app.example.com/signup" },
       },
     });
-    expect(sharing.statusCode, sharing.body).toBe(200);
+    expect(sharing.statusCode, sharing.body).toBe(201);
   });
   afterAll(async () => {
     await t?.close();
