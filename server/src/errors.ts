@@ -37,6 +37,12 @@ function describeIssue(where: string, issue: ValidationIssue | undefined): { mes
   return { message: `Invalid ${param ?? where}: ${issue.message ?? "invalid value"}`, param };
 }
 
+/** Errors Fastify raises before routing (bad URL encoding, an over-long path parameter), in the same wire format. */
+export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === "FST_ERR_MAX_PARAM_LENGTH") void send(reply, 414, "invalid_request", "A path parameter is too long");
+  else void send(reply, 400, "invalid_request", err.code === "FST_ERR_BAD_URL" ? "Malformed URL" : err.message);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError | Error, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ApiError) {

@@ -49,7 +49,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("user_id", "text")
     .addColumn("created_at", "bigint", (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("content_hashes_env_hash_time").on("content_hashes").columns(["environment_id", "hash", "created_at"]).execute();
+  await db.schema
+    .createIndex("content_hashes_env_hash_time")
+    .on("content_hashes")
+    .columns(["environment_id", "hash", "created_at"])
+    .execute();
   await db.schema.createIndex("content_hashes_time").on("content_hashes").column("created_at").execute();
 
   // Hot-path lookups on core tables: "has this user been seen from this IP".
