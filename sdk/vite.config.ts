@@ -58,8 +58,9 @@ export default defineConfig(({ mode }) =>
           emptyOutDir: false,
           sourcemap: true,
           minify: true,
-          // Browsers of the last few years; no eval, no Function(), no inline styles are emitted either way.
-          target: "es2020",
+          // ES2022 (Chrome 94+, Firefox 93+, Safari 15.4+): untranspiled class fields save ~0.7 KB gzipped against
+          // ES2020. No eval, no Function(), no inline styles are emitted either way.
+          target: "es2022",
           lib: { entry: src("browser/global.ts"), name: "Tessera", formats: ["iife"], fileName: () => "tessera.js" },
         },
       },
