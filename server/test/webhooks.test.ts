@@ -207,6 +207,8 @@ describe.each(STORES)("webhook delivery across a SIGKILL on %s", (kind: StoreKin
       ...FAST,
       // Enough attempts that the event is still pending when the receiver comes up.
       WEBHOOK_MAX_ATTEMPTS: "50",
+      // Short, flat-ish retries: a slow machine must not push the next attempt far past the restart.
+      WEBHOOK_RETRY_BASE_MS: "10",
       NODE_ENV: "development",
       PORT: String(port),
       HOST: "127.0.0.1",
@@ -220,7 +222,7 @@ describe.each(STORES)("webhook delivery across a SIGKILL on %s", (kind: StoreKin
     const base = `http://127.0.0.1:${port}`;
     const start = async () => {
       const p = spawn(process.execPath, [cli, "serve"], { env, cwd: ROOT, stdio: "ignore" });
-      await eventually(async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.ok || undefined, "the server to listen");
+      await eventually(async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.ok || undefined, "the server to listen", 60_000);
       return p;
     };
     let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
@@ -256,7 +258,7 @@ describe.each(STORES)("webhook delivery across a SIGKILL on %s", (kind: StoreKin
 
       receiver = await startReceiver({ port: hookPort });
       child = await start();
-      const got = await eventually(() => receiver?.received[0], "the delivery after the restart", 30_000);
+      const got = await eventually(() => receiver?.received[0], "the delivery after the restart", 60_000);
       const payload = WebhookPayload.parse(new Webhook(ep.secret).verify(got.body, got.headers));
       expect(payload.event).toBe("device.detached");
       expect(payload.account).toBe("killed");
@@ -273,5 +275,5 @@ describe.each(STORES)("webhook delivery across a SIGKILL on %s", (kind: StoreKin
       await receiver?.close();
       await db.drop();
     }
-  }, 90_000);
+  }, 180_000);
 });
