@@ -222,7 +222,11 @@ describe.each(STORES)("webhook delivery across a SIGKILL on %s", (kind: StoreKin
     const base = `http://127.0.0.1:${port}`;
     const start = async () => {
       const p = spawn(process.execPath, [cli, "serve"], { env, cwd: ROOT, stdio: "ignore" });
-      await eventually(async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.ok || undefined, "the server to listen", 60_000);
+      await eventually(
+        async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.ok || undefined,
+        "the server to listen",
+        60_000,
+      );
       return p;
     };
     let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
