@@ -12,6 +12,8 @@ export const WINDOWS = {
   fingerprint: 10 * 60 * 1000,
   ipUsers: 60 * 60 * 1000,
   content: 24 * 60 * 60 * 1000,
+  // Accounts per browser: three months covers a trial period and its repeats.
+  fingerprintUsers: 90 * 24 * 60 * 60 * 1000,
 };
 
 export interface History {
@@ -59,7 +61,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
       fp ? h.countSince(env, "fingerprint_id", fp, at - WINDOWS.fingerprint) : Promise.resolve(0),
       input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
       userId ? h.userDevices(env, userId) : none,
-      fp ? h.usersOfDevicesBy(env, "fingerprint_id", fp) : none,
+      fp ? h.fingerprintUsers(env, fp, at - WINDOWS.fingerprintUsers) : none,
       token ? h.usersOfDevicesBy(env, "visitor_token", token) : none,
       repos.lists.membership(
         env,

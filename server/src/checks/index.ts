@@ -91,8 +91,10 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   is_new_ip: (c) => (c.identity.user ? !c.history.seenIp : true),
   user_age_days: (c) => (c.identity.user ? Math.floor((c.input.at - Number(c.identity.user.created_at)) / DAY) : 0),
   fingerprint_confidence: (c) => c.identity.fingerprint?.confidence ?? 0,
-  fingerprint_user_count: (c) => (c.identity.fingerprint ? withCurrent(c.history.fingerprintUsers, c.input.user, !!c.input.user) : 0),
-  device_user_count: (c) => (c.input.signals.visitor_token ? withCurrent(c.history.tokenUsers, c.input.user, !!c.input.user) : 0),
+  fingerprint_user_count: (c) =>
+    c.identity.fingerprint ? withCurrent(c.history.fingerprintUsers, c.identity.user?.id, !c.identity.user && !!c.input.user) : 0,
+  device_user_count: (c) =>
+    c.input.signals.visitor_token ? withCurrent(c.history.tokenUsers, c.identity.user?.id, !c.identity.user && !!c.input.user) : 0,
   ip_user_count: (c) =>
     c.input.ip ? withCurrent(c.history.ipUsers, c.identity.user?.id ?? (c.input.user ? "__new__" : undefined), false) : 0,
   ip_is_vpn: (c) => c.signals.geolocation?.network === "vpn" || c.signals.timezone.mismatch,

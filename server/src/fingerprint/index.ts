@@ -78,8 +78,27 @@ export const COMPONENT_WEIGHTS: Record<string, number> = {
   applePay: 0.5,
 };
 
-/** The components of the coarse key: hardware and platform facts a browser update, a font or a window leave alone. */
-const COARSE = ["platform", "hardwareConcurrency", "deviceMemory", "colorDepth", "vendor", "architecture", "touchSupport"] as const;
+/**
+ * The components of the coarse key: hardware and platform facts a browser update, a font or a window leave alone
+ * (the GPU renderer narrows candidate sets tenfold; a driver update that changes it is caught by the visitor token).
+ */
+const COARSE = [
+  "platform",
+  "hardwareConcurrency",
+  "deviceMemory",
+  "colorDepth",
+  "vendor",
+  "architecture",
+  "touchSupport",
+  "webGlBasics.renderer",
+] as const;
+
+function coarseValue(n: Record<string, unknown>, key: string): unknown {
+  const [head, field] = key.split(".");
+  const v = n[head as string];
+  if (field === undefined) return v ?? null;
+  return v && typeof v === "object" ? ((v as Record<string, unknown>)[field] ?? null) : null;
+}
 
 /** Below this total weight the components cannot tell browsers apart: no fingerprint rather than a false one. */
 export const MIN_ENTROPY_WEIGHT = 14;
@@ -97,7 +116,7 @@ export function entropyWeight(n: Record<string, unknown>): number {
 }
 
 export function coarseKey(n: Record<string, unknown>): string {
-  return sha256(stableStringify(COARSE.map((k) => n[k] ?? null))).slice(0, 24);
+  return sha256(stableStringify(COARSE.map((k) => coarseValue(n, k)))).slice(0, 24);
 }
 
 function setSimilarity(a: unknown[], b: unknown[]): number {

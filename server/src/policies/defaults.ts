@@ -34,14 +34,21 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     }),
     p("deny-credential-stuffing", {
       name: "Deny credential stuffing",
-      description: "Logins for many different accounts from one IP within an hour.",
+      description:
+        "Logins for ten or more accounts from one IP within an hour, from a datacenter, an anonymising network or unfamiliar browsers (an office behind one NAT is none of these).",
       actions: ["login"],
       priority: 850,
       verdict: "deny",
       conditions: {
         all: [
           { check: "ip_user_count", op: "gte", value: 10 },
-          { check: "is_new_device", op: "eq", value: true },
+          {
+            any: [
+              { check: "ip_is_hosting", op: "eq", value: true },
+              { check: "ip_is_anonymous", op: "eq", value: true },
+              { check: "is_new_fingerprint", op: "eq", value: true },
+            ],
+          },
         ],
       },
     }),
@@ -148,12 +155,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
         skip_limit: 3,
         device_limit: deviceLimit,
       },
-      conditions: {
-        all: [
-          { check: "device_count", op: "gt", value: deviceLimit },
-          { check: "is_new_device", op: "eq", value: true },
-        ],
-      },
+      conditions: { check: "device_count", op: "gt", value: deviceLimit },
     }),
     p("challenge-repeat-trial", {
       name: "Verify repeat sign-ups",

@@ -104,6 +104,21 @@ export class HistoryRepo {
     return rows.map((r) => r.user_id as string);
   }
 
+  /** Distinct users evaluated with this fingerprint since `since` (at most `cap`). */
+  async fingerprintUsers(environmentId: string, fingerprintId: string, since: number, cap = 200): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("evaluations")
+      .select("user_id")
+      .distinct()
+      .where("environment_id", "=", environmentId)
+      .where("fingerprint_id", "=", fingerprintId)
+      .where("created_at", ">=", since)
+      .where("user_id", "is not", null)
+      .limit(cap)
+      .execute();
+    return rows.map((r) => r.user_id as string);
+  }
+
   /** Distinct other users who submitted content with this hash since `since`. */
   async contentUsers(
     environmentId: string,
