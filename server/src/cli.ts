@@ -80,7 +80,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
-  const services = await createServices(config);
+  // One-off commands run no background workers (webhook delivery, retention): `serve` does.
+  const services = await createServices({ ...config, WORKERS: false });
   try {
     const args = (argv2: string[], options: Parameters<typeof parseArgs>[0]["options"]) =>
       parseArgs({ args: argv2, options, allowPositionals: true, strict: true });
