@@ -70,6 +70,8 @@ export async function createServices(config: Config, opts: { migrate?: boolean }
   challenges.onSignupChosen = (db, m) => users.markConversionIntent(db, m);
   challenges.detachDevice = async (env, deviceId) => void (await devices.detach(env.id, deviceId, { logout: true }));
   evaluationsService.challengeSummary = (id) => challenges.summary(id);
+  const privacy = new PrivacyService(repos);
+  privacy.erasers.push(async (tx, ctx) => ({ challenges: await repos.challenges.eraseForUser(tx, ctx.environmentId, ctx.userId) }));
   const services: Services = {
     config,
     store,
@@ -83,7 +85,7 @@ export async function createServices(config: Config, opts: { migrate?: boolean }
     webhookEndpoints: new WebhookEndpointsService(repos),
     devices,
     users,
-    privacy: new PrivacyService(repos),
+    privacy,
     accountSharing,
     onClose: [() => delivery.close()],
     async close() {

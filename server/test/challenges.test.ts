@@ -40,7 +40,26 @@ describe.each(STORES)("challenges on %s", (kind) => {
       },
     });
     expect(sharing.statusCode, sharing.body).toBe(201);
+    const skippable = await t.app.inject({
+      method: "POST",
+      url: "/v3/policies",
+      headers: t.auth,
+      payload: {
+        name: "Skippable (test)",
+        actions: ["skip_test"],
+        priority: 1000,
+        conditions: { all: [] },
+        verdict: "challenge",
+        challenge: { type: "fake_account", channels: ["email"], allow_skip: true, skip_limit: 1 },
+      },
+    });
+    expect(skippable.statusCode, skippable.body).toBe(201);
   });
+
+  const eventsOf = async (name: string) =>
+    (await t.services.repos.db.selectFrom("webhook_events").select(["event", "payload"]).where("event", "=", name).execute()).map(
+      (r) => JSON.parse(r.payload) as Record<string, unknown>,
+    );
   afterAll(async () => {
     await t?.close();
     await smtp?.close();
@@ -67,7 +86,7 @@ describe.each(STORES)("challenges on %s", (kind) => {
     return { evaluation_id, id, token, headers: { "x-challenge-token": token } };
   }
 
-  const call = (method: "GET" | "POST", url: string, headers: Record<string, string>, payload?: unknown) =>
+  const call = (method: "GET" | "POST" | "DELETE", url: string, headers: Record<string, string>, payload?: unknown) =>
     t.app.inject({ method, url, headers, ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}) } as const);
 
   it("runs created → presented → code_sent → verified → completed with the code from the real mail", async () => {
@@ -271,5 +290,87 @@ describe.each(STORES)("challenges on %s", (kind) => {
       payload: { client_id: t.clientId, user: "kate", signals: { components: fakeComponents("k1"), visitor_token: "tok-k1-xxxxxxxx" } },
     });
     expect(next.json().logout).toBe(true);
+  });
+
+  it("skipping is offered only when the policy allows it, within the user's skip limit", async () => {
+    const first = await challengedLogin("mia", "mia@example.com", "skip_test", "mia1");
+    const view = ChallengeView.parse((await call("POST", `/v3/challenges/${first.id}/open`, first.headers)).json());
+    expect(view.allow_skip).toBe(true);
+    const skipped = ChallengeView.parse(
+      (await call("POST", `/v3/challenges/${first.id}/complete`, first.headers, { outcome: "skip" })).json(),
+    );
+    expect(skipped.challenge.status).toBe("skipped");
+    const second = await challengedLogin("mia", "mia@example.com", "skip_test", "mia2");
+    const view2 = ChallengeView.parse((await call("POST", `/v3/challenges/${second.id}/open`, second.headers)).json());
+    expect(view2.allow_skip).toBe(false);
+    const refused = await call("POST", `/v3/challenges/${second.id}/complete`, second.headers, { outcome: "skip" });
+    expect(refused.statusCode).toBe(403);
+    // A policy that does not allow skipping refuses it.
+    const ato = await challengedLogin("noah");
+    expect((await call("POST", `/v3/challenges/${ato.id}/complete`, ato.headers, { outcome: "skip" })).statusCode).toBe(403);
+    expect((await eventsOf("challenge.skipped")).some((e) => (e.challenge as { id: string }).id === first.id)).toBe(true);
+  });
+
+  it("records challenge.initiated, viewed, pending and completed events with the challenge and account", async () => {
+    const c = await challengedLogin("olga");
+    await call("POST", `/v3/challenges/${c.id}/open`, c.headers);
+    const since = smtp.mails.length;
+    await call("POST", `/v3/challenges/${c.id}/send`, c.headers, { channel: "email" });
+    const code = codeFrom(await smtp.next("olga@example.com", { since }));
+    await call("POST", `/v3/challenges/${c.id}/verify`, c.headers, { code });
+    await call("POST", `/v3/challenges/${c.id}/complete`, c.headers, {});
+    for (const [event, status] of [
+      ["challenge.initiated", "created"],
+      ["challenge.viewed", "presented"],
+      ["challenge.pending", "code_sent"],
+      ["challenge.completed", "completed"],
+    ] as const) {
+      const mine = (await eventsOf(event)).filter((e) => (e.challenge as { id: string }).id === c.id);
+      expect(mine, event).toHaveLength(1);
+      expect(mine[0]?.account).toBe("olga");
+      expect((mine[0]?.challenge as { status: string }).status).toBe(status);
+    }
+  });
+
+  it("a sharer who chooses to create their own account and then signs up is user.converted", async () => {
+    const owner = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/login",
+      payload: {
+        client_id: t.clientId,
+        user: "pat",
+        email: "pat@example.com",
+        signals: { components: fakeComponents("p1"), visitor_token: "tok-p1-xxxxxxxx" },
+      },
+    });
+    expect(owner.statusCode).toBe(200);
+    const c = await challengedLogin("pat", "pat@example.com", "share_test", "p2");
+    const choice = await call("POST", `/v3/challenges/${c.id}/signup`, c.headers);
+    expect(choice.statusCode, choice.body).toBe(200);
+    expect(choice.json().redirect).toBe("https://app.example.com/signup");
+    const signup = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/signup",
+      payload: {
+        client_id: t.clientId,
+        user: "pats_own",
+        email: "own@example.com",
+        signals: { components: fakeComponents("p2"), visitor_token: "tok-p2-xxxxxxxx" },
+      },
+    });
+    expect(signup.statusCode).toBe(200);
+    const converted = await eventsOf("user.converted");
+    expect(converted.some((e) => e.account === "pats_own")).toBe(true);
+    // An ATO challenge offers no account creation.
+    const ato = await challengedLogin("quinn");
+    expect((await call("POST", `/v3/challenges/${ato.id}/signup`, ato.headers)).statusCode).toBe(409);
+  });
+
+  it("erasing a user erases their challenges", async () => {
+    const c = await challengedLogin("rose");
+    const erased = await call("DELETE", "/v3/user/rose", t.auth);
+    expect(erased.statusCode, erased.body).toBe(200);
+    expect(erased.json().deleted.challenges).toBeGreaterThanOrEqual(1);
+    expect((await call("GET", `/v3/challenges/${c.id}`, t.auth)).statusCode).toBe(404);
   });
 });

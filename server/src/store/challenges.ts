@@ -24,7 +24,12 @@ export class ChallengesRepo {
   }
 
   /** Applies `patch` only while the challenge is in one of `from`; answers the updated row, or undefined if it moved. */
-  async updateIf(id: string, from: readonly ChallengeStatus[], patch: Partial<ChallengeRow>, db: Kysely<Database> = this.db): Promise<ChallengeRow | undefined> {
+  async updateIf(
+    id: string,
+    from: readonly ChallengeStatus[],
+    patch: Partial<ChallengeRow>,
+    db: Kysely<Database> = this.db,
+  ): Promise<ChallengeRow | undefined> {
     return db
       .updateTable("challenges")
       .set(patch)
@@ -46,7 +51,12 @@ export class ChallengesRepo {
   }
 
   /** Pending challenges of this user on this device, to be overridden by a newer one. */
-  async pendingFor(environmentId: string, userId: string, deviceId: string | null, db: Kysely<Database> = this.db): Promise<ChallengeRow[]> {
+  async pendingFor(
+    environmentId: string,
+    userId: string,
+    deviceId: string | null,
+    db: Kysely<Database> = this.db,
+  ): Promise<ChallengeRow[]> {
     let q = db
       .selectFrom("challenges")
       .selectAll()
@@ -57,7 +67,10 @@ export class ChallengesRepo {
     return q.execute();
   }
 
-  async list(environmentId: string, q: { page: number; limit: number; status?: string; userId?: string }): Promise<{ rows: ChallengeRow[]; total: number }> {
+  async list(
+    environmentId: string,
+    q: { page: number; limit: number; status?: string; userId?: string },
+  ): Promise<{ rows: ChallengeRow[]; total: number }> {
     let base = this.db.selectFrom("challenges").where("environment_id", "=", environmentId);
     if (q.status) base = base.where("status", "=", q.status);
     if (q.userId) base = base.where("user_id", "=", q.userId);
@@ -74,11 +87,29 @@ export class ChallengesRepo {
     return { rows, total: Number(count.n) };
   }
 
+  /** Erases a user's challenges and their dev-outbox messages (privacy erasure); answers how many challenges went. */
+  async eraseForUser(db: Kysely<Database>, environmentId: string, userId: string): Promise<number> {
+    const ids = db.selectFrom("challenges").select("id").where("environment_id", "=", environmentId).where("user_id", "=", userId);
+    await db.deleteFrom("dev_outbox").where("environment_id", "=", environmentId).where("challenge_id", "in", ids).execute();
+    const res = await db
+      .deleteFrom("challenges")
+      .where("environment_id", "=", environmentId)
+      .where("user_id", "=", userId)
+      .executeTakeFirst();
+    return Number(res.numDeletedRows);
+  }
+
   async addToOutbox(row: DevOutboxRow, db: Kysely<Database> = this.db): Promise<void> {
     await db.insertInto("dev_outbox").values(row).execute();
   }
 
   async outbox(environmentId: string, limit = 50): Promise<DevOutboxRow[]> {
-    return this.db.selectFrom("dev_outbox").selectAll().where("environment_id", "=", environmentId).orderBy("created_at", "desc").limit(limit).execute();
+    return this.db
+      .selectFrom("dev_outbox")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .orderBy("created_at", "desc")
+      .limit(limit)
+      .execute();
   }
 }
