@@ -84,6 +84,20 @@ export class EvaluationsRepo {
     return { ok: false, reason: exists ? "already_consumed" : "not_found" };
   }
 
+  /** The risks of the user's evaluation before `evaluationId` (the latest other one), if any. */
+  async previousRisks(environmentId: string, userId: string, evaluationId: string): Promise<string | null | undefined> {
+    const row = await this.db
+      .selectFrom("evaluations")
+      .select("risks")
+      .where("environment_id", "=", environmentId)
+      .where("user_id", "=", userId)
+      .where("id", "!=", evaluationId)
+      .orderBy("created_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    return row?.risks;
+  }
+
   async userHasSeenIp(environmentId: string, userId: string, ip: string): Promise<boolean> {
     const row = await this.db
       .selectFrom("evaluations")

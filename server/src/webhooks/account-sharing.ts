@@ -1,5 +1,5 @@
-// Account-sharing events (SPEC.md 9): `account_sharing.signal` when an evaluation's account-sharing risk is high or
-// maximum, and `account_sharing.admin_notified` once the project's admin has actually been emailed about it.
+// Account-sharing events (SPEC.md 9): `account_sharing.signal` when an evaluation's account-sharing risk rises to
+// high or maximum (from below, in the user's previous evaluation), and `account_sharing.admin_notified` once the project's admin has actually been emailed about it.
 import type { Kysely } from "kysely";
 import { toEventUser } from "../domain/users.js";
 import type { AfterEvaluate, EventSink } from "../pipeline/evaluate.js";
@@ -31,6 +31,10 @@ export class AccountSharingNotifier {
     if (!risk || !input.user) return;
     const user = await this.repos.users.findByExternal(input.env.id, input.user);
     if (!user) return;
+    // A signal marks the rise: while the account stays shared, every evaluation carries the raised risk.
+    const previous = await this.repos.evaluations.previousRisks(input.env.id, user.id, result.evaluation.id);
+    const before = previous ? (JSON.parse(previous) as Array<{ name: string; severity: string }>) : [];
+    if (before.some((r) => r.name === "account_sharing" && RAISED.has(r.severity))) return;
     const deviceRow = identity.device?.row;
     const data = {
       account: user.external_id,
