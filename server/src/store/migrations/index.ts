@@ -7,6 +7,7 @@ import * as m002 from "./002-risk.js";
 import * as m003 from "./003-challenges.js";
 import * as m004 from "./004-webhooks.js";
 import * as m005 from "./005-rate-limits.js";
+import * as m006 from "./006-hot-path-indexes.js";
 
 const migrations: Record<string, Migration> = {
   "001-core": m001,
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   "003-challenges": m003,
   "004-webhooks": m004,
   "005-rate-limits": m005,
+  "006-hot-path-indexes": m006,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
