@@ -244,12 +244,12 @@ describe.each(STORES)("challenges on %s", (kind) => {
   });
 
   it("account sharing: the verified owner kicks devices to the limit, then completes; kicked devices log out", async () => {
-    // One account on three devices; limit 1.
+    // One account signed in on three devices (an action no test policy challenges); limit 1.
     const devices = [];
     for (const seed of ["k1", "k2", "k3"]) {
       const r = await t.app.inject({
         method: "POST",
-        url: "/v3/client/evaluate/login",
+        url: "/v3/client/evaluate/visit",
         payload: {
           client_id: t.clientId,
           user: "kate",

@@ -1,10 +1,11 @@
 // Integration-test helpers: every store test runs against both stores (SQLite in a temp dir, a fresh PostgreSQL
 // database per use), through the real Fastify app.
+
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, InjectOptions } from "fastify";
 import pg from "pg";
 import { buildApp } from "../src/app.js";
 import { type Config, loadConfig } from "../src/config.js";
@@ -64,11 +65,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** What a real desktop browser sends; Fastify's inject would otherwise say "lightMyRequest", a bot user agent. */
+export const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
+
 export async function startTestApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
   const db = await freshDatabase(kind);
   const services = await createServices(testConfig({ ...db.env, ...env }));
   const app = await buildApp(services, { logger: false });
   await app.ready();
+  const inject = app.inject.bind(app);
+  // Requests come from a browser unless a test says otherwise (its own user-agent header wins).
+  app.inject = ((opts: InjectOptions) =>
+    inject({ ...opts, headers: { "user-agent": BROWSER_UA, ...(opts.headers ?? {}) } })) as typeof app.inject;
   const project = await services.repos.projects.create("Test project");
   const other = await services.repos.projects.create("Other project");
   const secret = project.environments.development.secret;

@@ -4,9 +4,9 @@
 import type { Evaluation, PolicyChallenge } from "@tessera/sdk/contract";
 import type { Kysely } from "kysely";
 import { newId } from "../ids.js";
+import { type EvaluationRow, toWireEvaluation } from "../store/evaluations.js";
 import type { Repos } from "../store/repos.js";
 import type { Database } from "../store/schema.js";
-import { toWireEvaluation, type EvaluationRow } from "../store/evaluations.js";
 import type { EvaluationInput } from "./context.js";
 import { type Decision, decide } from "./decide.js";
 import { type Identity, resolveIdentity } from "./identity.js";
@@ -25,7 +25,12 @@ export interface EventSink {
 }
 
 /** Runs after the evaluation is committed (e.g. account-sharing signals); must not throw. */
-export type AfterEvaluate = (result: EvaluationResult, input: EvaluationInput, identity: Identity, decision: Decision) => Promise<void> | void;
+export type AfterEvaluate = (
+  result: EvaluationResult,
+  input: EvaluationInput,
+  identity: Identity,
+  decision: Decision,
+) => Promise<void> | void;
 
 export interface EvaluationResult {
   evaluation: Evaluation;
@@ -51,27 +56,33 @@ export class Pipeline {
       const at = input.at;
       let userRow = identity.user;
       if (input.user) {
-        userRow = (await repos.users.upsert(input.env.id, input.user, { email: input.email, phone: input.phone, metadata: input.metadata }, tx)).user;
+        userRow = (
+          await repos.users.upsert(input.env.id, input.user, { email: input.email, phone: input.phone, metadata: input.metadata }, tx)
+        ).user;
       }
       if (identity.fingerprint) {
         if (identity.fingerprint.isNew) await repos.fingerprints.insert(identity.fingerprint.row, tx);
         else await repos.fingerprints.touch(identity.fingerprint.row.id, at, tx);
       }
       const device = identity.device;
+      // A device joins the user's account only on a verdict that lets the user in: a challenged device joins when
+      // its challenge completes, a denied one never (an attacker's browser must not count as the victim's).
+      const admitted = decision.verdict === "allow" || decision.verdict === "restrict";
       if (device) {
         const row = device.row;
         if (device.isNew) {
-          if (userRow) Object.assign(row, { user_id: userRow.id, status: "attached", attached_at: at });
+          if (userRow && admitted) Object.assign(row, { user_id: userRow.id, status: "attached", attached_at: at });
           await repos.devices.insert(row, tx);
         } else {
           const patch: Partial<typeof row> = { last_seen_at: at, last_ip: input.ip ?? row.last_ip, updated_at: at };
-          if (identity.fingerprint && row.fingerprint_id !== identity.fingerprint.row.id) patch.fingerprint_id = identity.fingerprint.row.id;
+          if (identity.fingerprint && row.fingerprint_id !== identity.fingerprint.row.id)
+            patch.fingerprint_id = identity.fingerprint.row.id;
           if (!row.visitor_token && input.signals.visitor_token) patch.visitor_token = input.signals.visitor_token;
           if (row.status === "detached" && row.logout_pending === 1) {
             // Kicked since it last asked: tell the SDK to log out once; a later login re-attaches it.
             logout = true;
             patch.logout_pending = 0;
-          } else if (userRow && (row.user_id !== userRow.id || row.status === "detached")) {
+          } else if (userRow && admitted && (row.user_id !== userRow.id || row.status === "detached")) {
             Object.assign(patch, { user_id: userRow.id, status: "attached", attached_at: at, detached_at: null });
           }
           await repos.devices.update(row.id, patch, tx);
@@ -130,7 +141,13 @@ export class Pipeline {
       let challenge: { id: string; status: string; type: string } | undefined;
       const wantsChallenge = decision.verdict === "challenge" || decision.verdict === "challenge_and_restrict";
       if (wantsChallenge && decision.challenge && this.challenges) {
-        const issued = await this.challenges.issue(tx, { input, evaluationId, identity: { ...identity, user: userRow }, decision, policy: decision.challenge });
+        const issued = await this.challenges.issue(tx, {
+          input,
+          evaluationId,
+          identity: { ...identity, user: userRow },
+          decision,
+          policy: decision.challenge,
+        });
         challenge = { id: issued.id, status: issued.status, type: issued.type };
         row.challenge_id = issued.id;
         row.redirect = issued.redirect;

@@ -100,10 +100,12 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     const linked = await repos.evaluations.find(envId, input.linkedEvaluationId);
     if (linked?.device_id) device = await repos.devices.find(envId, linked.device_id);
   }
-  if (!device && input.signals.visitor_token)
-    device = await repos.devices.findByToken(envId, input.signals.visitor_token, id.user ? userId : undefined);
-  if (!device && id.fingerprint && !id.fingerprint.isNew)
-    device = await repos.devices.findByFingerprint(envId, id.fingerprint.row.id, id.user ? userId : undefined);
+  if (!device) {
+    // For a named user: their own device or an unowned one, never another account's (userId null = a new user).
+    const owner = input.user ? userId : undefined;
+    const fingerprintId = id.fingerprint && !id.fingerprint.isNew ? id.fingerprint.row.id : undefined;
+    device = await repos.devices.resolve(envId, { token: input.signals.visitor_token, fingerprintId }, owner);
+  }
   if (device) {
     id.device = { row: device, isNew: false, wasDetached: device.status === "detached" };
   } else if (input.source === "client" || id.fingerprint) {
