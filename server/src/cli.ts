@@ -1,5 +1,5 @@
 // The `tessera` command line: serve, migrate, projects and keys (SPEC.md 2). Same DATA_DIR / DATABASE_URL as the server.
-import { parseArgs } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { ENVIRONMENTS, type Environment } from "@tessera/sdk/contract";
 import { ConfigError, loadConfig } from "./config.js";
 import { serve } from "./server.js";
@@ -83,7 +83,7 @@ export async function main(argv: string[]): Promise<number> {
   // One-off commands run no background workers (webhook delivery, retention): `serve` does.
   const services = await createServices({ ...config, WORKERS: false });
   try {
-    const args = (argv2: string[], options: Parameters<typeof parseArgs>[0]["options"]) =>
+    const args = (argv2: string[], options: ParseArgsConfig["options"]) =>
       parseArgs({ args: argv2, options, allowPositionals: true, strict: true });
     const { projects } = services.repos;
 

@@ -65,7 +65,7 @@ export class UsersRepo {
       .values(row)
       .onConflict((oc) => oc.columns(["environment_id", "external_id"]).doNothing())
       .executeTakeFirst();
-    if (Number(res.numInsertedRows ?? 0n) === 0) {
+    if (Number(res.numInsertedOrUpdatedRows ?? 0n) === 0) {
       // Another request created it first.
       const other = await db
         .selectFrom("users")
