@@ -83,8 +83,9 @@ export async function main(argv: string[]): Promise<number> {
   // One-off commands run no background workers (webhook delivery, retention): `serve` does.
   const services = await createServices({ ...config, WORKERS: false });
   try {
-    const args = (argv2: string[], options: ParseArgsConfig["options"]) =>
-      parseArgs({ args: argv2, options, allowPositionals: true, strict: true });
+    type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
+    const args = (argv2: string[], options: NonNullable<ParseArgsConfig["options"]>): Parsed =>
+      parseArgs({ args: argv2, options, allowPositionals: true, strict: true }) as Parsed;
     const { projects } = services.repos;
 
     if (cmd === "projects" && sub === "create") {
