@@ -1,10 +1,14 @@
 // Migration 005: the shared rate-limit counters (schema in ../tables/rate-limits.ts). Used with PostgreSQL; the
 // embedded store counts in memory (one process owns the file) but keeps the same schema.
-import type { Kysely } from "kysely";
+// On PostgreSQL the table is UNLOGGED: counters need no durability (a crash forgets at most a minute of counts), and
+// skipping the WAL and its fsync per hit made the limiter's upsert the costliest query of an evaluation otherwise.
+import { type Kysely, PostgresAdapter, sql } from "kysely";
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   await db.schema
     .createTable("rate_limits")
+    .$call((b) => (postgres ? b.modifyFront(sql`unlogged`) : b))
     .addColumn("key", "text", (c) => c.primaryKey())
     .addColumn("window_start", "bigint", (c) => c.notNull())
     .addColumn("count", "integer", (c) => c.notNull())
