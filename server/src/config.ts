@@ -61,6 +61,8 @@ const ConfigSchema = z.object({
   CLIENT_ID_RATE_LIMIT: z.coerce.number().int().min(1).default(30_000),
   /** Challenge operations (send, verify, kick…) per minute per client IP, all challenges together. */
   CHALLENGE_IP_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
+  /** How long a one-time challenge code stays valid, in ms (SPEC.md 7: 10 minutes; shorter only for tests). */
+  CHALLENGE_CODE_TTL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(10 * 60 * 1000),
   /** A request must arrive whole within this time (slow clients are cut off, answered 408). */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(30_000),
   /** A connection silent for this long is closed. */

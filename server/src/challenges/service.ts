@@ -15,7 +15,6 @@ import type { Database } from "../store/schema.js";
 import type { UserRow } from "../store/users.js";
 import { iso } from "../time.js";
 import {
-  CODE_TTL_MS,
   codeMatches,
   hashCode,
   MAX_SENDS,
@@ -295,7 +294,7 @@ export class ChallengeService implements ChallengeIssuer {
     let moved = await this.move(row, "send", {
       code_hash: hashCode(row.id, code),
       code_channel: channel,
-      code_expires_at: at + CODE_TTL_MS,
+      code_expires_at: at + this.config.CHALLENGE_CODE_TTL_MS,
       send_count: row.send_count + 1,
       last_sent_at: at,
       channels: JSON.stringify(channels),
