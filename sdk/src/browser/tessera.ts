@@ -130,7 +130,8 @@ export class Tessera {
     if (logout) this.#logout(setup);
     const result: EvaluateResult = { evaluation_id: data.evaluation_id };
     if (data.redirect) result.redirect = data.redirect;
-    if (navigates && data.redirect && auto_challenge !== false) location.assign(data.redirect);
+    // A device just logged out (kicked) is not sent on to a challenge: the app's on_logout decides where it goes.
+    if (navigates && data.redirect && auto_challenge !== false && !logout) location.assign(data.redirect);
     return result;
   }
 
