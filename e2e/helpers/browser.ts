@@ -16,6 +16,12 @@ export interface BrowserOptions {
   timezoneId?: string;
   /** Hide the automation flag (navigator.webdriver) for "human" scenarios. */
   human?: boolean;
+  /** A phone or tablet: touch support is part of the fingerprint's hardware key. */
+  hasTouch?: boolean;
+  isMobile?: boolean;
+  deviceScaleFactor?: number;
+  /** Extra Chromium flags, e.g. `--disable-3d-apis` for a machine without WebGL. */
+  args?: string[];
 }
 
 export interface Browser {
@@ -42,12 +48,15 @@ export async function launchBrowser(options: BrowserOptions = {}, profileDir?: s
   const dir = profileDir ?? mkdtempSync(join(tmpdir(), "tessera-e2e-profile-"));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: CHROMIUM,
-    args: options.human ? [...BASE_ARGS, "--disable-blink-features=AutomationControlled"] : BASE_ARGS,
+    args: [...BASE_ARGS, ...(options.human ? ["--disable-blink-features=AutomationControlled"] : []), ...(options.args ?? [])],
     userAgent: options.userAgent,
     viewport: options.viewport ?? { width: 1280, height: 800 },
     screen: options.viewport,
     locale: options.locale,
     timezoneId: options.timezoneId,
+    hasTouch: options.hasTouch,
+    isMobile: options.isMobile,
+    deviceScaleFactor: options.deviceScaleFactor,
   });
   return {
     context,

@@ -25,8 +25,9 @@ export interface RunningServer {
   /** Output so far, for failure messages. */
   log(): string;
   stop(): Promise<void>;
-  /** Stops and starts again on the same port and data (for the "server is down" scenarios). */
-  start(): Promise<void>;
+  /** Starts again on the same port and data after `stop()` (for the "server is down" scenarios); `env` adds to or
+   * overrides the environment from now on (e.g. a short code lifetime). */
+  start(env?: Record<string, string>): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -44,14 +45,22 @@ export function freePort(): Promise<number> {
 export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "tessera-e2e-data-"));
   const port = await freePort();
-  const baseEnv = { ...process.env, NODE_ENV: "development", DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn", ...env };
+  let baseEnv: Record<string, string | undefined> = {
+    ...process.env,
+    NODE_ENV: "development",
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    LOG_LEVEL: "warn",
+    ...env,
+  };
   const { stdout } = await run(process.execPath, [CLI, "projects", "create", "--name", "e2e", "--json"], { cwd: ROOT, env: baseEnv });
   const project = JSON.parse(stdout.slice(stdout.indexOf("{"))) as Project;
   const url = `http://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
   let output = "";
 
-  async function start(): Promise<void> {
+  async function start(extra: Record<string, string> = {}): Promise<void> {
+    baseEnv = { ...baseEnv, ...extra };
     const proc = spawn(process.execPath, [CLI, "serve"], { cwd: ROOT, env: baseEnv, stdio: ["ignore", "pipe", "pipe"] });
     child = proc;
     proc.stdout?.on("data", (d) => {
