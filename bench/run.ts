@@ -1,0 +1,464 @@
+// `npm run bench` (issue 7): HTTP throughput and latency of the real server (a child process) on the embedded store
+// and on PostgreSQL beside a bare Fastify ceiling, memory over 100,000 evaluations, bytes stored per evaluation, and
+// the browser figures. Prints a table and writes bench/results/<time>.json (and latest.json).
+// Options: --quick (short runs, 20k evaluations for memory), --no-pg, --no-browser, --profile (a CPU profile of the
+// server under evaluate load, summarised; see bench/profile.ts), --profile-only (just that).
+import { type ChildProcess, fork, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import autocannon, { type Result } from "autocannon";
+import SQLite from "better-sqlite3";
+import pg from "pg";
+import { ADMIN_URL, freshDatabase, type StoreKind, type TestDatabase } from "../server/test/helpers.js";
+import { createProjectCli, ROOT, type ServerProcess, startServer } from "../server/test/server-process.js";
+import { summariseProfile } from "./profile.js";
+import { Traffic } from "./traffic.js";
+
+const argv = new Set(process.argv.slice(2));
+const QUICK = argv.has("--quick");
+const CONNECTIONS = 50;
+const SECONDS = { hello: QUICK ? 5 : 10, warmup: QUICK ? 2 : 4, evaluate: QUICK ? 8 : 20, get: QUICK ? 5 : 10 };
+/** Evaluations for the memory figure, measured at half and at the end (issue 7: 100,000). */
+const MEMORY_EVALUATIONS = QUICK ? 20_000 : 100_000;
+const CONSUME_MAX = QUICK ? 5_000 : 20_000;
+
+/** Bench servers: rate limits out of the way, proxies trusted (X-Forwarded-For varies the client IP). */
+const SERVER_ENV = { TRUST_PROXY: "1", CLIENT_RATE_LIMIT: "1000000000", CLIENT_ID_RATE_LIMIT: "1000000000", LOG_LEVEL: "warn" };
+
+interface Row {
+  scenario: string;
+  store: string;
+  requests_per_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  requests: number;
+  non_2xx: number;
+  errors: number;
+}
+
+const rows: Row[] = [];
+const figures: Record<string, unknown> = {};
+const notes: string[] = [];
+
+function row(scenario: string, store: string, r: Result): Row {
+  const out: Row = {
+    scenario,
+    store,
+    requests_per_s: Math.round(r.requests.average),
+    p50_ms: r.latency.p50,
+    p99_ms: r.latency.p99,
+    requests: r["2xx"] + r.non2xx,
+    non_2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
+  rows.push(out);
+  console.log(
+    `  ${scenario.padEnd(16)} ${store.padEnd(9)} ${String(out.requests_per_s).padStart(7)} req/s  p50 ${out.p50_ms} ms  p99 ${out.p99_ms} ms  non-2xx ${out.non_2xx}  errors ${out.errors}`,
+  );
+  return out;
+}
+
+function rssBytes(pid: number | undefined): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb * 1024;
+}
+
+const mib = (b: number) => +(b / 1024 / 1024).toFixed(1);
+
+/** Client evaluations from varied traffic; returns the ids of the evaluations answered 200 (up to `keep`). */
+async function evaluateLoad(
+  server: ServerProcess,
+  clientId: string,
+  opts: { duration?: number; amount?: number; keep?: number; seed?: number },
+) {
+  const traffic = new Traffic(clientId, { users: 4000, browsers: 6000, newShare: 0.3, driftShare: 0.05, seed: opts.seed ?? 42 });
+  const ids: string[] = [];
+  const keep = opts.keep ?? 0;
+  const result = await autocannon({
+    url: server.url,
+    connections: CONNECTIONS,
+    ...(opts.amount ? { amount: opts.amount } : { duration: opts.duration ?? 10 }),
+    requests: [
+      {
+        method: "POST",
+        setupRequest: (req) => {
+          const t = traffic.next();
+          return { ...req, method: "POST", path: `/v3/client/evaluate/${t.action}`, body: t.body, headers: t.headers };
+        },
+        onResponse: (status, body) => {
+          if (status === 200 && ids.length < keep) {
+            const m = /"evaluation_id":"([^"]+)"/.exec(body);
+            if (m?.[1]) ids.push(m[1]);
+          }
+        },
+      },
+    ],
+  });
+  return { result, ids };
+}
+
+async function getLoad(server: ServerProcess, secret: string, ids: string[], seconds: number) {
+  let i = 0;
+  return autocannon({
+    url: server.url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: "GET",
+        setupRequest: (req) => ({
+          ...req,
+          method: "GET",
+          path: `/v3/evaluations/${ids[(i++ * 7919) % ids.length]}`,
+          headers: { authorization: `Bearer ${secret}` },
+        }),
+      },
+    ],
+  });
+}
+
+async function consumeLoad(server: ServerProcess, secret: string, ids: string[]) {
+  let i = 0;
+  const n = Math.min(ids.length, CONSUME_MAX);
+  return autocannon({
+    url: server.url,
+    connections: CONNECTIONS,
+    amount: n,
+    requests: [
+      {
+        method: "POST",
+        // Each evaluation once: every answer should be a 200 (a 409 would mean a double consume).
+        setupRequest: (req) => ({
+          ...req,
+          method: "POST",
+          path: `/v3/evaluations/${ids[i++ % n]}/consume`,
+          headers: { authorization: `Bearer ${secret}` },
+        }),
+      },
+    ],
+  });
+}
+
+async function helloCeiling(): Promise<Row> {
+  const child: ChildProcess = fork(path.join(ROOT, "bench", "hello.mjs"), [], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("message", (m) => resolve((m as { port: number }).port));
+    child.once("exit", () => reject(new Error("hello server exited")));
+  });
+  try {
+    const url = `http://127.0.0.1:${port}/hello`;
+    await autocannon({ url, connections: CONNECTIONS, duration: SECONDS.warmup });
+    return row("hello (ceiling)", "none", await autocannon({ url, connections: CONNECTIONS, duration: SECONDS.hello }));
+  } finally {
+    child.kill("SIGTERM");
+  }
+}
+
+async function pgReachable(): Promise<boolean> {
+  const c = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await c.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
+/** Bytes the store holds per evaluation: the evaluations table alone, and the whole database. */
+async function bytesPerEvaluation(kind: StoreKind, db: TestDatabase): Promise<Record<string, number>> {
+  if (kind === "sqlite") {
+    const file = path.join(db.env.DATA_DIR!, "tessera.db");
+    const sqlite = new SQLite(file);
+    try {
+      sqlite.pragma("wal_checkpoint(TRUNCATE)");
+      const n = (sqlite.prepare("select count(*) as n from evaluations").get() as { n: number }).n;
+      let table = Number.NaN;
+      try {
+        // dbstat counts the pages of the table and of its indexes.
+        table = (
+          sqlite
+            .prepare(
+              "select sum(pgsize) as s from dbstat where name = 'evaluations' or name in (select name from sqlite_master where tbl_name = 'evaluations')",
+            )
+            .get() as { s: number }
+        ).s;
+      } catch {
+        notes.push("SQLite dbstat is not available: per-table size not measured");
+      }
+      const total = fs.statSync(file).size;
+      return {
+        evaluations: n,
+        evaluations_table_bytes_per_evaluation: Math.round(table / n),
+        database_bytes_per_evaluation: Math.round(total / n),
+      };
+    } finally {
+      sqlite.close();
+    }
+  }
+  const c = new pg.Client({ connectionString: db.env.DATABASE_URL });
+  await c.connect();
+  try {
+    await c.query("vacuum analyze");
+    const n = Number((await c.query("select count(*) as n from evaluations")).rows[0].n);
+    const table = Number((await c.query("select pg_total_relation_size('evaluations') as s")).rows[0].s);
+    const total = Number((await c.query("select pg_database_size(current_database()) as s")).rows[0].s);
+    return {
+      evaluations: n,
+      evaluations_table_bytes_per_evaluation: Math.round(table / n),
+      database_bytes_per_evaluation: Math.round(total / n),
+    };
+  } finally {
+    await c.end();
+  }
+}
+
+async function httpOnStore(kind: StoreKind): Promise<Row | undefined> {
+  const db = await freshDatabase(kind);
+  let server: ServerProcess | undefined;
+  try {
+    const project = await createProjectCli(db.env, "bench");
+    server = await startServer({ ...db.env, ...SERVER_ENV });
+    await evaluateLoad(server, project.clientId, { duration: SECONDS.warmup, seed: 7 });
+    const { result, ids } = await evaluateLoad(server, project.clientId, { duration: SECONDS.evaluate, keep: 200_000 });
+    const ev = row("client evaluate", kind, result);
+    row("GET evaluation", kind, await getLoad(server, project.secret, ids, SECONDS.get));
+    row("consume", kind, await consumeLoad(server, project.secret, ids));
+    figures[`rss_after_http_${kind}_mib`] = mib(rssBytes(server.child.pid));
+    await server.stop();
+    server = undefined;
+    figures[`storage_${kind}`] = await bytesPerEvaluation(kind, db);
+    return ev;
+  } finally {
+    await server?.kill();
+    await db.drop();
+  }
+}
+
+/** The memory phase stops at MEMORY_EVALUATIONS or after this long, whichever comes first (the run must stay ~10 min). */
+const MEMORY_CAP_MS = QUICK ? 60_000 : 240_000;
+const MEMORY_CHUNK = QUICK ? 2_000 : 5_000;
+
+async function memory(): Promise<void> {
+  const db = await freshDatabase("sqlite");
+  let server: ServerProcess | undefined;
+  try {
+    const project = await createProjectCli(db.env, "bench-memory");
+    server = await startServer({ ...db.env, ...SERVER_ENV });
+    const start = rssBytes(server.child.pid);
+    // RSS after each chunk: the figures are read at the half and at the end of what was reached.
+    const samples: Array<{ done: number; rss: number }> = [];
+    let done = 0;
+    let non2xx = 0;
+    let seed = 1;
+    const t0 = Date.now();
+    while (done < MEMORY_EVALUATIONS && Date.now() - t0 < MEMORY_CAP_MS) {
+      const { result } = await evaluateLoad(server, project.clientId, {
+        amount: Math.min(MEMORY_CHUNK, MEMORY_EVALUATIONS - done),
+        seed: seed++,
+      });
+      done += result["2xx"] + result.non2xx;
+      non2xx += result.non2xx;
+      samples.push({ done, rss: rssBytes(server.child.pid) });
+    }
+    const seconds = (Date.now() - t0) / 1000;
+    const end = samples[samples.length - 1]!;
+    const mid = samples.reduce((best, x) => (Math.abs(x.done - end.done / 2) < Math.abs(best.done - end.done / 2) ? x : best), samples[0]!);
+    const growth = ((end.rss - mid.rss) / mid.rss) * 100;
+    if (done < MEMORY_EVALUATIONS)
+      notes.push(`memory phase stopped by its ${MEMORY_CAP_MS / 1000} s cap at ${done} of ${MEMORY_EVALUATIONS} evaluations`);
+    figures.memory = {
+      evaluations: done,
+      target_evaluations: MEMORY_EVALUATIONS,
+      non_2xx: non2xx,
+      rss_start_mib: mib(start),
+      rss_mid_mib: mib(mid.rss),
+      rss_mid_at: mid.done,
+      rss_end_mib: mib(end.rss),
+      growth_second_half_percent: +growth.toFixed(1),
+      evaluate_req_per_s_during: Math.round(done / seconds),
+      rss_samples_mib: samples.map((x) => [x.done, mib(x.rss)]),
+    };
+    console.log(
+      `  memory: RSS ${mib(start)} MiB at start, ${mib(mid.rss)} MiB after ${mid.done}, ${mib(end.rss)} MiB after ${done} (growth ${growth.toFixed(1)} %)`,
+    );
+  } finally {
+    await server?.stop();
+    await db.drop();
+  }
+}
+
+function gzipSizeOf(files: string[]): number {
+  return files.reduce((n, f) => n + gzipSync(fs.readFileSync(f)).length, 0);
+}
+
+function browser(): void {
+  const sdk = path.join(ROOT, "sdk", "dist", "tessera.js");
+  const appDir = path.join(ROOT, "challenge-app", "dist");
+  const out: Record<string, unknown> = {};
+  if (fs.existsSync(sdk)) out.sdk_bundle_gzip_kib = +(gzipSizeOf([sdk]) / 1024).toFixed(1);
+  else notes.push("sdk/dist/tessera.js missing: run `npm run build` for the SDK bundle size");
+  if (fs.existsSync(appDir)) {
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.(js|css|html)$/.test(e.name)) files.push(p);
+      }
+    };
+    walk(appDir);
+    out.challenge_app_gzip_kib = +(gzipSizeOf(files) / 1024).toFixed(1);
+  } else notes.push("challenge-app/dist missing: run `npm run build` for the challenge app size");
+
+  const measure = path.join(ROOT, "e2e", "measure-sdk.ts");
+  if (argv.has("--no-browser")) notes.push("browser timings skipped (--no-browser)");
+  else if (!fs.existsSync(measure)) notes.push("e2e/measure-sdk.ts not present: page-load→evaluation_id not measured");
+  else {
+    const loads = QUICK ? "5" : "20";
+    const r = spawnSync("npx", ["tsx", measure, loads], { cwd: ROOT, encoding: "utf8", timeout: 240_000 });
+    const text = r.stdout ?? "";
+    const start = text.lastIndexOf("\n{");
+    try {
+      const m = JSON.parse(text.slice(start >= 0 ? start + 1 : text.indexOf("{"))) as Record<string, unknown>;
+      Object.assign(out, {
+        loads: m.loads,
+        median_ms_page_load_to_evaluation_id: m.median_ms_page_load_to_evaluation_id,
+        median_ms_page_load_to_fingerprintjs_get: m.median_ms_page_load_to_fingerprintjs_get,
+        overhead_ms: m.overhead_ms,
+        median_ms_evaluate_request: m.median_ms_evaluate_request,
+      });
+    } catch {
+      notes.push(`e2e/measure-sdk.ts failed (exit ${r.status ?? r.signal}): ${(r.stderr ?? "").split("\n").slice(-5).join(" | ")}`);
+    }
+  }
+  figures.browser = out;
+  console.log(`  browser: ${JSON.stringify(out)}`);
+}
+
+function check(name: string, ok: boolean, shown: string, target: string) {
+  return { name, ok, shown, target };
+}
+
+async function main(): Promise<void> {
+  const t0 = Date.now();
+  if (argv.has("--profile-only")) {
+    console.log(JSON.stringify(await profileEvaluate(), null, 2));
+    return;
+  }
+  console.log(`Tessera bench — ${os.cpus().length} cores, Node ${process.version}, ${CONNECTIONS} connections${QUICK ? " (quick)" : ""}\n`);
+  console.log("HTTP");
+  const hello = await helloCeiling();
+  const sqliteEval = await httpOnStore("sqlite");
+  if (argv.has("--no-pg")) notes.push("PostgreSQL skipped (--no-pg)");
+  else if (await pgReachable()) await httpOnStore("postgres");
+  else notes.push(`PostgreSQL unreachable at ${ADMIN_URL}: its rows are missing`);
+
+  console.log("\nMemory");
+  await memory();
+  console.log("\nBrowser");
+  browser();
+
+  if (argv.has("--profile")) {
+    console.log("\nProfile (client evaluate on the embedded store)");
+    figures.profile = await profileEvaluate();
+  }
+
+  const ratio = sqliteEval && hello.requests_per_s ? sqliteEval.requests_per_s / hello.requests_per_s : 0;
+  figures.ratio_evaluate_over_hello = +ratio.toFixed(3);
+  const mem = figures.memory as { growth_second_half_percent: number } | undefined;
+  const br = figures.browser as { overhead_ms?: number };
+  const checks = [
+    check("evaluate req/s (embedded)", (sqliteEval?.requests_per_s ?? 0) >= 2000, String(sqliteEval?.requests_per_s), "≥ 2,000"),
+    check("evaluate p99 (embedded)", (sqliteEval?.p99_ms ?? 1e9) <= 25, `${sqliteEval?.p99_ms} ms`, "≤ 25 ms"),
+    check("evaluate ÷ hello", ratio >= 0.15, ratio.toFixed(3), "≥ 0.15"),
+    check(
+      "RSS growth, 2nd half of the memory run",
+      (mem?.growth_second_half_percent ?? 1e9) <= 10,
+      `${mem?.growth_second_half_percent} %`,
+      "≤ 10 %",
+    ),
+    check(
+      "SDK overhead over FingerprintJS get()",
+      br.overhead_ms !== undefined && br.overhead_ms <= 50,
+      `${br.overhead_ms ?? "n/a"} ms`,
+      "≤ 50 ms",
+    ),
+  ];
+
+  console.log("\n| scenario | store | req/s | p50 ms | p99 ms | requests | non-2xx | errors |");
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|");
+  for (const r of rows)
+    console.log(
+      `| ${r.scenario} | ${r.store} | ${r.requests_per_s} | ${r.p50_ms} | ${r.p99_ms} | ${r.requests} | ${r.non_2xx} | ${r.errors} |`,
+    );
+  console.log("\n| figure | value | target | met |");
+  console.log("|---|---|---|---|");
+  for (const c of checks) console.log(`| ${c.name} | ${c.shown} | ${c.target} | ${c.ok ? "yes" : "NO"} |`);
+  for (const k of ["storage_sqlite", "storage_postgres", "memory", "browser"])
+    if (figures[k]) console.log(`${k}: ${JSON.stringify(figures[k])}`);
+  for (const n of notes) console.log(`note: ${n}`);
+
+  const report = {
+    at: new Date().toISOString(),
+    machine: {
+      cores: os.cpus().length,
+      cpu: os.cpus()[0]?.model,
+      node: process.version,
+      memory_gib: +(os.totalmem() / 2 ** 30).toFixed(1),
+    },
+    connections: CONNECTIONS,
+    quick: QUICK,
+    http: rows,
+    ...figures,
+    checks,
+    notes,
+    seconds: Math.round((Date.now() - t0) / 1000),
+  };
+  const dir = path.join(ROOT, "bench", "results");
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${report.at.replace(/[:.]/g, "-")}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`\nWrote ${path.relative(ROOT, file)} in ${report.seconds} s`);
+}
+
+/** The server under evaluate load with --cpu-prof; the profile's heaviest functions by self time. */
+async function profileEvaluate(): Promise<unknown> {
+  const db = await freshDatabase("sqlite");
+  const dir = path.join(ROOT, "bench", "results", "profiles");
+  fs.mkdirSync(dir, { recursive: true });
+  const before = new Set(fs.readdirSync(dir));
+  let server: ServerProcess | undefined;
+  try {
+    const project = await createProjectCli(db.env, "bench-profile");
+    server = await startServer({ ...db.env, ...SERVER_ENV }, { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`] });
+    await evaluateLoad(server, project.clientId, { duration: SECONDS.evaluate });
+    await server.stop();
+    server = undefined;
+    // The tsx loader thread writes its own small profile: the main thread's is the largest new one.
+    const file = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith(".cpuprofile") && !before.has(f))
+      .sort((x, y) => fs.statSync(path.join(dir, y)).size - fs.statSync(path.join(dir, x)).size)[0];
+    if (!file) return { error: "no profile written" };
+    const summary = summariseProfile(path.join(dir, file), 25);
+    for (const l of summary.top) console.log(`  ${l.self_percent.toFixed(1).padStart(5)} %  ${l.function}  ${l.where}`);
+    return { file: path.relative(ROOT, path.join(dir, file)), ...summary };
+  } finally {
+    await server?.kill();
+    await db.drop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
