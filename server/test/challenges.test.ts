@@ -117,9 +117,13 @@ describe.each(STORES)("challenges on %s", (kind) => {
     expect(verified.challenge.email_verified).toBe(true);
     expect(verified.challenge.verify_attempts).toBe(1);
 
+    // The challenged browser joins the account only once the challenge passes.
+    const userDevices = async () => (await call("GET", "/v3/user/alice/devices", t.auth)).json() as Array<{ id: string; status: string }>;
+    expect((await userDevices()).map((d) => d.id)).not.toContain(ev.device);
     const done = ChallengeView.parse((await call("POST", `/v3/challenges/${c.id}/complete`, c.headers, {})).json());
     expect(done.challenge.status).toBe("completed");
     expect(done.success_url).toBe("https://app.example.com/welcome");
+    expect((await userDevices()).find((d) => d.id === ev.device)?.status).toBe("attached");
 
     const consumed = Evaluation.parse((await call("POST", `/v3/evaluations/${c.evaluation_id}/consume`, t.auth)).json());
     expect(consumed.challenge?.status).toBe("completed");

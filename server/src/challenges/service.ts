@@ -14,16 +14,7 @@ import type { Repos } from "../store/repos.js";
 import type { Database } from "../store/schema.js";
 import type { UserRow } from "../store/users.js";
 import { iso } from "../time.js";
-import {
-  codeMatches,
-  hashCode,
-  MAX_SENDS,
-  MAX_VERIFY_ATTEMPTS,
-  maskEmail,
-  maskPhone,
-  newCode,
-  RESEND_COOLDOWN_MS,
-} from "./codes.js";
+import { codeMatches, hashCode, MAX_SENDS, MAX_VERIFY_ATTEMPTS, maskEmail, maskPhone, newCode, RESEND_COOLDOWN_MS } from "./codes.js";
 import type { ChallengeTokens } from "./tokens.js";
 import { canTransition, isPending, transition } from "./transitions.js";
 
@@ -185,9 +176,31 @@ export class ChallengeService implements ChallengeIssuer {
     return cfg.device_limit ?? env.settings.default_device_limit ?? DEFAULT_DEVICE_LIMIT;
   }
 
+  /**
+   * The devices signed in to the account, plus the challenged device itself: it joins the account when the
+   * challenge passes, so it counts against the device limit and is listed (as "this device") from the start.
+   */
   private async attachedDevices(env: EnvironmentRecord, row: ChallengeRow) {
     if (!row.user_id) return [];
-    return (await this.repos.devices.listForUser(env.id, row.user_id)).filter((d) => d.status === "attached");
+    const attached = (await this.repos.devices.listForUser(env.id, row.user_id)).filter((d) => d.status === "attached");
+    if (row.device_id && !attached.some((d) => d.id === row.device_id)) {
+      const current = await this.repos.devices.find(env.id, row.device_id);
+      if (current && (current.user_id === null || current.user_id === row.user_id)) attached.unshift(current);
+    }
+    return attached;
+  }
+
+  /** The challenged device joins the account once the challenge passes (completed or allowed skip). */
+  private async admitDevice(db: Kysely<Database>, row: ChallengeRow): Promise<void> {
+    if (!row.device_id || !row.user_id) return;
+    const at = Date.now();
+    await db
+      .updateTable("devices")
+      .set({ user_id: row.user_id, status: "attached", attached_at: at, detached_at: null, logout_pending: 0, updated_at: at })
+      .where("id", "=", row.device_id)
+      .where((eb) => eb.or([eb("user_id", "is", null), eb("user_id", "=", row.user_id)]))
+      .where((eb) => eb.or([eb("status", "=", "detached"), eb("user_id", "is", null)]))
+      .execute();
   }
 
   private verifiedChannels(row: ChallengeRow): Channel[] {
@@ -374,6 +387,7 @@ export class ChallengeService implements ChallengeIssuer {
         throw new ApiError(403, "forbidden", "The skip limit for this user is reached");
       const moved = await this.repos.db.transaction().execute(async (tx) => {
         const m = await this.move(row, "skip", {}, tx);
+        await this.admitDevice(tx, m);
         if (user)
           await tx
             .updateTable("users")
@@ -403,6 +417,7 @@ export class ChallengeService implements ChallengeIssuer {
     }
     const moved = await this.repos.db.transaction().execute(async (tx) => {
       const m = await this.move(row, "complete", {}, tx);
+      await this.admitDevice(tx, m);
       await this.emit(tx, m, "challenge.completed", user);
       return m;
     });
@@ -439,16 +454,25 @@ export class ChallengeService implements ChallengeIssuer {
   };
 
   /** Records a conversion intent in the caller's transaction (set by services.ts: the users service's markers). */
-  onSignupChosen?: (db: Kysely<Database>, m: { environmentId: string; deviceId: string; fromUserId: string | null; challengeId: string }) => Promise<void>;
+  onSignupChosen?: (
+    db: Kysely<Database>,
+    m: { environmentId: string; deviceId: string; fromUserId: string | null; challengeId: string },
+  ) => Promise<void>;
 
   /** The sharer chose "create my own account": remember it (a later signup from this device is user.converted). */
   async chooseSignup(env: EnvironmentRecord, id: string): Promise<{ redirect: string }> {
     const row = await this.load(env, id);
     const cfg = parseConfig(row);
-    if (row.type !== "account_sharing" || !cfg.signup_url) throw conflict("invalid_transition", "This challenge offers no account creation");
+    if (row.type !== "account_sharing" || !cfg.signup_url)
+      throw conflict("invalid_transition", "This challenge offers no account creation");
     if (!isPending(row.status as ChallengeStatus)) throw conflict("invalid_transition", `The challenge is ${row.status}`);
     await this.repos.db.transaction().execute(async (tx) => {
-      await this.repos.challenges.updateIf(row.id, [row.status as ChallengeStatus], { signup_chosen_at: Date.now(), updated_at: Date.now() }, tx);
+      await this.repos.challenges.updateIf(
+        row.id,
+        [row.status as ChallengeStatus],
+        { signup_chosen_at: Date.now(), updated_at: Date.now() },
+        tx,
+      );
       if (row.device_id && this.onSignupChosen) {
         await this.onSignupChosen(tx, { environmentId: env.id, deviceId: row.device_id, fromUserId: row.user_id, challengeId: row.id });
       }
