@@ -3,11 +3,11 @@
 import type { Device, Metadata } from "@tessera/sdk/contract";
 import type { Kysely } from "kysely";
 import { conflict, notFound } from "../errors.js";
-import { exactHash, normaliseComponents } from "../fingerprint/index.js";
+import { exactHash, fingerprintComponents } from "../fingerprint/index.js";
 import { newId } from "../ids.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { EventSink } from "../pipeline/evaluate.js";
-import { type Identity, resolveIdentity } from "../pipeline/identity.js";
+import { type Identity, parseUserAgent, resolveIdentity } from "../pipeline/identity.js";
 import { type DeviceRow, toWireDevice } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
 import type { Database } from "../store/schema.js";
@@ -166,7 +166,7 @@ export class DevicesService {
     return this.repos.db.transaction().execute(async (tx) => {
       const identity = await this.identify(input, tx, before);
       // The hash of exactly these components, even when they matched a stored fingerprint with drift.
-      const normalised = normaliseComponents(input.signals.components);
+      const normalised = fingerprintComponents(input.signals.components, parseUserAgent(input.userAgent).info);
       const current = Object.keys(normalised).length > 0 ? exactHash(normalised) : (identity.fingerprint?.row.exact_hash ?? null);
       if (identity.device && identity.fingerprint && identity.device.row.fingerprint_id !== identity.fingerprint.row.id) {
         await this.repos.devices.update(identity.device.row.id, { fingerprint_id: identity.fingerprint.row.id }, tx);

@@ -15,6 +15,20 @@ export function normaliseComponents(components: Components): Record<string, unkn
   return out;
 }
 
+/**
+ * The synthetic component the server adds from the request's own User-Agent header: browser family and OS, no
+ * versions. FingerprintJS components do not carry the user agent; a browser update keeps this value, while another
+ * browser or OS on the same hardware (which can produce identical canvas, audio and WebGL) is another fingerprint.
+ */
+export const UA_FAMILY = "uaFamily";
+
+/** The components a fingerprint is computed from: the client's values plus the server-seen browser family. */
+export function fingerprintComponents(components: Components, ua: { browser?: string; os?: string }): Record<string, unknown> {
+  const n = normaliseComponents(components);
+  if (Object.keys(n).length > 0 && (ua.browser || ua.os)) n[UA_FAMILY] = `${ua.browser ?? "?"}/${ua.os ?? "?"}`;
+  return n;
+}
+
 export function stableStringify(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stableStringify).join(",")}]`;
   if (v && typeof v === "object") {
@@ -76,6 +90,8 @@ export const COMPONENT_WEIGHTS: Record<string, number> = {
   domBlockers: 1,
   privateClickMeasurement: 0.5,
   applePay: 0.5,
+  // A hard constraint (see similarity), not an identifier: millions of browsers share a family.
+  [UA_FAMILY]: 1,
 };
 
 /**
@@ -83,6 +99,7 @@ export const COMPONENT_WEIGHTS: Record<string, number> = {
  * (the GPU renderer narrows candidate sets tenfold; a driver update that changes it is caught by the visitor token).
  */
 const COARSE = [
+  UA_FAMILY,
   "platform",
   "hardwareConcurrency",
   "deviceMemory",
@@ -150,6 +167,8 @@ function componentSimilarity(a: unknown, b: unknown): number {
 
 /** Weighted similarity in [0, 1] of two normalised component sets; 0 when the identifying components all differ. */
 export function similarity(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  // Another browser family or OS is another browser, however alike the rest.
+  if (UA_FAMILY in a && UA_FAMILY in b && a[UA_FAMILY] !== b[UA_FAMILY]) return 0;
   let total = 0;
   let got = 0;
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {

@@ -2,7 +2,7 @@
 // Reads only; the writes it implies are returned as a plan that the orchestrator commits with the evaluation.
 import type { DeviceType } from "@tessera/sdk/contract";
 import { UAParser } from "ua-parser-js";
-import { bestMatch, coarseKey, entropyWeight, exactHash, MIN_ENTROPY_WEIGHT, normaliseComponents } from "../fingerprint/index.js";
+import { bestMatch, coarseKey, entropyWeight, exactHash, fingerprintComponents, MIN_ENTROPY_WEIGHT } from "../fingerprint/index.js";
 import { newId } from "../ids.js";
 import type { DeviceRow } from "../store/devices.js";
 import type { FingerprintRow } from "../store/fingerprints.js";
@@ -53,7 +53,7 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     else id.userIsNew = true;
   }
 
-  const normalised = normaliseComponents(input.signals.components);
+  const normalised = fingerprintComponents(input.signals.components, info);
   if (input.linkedFingerprintId) {
     // A backend evaluation reuses the fingerprint (and below, the device) of the client evaluation it names.
     const row = await repos.fingerprints.findById(envId, input.linkedFingerprintId);
