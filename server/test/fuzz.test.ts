@@ -14,7 +14,9 @@ const BODY_LIMIT = 64 * 1024;
 /** Short so that the slow-client tests end quickly; the default is 30 s. */
 const REQUEST_TIMEOUT_MS = 400;
 /** Runs per property: enough to hit every route many times, quick on 2 cores. */
-const RUNS = 150;
+const RUNS = 100;
+/** Generous per-test limit: a loaded CI machine must not turn a slow run into a failure (no timing is asserted). */
+const TEST_TIMEOUT_MS = 120_000;
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 interface Route {
@@ -178,87 +180,103 @@ describe("fuzzing every public endpoint", () => {
     return p + q;
   }
 
-  it("random requests to every endpoint answer 2xx or 4xx with the error body, never 5xx", async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.nat(),
-        fc.array(param, { minLength: 1, maxLength: 3 }),
-        auth,
-        query,
-        body,
-        contentType,
-        async (n, params, who, q, b, ct) => {
-          const route = routes[n % routes.length]!;
-          const payload = typeof b === "string" ? b.replaceAll('"__CLIENT__"', JSON.stringify(t.clientId)) : b;
-          const hasBody = route.method !== "GET" && route.method !== "DELETE";
+  it(
+    "random requests to every endpoint answer 2xx or 4xx with the error body, never 5xx",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.nat(),
+          fc.array(param, { minLength: 1, maxLength: 3 }),
+          auth,
+          query,
+          body,
+          contentType,
+          async (n, params, who, q, b, ct) => {
+            const route = routes[n % routes.length]!;
+            const payload = typeof b === "string" ? b.replaceAll('"__CLIENT__"', JSON.stringify(t.clientId)) : b;
+            const hasBody = route.method !== "GET" && route.method !== "DELETE";
+            await check({
+              method: route.method,
+              url: urlFor(route, params, q),
+              headers: headersFor(who, hasBody && payload !== undefined ? ct : undefined),
+              ...(hasBody && payload !== undefined ? { payload } : {}),
+            });
+          },
+        ),
+        { numRuns: RUNS * 4 },
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "every endpoint with a body answers a well-formed body of each wrong type with a 4xx or 2xx",
+    async () => {
+      const wrong = [
+        null,
+        0,
+        "s",
+        true,
+        [],
+        [1, 2],
+        { client_id: 5 },
+        { client_id: t.clientId, user: { nested: true } },
+        { client_id: t.clientId, signals: "no" },
+      ];
+      for (const route of routes.filter((r) => r.method !== "GET" && r.method !== "DELETE")) {
+        for (const w of wrong) {
           await check({
             method: route.method,
-            url: urlFor(route, params, q),
-            headers: headersFor(who, hasBody && payload !== undefined ? ct : undefined),
-            ...(hasBody && payload !== undefined ? { payload } : {}),
+            url: urlFor(route, ["__EVALUATION__"], ""),
+            headers: headersFor("secret", "application/json"),
+            payload: JSON.stringify(w),
           });
-        },
-      ),
-      { numRuns: RUNS * 4 },
-    );
-  });
+        }
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it("every endpoint with a body answers a well-formed body of each wrong type with a 4xx or 2xx", async () => {
-    const wrong = [
-      null,
-      0,
-      "s",
-      true,
-      [],
-      [1, 2],
-      { client_id: 5 },
-      { client_id: t.clientId, user: { nested: true } },
-      { client_id: t.clientId, signals: "no" },
-    ];
-    for (const route of routes.filter((r) => r.method !== "GET" && r.method !== "DELETE")) {
-      for (const w of wrong) {
-        await check({
+  it(
+    "a body past BODY_LIMIT answers 413 payload_too_large on every endpoint with a body",
+    async () => {
+      const huge = JSON.stringify({ client_id: t.clientId, user: "u", metadata: { blob: "x".repeat(BODY_LIMIT) } });
+      for (const route of routes.filter((r) => r.method !== "GET" && r.method !== "DELETE")) {
+        const res = await t.app.inject({
           method: route.method,
           url: urlFor(route, ["__EVALUATION__"], ""),
           headers: headersFor("secret", "application/json"),
-          payload: JSON.stringify(w),
+          payload: huge,
         });
+        // Auth runs first on the server API, so an unauthenticated scope may refuse before reading; ours is authenticated.
+        expect(res.statusCode, `${route.method} ${route.path}`).toBe(413);
+        expect(ErrorBody.parse(res.json()).error).toMatchObject({ status: 413, code: "payload_too_large" });
       }
-    }
-  });
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it("a body past BODY_LIMIT answers 413 payload_too_large on every endpoint with a body", async () => {
-    const huge = JSON.stringify({ client_id: t.clientId, user: "u", metadata: { blob: "x".repeat(BODY_LIMIT) } });
-    for (const route of routes.filter((r) => r.method !== "GET" && r.method !== "DELETE")) {
-      const res = await t.app.inject({
-        method: route.method,
-        url: urlFor(route, ["__EVALUATION__"], ""),
-        headers: headersFor("secret", "application/json"),
-        payload: huge,
-      });
-      // Auth runs first on the server API, so an unauthenticated scope may refuse before reading; ours is authenticated.
-      expect(res.statusCode, `${route.method} ${route.path}`).toBe(413);
-      expect(ErrorBody.parse(res.json()).error).toMatchObject({ status: 413, code: "payload_too_large" });
-    }
-  });
-
-  it("invalid UTF-8 and huge strings inside an otherwise valid evaluate body are refused or stored, never 5xx", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 64 }), fc.integer({ min: 0, max: 40_000 }), async (bytes, len) => {
-        const head = Buffer.from(`{"client_id":${JSON.stringify(t.clientId)},"user":"`);
-        const tail = Buffer.from(`","metadata":{"k":"${"y".repeat(len)}"}}`);
-        // Raw bytes between quotes: quotes and backslashes are escaped away so only the encoding is wrong.
-        const raw = Buffer.from(bytes.filter((x) => x !== 0x22 && x !== 0x5c && x >= 0x20));
-        await check({
-          method: "POST",
-          url: "/v3/client/evaluate/login",
-          headers: { "content-type": "application/json" },
-          payload: Buffer.concat([head, raw, tail]),
-        });
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  it(
+    "invalid UTF-8 and huge strings inside an otherwise valid evaluate body are refused or stored, never 5xx",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 64 }), fc.integer({ min: 0, max: 40_000 }), async (bytes, len) => {
+          const head = Buffer.from(`{"client_id":${JSON.stringify(t.clientId)},"user":"`);
+          const tail = Buffer.from(`","metadata":{"k":"${"y".repeat(len)}"}}`);
+          // Raw bytes between quotes: quotes and backslashes are escaped away so only the encoding is wrong.
+          const raw = Buffer.from(bytes.filter((x) => x !== 0x22 && x !== 0x5c && x >= 0x20));
+          await check({
+            method: "POST",
+            url: "/v3/client/evaluate/login",
+            headers: { "content-type": "application/json" },
+            payload: Buffer.concat([head, raw, tail]),
+          });
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
 
   describe("slow clients", () => {
     let port = 0;
