@@ -7,7 +7,17 @@ import { ErrorBody, Page, WebhookDelivery, WebhookEndpoint, WebhookPayload } fro
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServices } from "../src/services.js";
-import { fakeComponents, freshDatabase, PG_AVAILABLE, STORES, type StoreKind, startTestApp, type TestApp, testConfig } from "./helpers.js";
+import {
+  BROWSER_UA,
+  fakeComponents,
+  freshDatabase,
+  PG_AVAILABLE,
+  STORES,
+  type StoreKind,
+  startTestApp,
+  type TestApp,
+  testConfig,
+} from "./helpers.js";
 import { eventually, freePort, startReceiver } from "./webhook-receiver.js";
 
 const FAST = { WEBHOOK_RETRY_BASE_MS: "30", WEBHOOK_POLL_MS: "20" };
@@ -242,7 +252,8 @@ describe.each(STORES)("webhook delivery across a SIGKILL on %s", (kind: StoreKin
       const evaluated = await (
         await fetch(`${base}/v3/client/evaluate/login`, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          // A browser's user agent: a bot's device (node's own UA) is denied and never joins the account.
+          headers: { "content-type": "application/json", "user-agent": BROWSER_UA },
           body: JSON.stringify({
             client_id: project.environments.development.client_id,
             user: "killed",
