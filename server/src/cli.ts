@@ -6,6 +6,7 @@ import { serve } from "./server.js";
 import { createServices } from "./services.js";
 import { migrate } from "./store/migrations/index.js";
 import { openStore } from "./store/db.js";
+import type { ProjectSettings } from "./store/projects.js";
 
 const USAGE = `Usage: tessera <command> [options]
 
@@ -18,6 +19,9 @@ Commands:
   projects list [--json]                 List projects
   projects origins PROJECT_ID --env ENV --set URL,URL
                                          Set the browser origins allowed to use the environment's client id
+  projects settings PROJECT_ID [--logo-url URL] [--color #RRGGBB] [--device-limit N] [--admin-email EMAIL]
+                                         Branding of the challenge page, the default device limit for
+                                         account sharing (3), the admin emailed about shared accounts
   keys create PROJECT_ID --env ENV [--json]
                                          Create another secret key (shown once)
   keys list PROJECT_ID [--json]          List keys (prefix and state only)
@@ -125,6 +129,42 @@ export async function main(argv: string[]): Promise<number> {
       const ok = await projects.setAllowedOrigins(id, envOption(values.env as string), originsOption(values.set as string | undefined));
       if (!ok) throw new UsageError(`No project ${id}`);
       console.log("Allowed origins updated");
+      return 0;
+    }
+    if (cmd === "projects" && sub === "settings") {
+      const { values, positionals } = args(rest, {
+        "logo-url": { type: "string" },
+        color: { type: "string" },
+        "device-limit": { type: "string" },
+        "admin-email": { type: "string" },
+      });
+      const id = positionals[0];
+      if (!id) throw new UsageError("projects settings needs PROJECT_ID");
+      const patch: ProjectSettings = {};
+      const logo = values["logo-url"] as string | undefined;
+      if (logo !== undefined) {
+        if (!/^(https:\/\/|data:image\/)/.test(logo)) throw new UsageError("--logo-url must be an https: or data:image/ URL");
+        patch.logo_url = logo;
+      }
+      const color = values.color as string | undefined;
+      if (color !== undefined) {
+        if (!/^#([0-9a-f]{3}|[0-9a-f]{6})$/i.test(color)) throw new UsageError("--color must be #rgb or #rrggbb");
+        patch.color = color;
+      }
+      const limit = values["device-limit"] as string | undefined;
+      if (limit !== undefined) {
+        const n = Number(limit);
+        if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError("--device-limit must be a whole number from 1 to 100");
+        patch.default_device_limit = n;
+      }
+      const admin = values["admin-email"] as string | undefined;
+      if (admin !== undefined) {
+        if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(admin)) throw new UsageError("--admin-email must be an email address");
+        patch.admin_email = admin;
+      }
+      if (!Object.keys(patch).length) throw new UsageError("projects settings needs at least one setting");
+      if (!(await projects.updateSettings(id, patch))) throw new UsageError(`No project ${id}`);
+      console.log("Project settings updated");
       return 0;
     }
     if (cmd === "keys" && sub === "create") {
