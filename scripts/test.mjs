@@ -11,7 +11,7 @@ fs.mkdirSync(out, { recursive: true });
 const only = process.argv[2]; // optional: "unit" or "e2e"
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
-let failedSteps = [];
+const failedSteps = [];
 
 function step(name, cmd, args, env = {}) {
   const t0 = Date.now();
@@ -47,7 +47,15 @@ if (!only || only === "e2e") {
   if (step("build", "npm", ["run", "build"])) {
     const file = path.join(out, "e2e.json");
     fs.rmSync(file, { force: true });
-    step("end to end", npx, ["vitest", "run", "--config", "e2e/vitest.config.ts", "--reporter=default", "--reporter=json", `--outputFile=${file}`]);
+    step("end to end", npx, [
+      "vitest",
+      "run",
+      "--config",
+      "e2e/vitest.config.ts",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile=${file}`,
+    ]);
     countVitest(file);
   }
 }

@@ -1,8 +1,8 @@
 // Authentication hooks: secret keys for the server API, client ids (with per-project origins) for the client API.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { forbidden, unauthorized } from "./errors.js";
-import type { EnvironmentRecord } from "./store/projects.js";
 import type { Services } from "./services.js";
+import type { EnvironmentRecord } from "./store/projects.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -49,7 +49,12 @@ export function originAllowed(env: EnvironmentRecord, origin: string, ownOrigin:
 }
 
 /** Resolves a client id to its environment and enforces the origin allow-list; sets the CORS answer headers. */
-export async function authenticateClient(services: Services, req: FastifyRequest, reply: FastifyReply, clientId: string): Promise<EnvironmentRecord> {
+export async function authenticateClient(
+  services: Services,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  clientId: string,
+): Promise<EnvironmentRecord> {
   const env = await services.repos.projects.environmentByClientId(clientId);
   if (!env) throw unauthorized("Unknown client_id");
   const origin = req.headers.origin;

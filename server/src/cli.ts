@@ -4,8 +4,8 @@ import { ENVIRONMENTS, type Environment } from "@tessera/sdk/contract";
 import { ConfigError, loadConfig } from "./config.js";
 import { serve } from "./server.js";
 import { createServices } from "./services.js";
-import { migrate } from "./store/migrations/index.js";
 import { openStore } from "./store/db.js";
+import { migrate } from "./store/migrations/index.js";
 import type { ProjectSettings } from "./store/projects.js";
 
 const USAGE = `Usage: tessera <command> [options]
@@ -118,7 +118,8 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === "projects" && sub === "list") {
       const { values } = args(rest, { json: { type: "boolean" } });
       const list = await projects.list();
-      if (values.json) console.log(JSON.stringify(list.map((p) => ({ id: p.id, name: p.name, createdAt: new Date(p.created_at).toISOString() }))));
+      if (values.json)
+        console.log(JSON.stringify(list.map((p) => ({ id: p.id, name: p.name, createdAt: new Date(p.created_at).toISOString() }))));
       else for (const p of list) console.log(`${p.id}  ${p.name}`);
       return 0;
     }

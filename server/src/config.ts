@@ -2,9 +2,7 @@
 import path from "node:path";
 import { z } from "zod";
 
-const bool = z
-  .enum(["1", "0", "true", "false", "yes", "no", ""])
-  .transform((v) => v === "1" || v === "true" || v === "yes");
+const bool = z.enum(["1", "0", "true", "false", "yes", "no", ""]).transform((v) => v === "1" || v === "true" || v === "yes");
 
 const ConfigSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -23,11 +21,21 @@ const ConfigSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Largest request body accepted, in bytes; larger answers 413. */
-  BODY_LIMIT: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(256 * 1024),
+  BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(50 * 1024 * 1024)
+    .default(256 * 1024),
   /** Secret for signing challenge tokens; generated and kept in the store when unset. */
   CHALLENGE_TOKEN_SECRET: z.string().min(32).optional(),
   /** How long a challenge link stays valid, in seconds. */
-  CHALLENGE_TOKEN_TTL: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(3600),
+  CHALLENGE_TOKEN_TTL: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 24 * 3600)
+    .default(3600),
   SMTP_URL: z.string().optional(),
   EMAIL_FROM: z.string().default("Tessera <no-reply@tessera.local>"),
   SMS_PROVIDER: z.enum(["twilio", "http"]).optional(),
@@ -62,7 +70,12 @@ const ConfigSchema = z.object({
   /** Challenge operations (send, verify, kick…) per minute per client IP, all challenges together. */
   CHALLENGE_IP_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   /** How long a one-time challenge code stays valid, in ms (SPEC.md 7: 10 minutes; shorter only for tests). */
-  CHALLENGE_CODE_TTL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(10 * 60 * 1000),
+  CHALLENGE_CODE_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(3_600_000)
+    .default(10 * 60 * 1000),
   /** A request must arrive whole within this time (slow clients are cut off, answered 408). */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(30_000),
   /** A connection silent for this long is closed. */
@@ -89,6 +102,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const c = parsed.data;
   const isDev = c.NODE_ENV !== "production";
   const host = c.HOST ?? (isDev ? "127.0.0.1" : "0.0.0.0");
-  const publicUrl = (c.PUBLIC_URL ?? `http://${host === "0.0.0.0" || host === "127.0.0.1" ? "localhost" : host}:${c.PORT}`).replace(/\/$/, "");
+  const publicUrl = (c.PUBLIC_URL ?? `http://${host === "0.0.0.0" || host === "127.0.0.1" ? "localhost" : host}:${c.PORT}`).replace(
+    /\/$/,
+    "",
+  );
   return { ...c, isDev, host, publicUrl, sqlitePath: path.resolve(c.DATA_DIR, "tessera.db") };
 }

@@ -55,7 +55,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const fe = err as FastifyError;
     if (fe.code === "FST_ERR_CTP_BODY_TOO_LARGE") return send(reply, 413, "payload_too_large", "Request body is too large");
-    if (fe.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return send(reply, 415, "unsupported_media_type", "Content-Type must be application/json");
+    if (fe.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE")
+      return send(reply, 415, "unsupported_media_type", "Content-Type must be application/json");
     if (fe.code === "FST_ERR_CTP_EMPTY_JSON_BODY") return send(reply, 400, "invalid_request", "Body must not be empty JSON");
     if (fe.code === "FST_ERR_CTP_INVALID_JSON_BODY" || (fe.statusCode === 400 && err instanceof SyntaxError))
       return send(reply, 400, "invalid_request", "Malformed JSON body");

@@ -1,8 +1,9 @@
 // `tessera serve`: builds what it serves if missing, opens the store, bootstraps a first project, listens,
 // and shuts down cleanly on SIGTERM/SIGINT.
-import type { Config } from "./config.js";
+
 import { buildApp } from "./app.js";
 import { ensureAssetsBuilt } from "./build-assets.js";
+import type { Config } from "./config.js";
 import type { DemoOptions } from "./routes/demo.js";
 import { createServices, type Services } from "./services.js";
 

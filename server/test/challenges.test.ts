@@ -332,7 +332,7 @@ describe.each(STORES)("challenges on %s", (kind) => {
       const mine = (await eventsOf(event)).filter((e) => (e.challenge as { id: string }).id === c.id);
       expect(mine, event).toHaveLength(1);
       expect(mine[0]?.account).toBe("olga");
-      expect((mine[0]?.challenge as { status: string }).status).toBe(status);
+      expect((mine[0]?.challenge as { status: string } | undefined)?.status).toBe(status);
     }
   });
 

@@ -15,7 +15,11 @@ describe.each(STORES)("evaluations on %s", (kind) => {
   }
 
   it("a client evaluation is read with the secret as the full evaluation object", async () => {
-    const res = await clientEvaluate({ user: "acct_42", email: "a@example.com", signals: { components: fakeComponents("a"), visitor_token: "tok-aaaaaaaa" } });
+    const res = await clientEvaluate({
+      user: "acct_42",
+      email: "a@example.com",
+      signals: { components: fakeComponents("a"), visitor_token: "tok-aaaaaaaa" },
+    });
     expect(res.statusCode).toBe(200);
     const { evaluation_id } = ClientEvaluateResponse.parse(res.json());
     const got = await t.app.inject({ method: "GET", url: `/v3/evaluations/${evaluation_id}`, headers: t.auth });
@@ -36,7 +40,9 @@ describe.each(STORES)("evaluations on %s", (kind) => {
     const ids = [];
     for (const seed of ["same", "same", "other"]) {
       const r = await clientEvaluate({ user: "fp_user", signals: { components: fakeComponents(seed) } });
-      const ev = Evaluation.parse((await t.app.inject({ method: "GET", url: `/v3/evaluations/${r.json().evaluation_id}`, headers: t.auth })).json());
+      const ev = Evaluation.parse(
+        (await t.app.inject({ method: "GET", url: `/v3/evaluations/${r.json().evaluation_id}`, headers: t.auth })).json(),
+      );
       ids.push(ev.fingerprint?.id);
     }
     expect(ids[0]).toBeDefined();
@@ -77,9 +83,17 @@ describe.each(STORES)("evaluations on %s", (kind) => {
 
   it("another project's secret gets 404, as if the evaluation did not exist", async () => {
     const { evaluation_id } = (await clientEvaluate({})).json();
-    const r = await t.app.inject({ method: "GET", url: `/v3/evaluations/${evaluation_id}`, headers: { authorization: `Bearer ${t.otherSecret}` } });
+    const r = await t.app.inject({
+      method: "GET",
+      url: `/v3/evaluations/${evaluation_id}`,
+      headers: { authorization: `Bearer ${t.otherSecret}` },
+    });
     expect(r.statusCode).toBe(404);
-    const c = await t.app.inject({ method: "POST", url: `/v3/evaluations/${evaluation_id}/consume`, headers: { authorization: `Bearer ${t.otherSecret}` } });
+    const c = await t.app.inject({
+      method: "POST",
+      url: `/v3/evaluations/${evaluation_id}/consume`,
+      headers: { authorization: `Bearer ${t.otherSecret}` },
+    });
     expect(c.statusCode).toBe(404);
   });
 
@@ -144,7 +158,12 @@ describe.each(STORES)("evaluations on %s", (kind) => {
     });
     expect(ok.statusCode).toBe(200);
     expect(ClientEvaluateResponse.parse(ok.json()).evaluation_id).toMatch(/^ev_/);
-    const bad = await t.app.inject({ method: "POST", url: "/v3/client/evaluate/login", payload: "{nope", headers: { "content-type": "text/plain" } });
+    const bad = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/login",
+      payload: "{nope",
+      headers: { "content-type": "text/plain" },
+    });
     expect(bad.statusCode).toBe(400);
     expect(ErrorBody.parse(bad.json()).error.code).toBe("invalid_request");
   });

@@ -11,10 +11,13 @@ export default async function setup(): Promise<void> {
     await client.query("select 1");
     process.env.TESSERA_TEST_PG = "1";
   } catch (e) {
-    if (process.env.CI === "true") throw new Error(`PostgreSQL is unreachable at ${ADMIN_URL} and CI=true: failing, not skipping. (${(e as Error).message})`);
+    if (process.env.CI === "true")
+      throw new Error(`PostgreSQL is unreachable at ${ADMIN_URL} and CI=true: failing, not skipping. (${(e as Error).message})`);
     process.env.TESSERA_TEST_PG = "0";
     const line = "!".repeat(100);
-    console.warn(`\n${line}\n!!! PostgreSQL unreachable at ${ADMIN_URL}: every PostgreSQL store test is SKIPPED.\n!!! Start it (see README) or set TEST_DATABASE_URL.\n${line}\n`);
+    console.warn(
+      `\n${line}\n!!! PostgreSQL unreachable at ${ADMIN_URL}: every PostgreSQL store test is SKIPPED.\n!!! Start it (see README) or set TEST_DATABASE_URL.\n${line}\n`,
+    );
   } finally {
     await client.end().catch(() => {});
   }

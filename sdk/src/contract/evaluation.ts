@@ -5,7 +5,16 @@ import { Metadata, Timestamp } from "./common.js";
 import { ChallengeType, Verdict } from "./policy.js";
 import { Email, EmbeddedUser, Phone, UserId } from "./user.js";
 
-export const CHALLENGE_STATUSES = ["created", "presented", "code_sent", "verified", "completed", "failed", "skipped", "overridden"] as const;
+export const CHALLENGE_STATUSES = [
+  "created",
+  "presented",
+  "code_sent",
+  "verified",
+  "completed",
+  "failed",
+  "skipped",
+  "overridden",
+] as const;
 export const ChallengeStatus = z.enum(CHALLENGE_STATUSES);
 export type ChallengeStatus = z.infer<typeof ChallengeStatus>;
 

@@ -5,7 +5,9 @@ export const LIST_KINDS = ["user", "ip", "email", "email_domain", "fingerprint",
 export const ListKind = z.enum(LIST_KINDS);
 export type ListKind = z.infer<typeof ListKind>;
 
-export const ListIdParam = z.object({ id: z.string().check(z.regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, "list id must be 1-64 letters, digits, _ -")) });
+export const ListIdParam = z.object({
+  id: z.string().check(z.regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, "list id must be 1-64 letters, digits, _ -")),
+});
 
 export const ListAddRequest = z.object({
   values: z.array(z.string().check(z.minLength(1), z.maxLength(320))).check(z.minLength(1), z.maxLength(500)),

@@ -22,7 +22,10 @@ export class EvaluationsService {
     return row && this.toWire(row);
   }
 
-  async consume(environmentId: string, id: string): Promise<{ ok: true; evaluation: Evaluation } | { ok: false; reason: "not_found" | "already_consumed" }> {
+  async consume(
+    environmentId: string,
+    id: string,
+  ): Promise<{ ok: true; evaluation: Evaluation } | { ok: false; reason: "not_found" | "already_consumed" }> {
     const res = await this.repos.evaluations.consume(environmentId, id);
     if (!res.ok) return res;
     return { ok: true, evaluation: await this.toWire(res.row) };

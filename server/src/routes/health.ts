@@ -1,6 +1,7 @@
 // Liveness (/healthz: the process serves) and readiness (/readyz: the store answers too).
-import { sql } from "kysely";
+
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { sql } from "kysely";
 import type { Services } from "../services.js";
 
 const healthRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {

@@ -62,7 +62,12 @@ export class EvaluationsRepo {
   }
 
   async find(environmentId: string, id: string): Promise<EvaluationRow | undefined> {
-    return this.db.selectFrom("evaluations").selectAll().where("id", "=", id).where("environment_id", "=", environmentId).executeTakeFirst();
+    return this.db
+      .selectFrom("evaluations")
+      .selectAll()
+      .where("id", "=", id)
+      .where("environment_id", "=", environmentId)
+      .executeTakeFirst();
   }
 
   /**

@@ -9,7 +9,12 @@ export class FingerprintsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async findById(environmentId: string, id: string): Promise<FingerprintRow | undefined> {
-    return this.db.selectFrom("fingerprints").selectAll().where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
+    return this.db
+      .selectFrom("fingerprints")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("id", "=", id)
+      .executeTakeFirst();
   }
 
   async findExact(environmentId: string, exactHash: string): Promise<FingerprintRow | undefined> {
@@ -41,7 +46,11 @@ export class FingerprintsRepo {
   }
 
   /** After a drift match: the fingerprint follows the browser's latest components, so the next visit is exact. */
-  async updateComponents(id: string, next: { exact_hash: string; coarse_key: string; components: string }, db: Kysely<Database> = this.db): Promise<void> {
+  async updateComponents(
+    id: string,
+    next: { exact_hash: string; coarse_key: string; components: string },
+    db: Kysely<Database> = this.db,
+  ): Promise<void> {
     await db.updateTable("fingerprints").set(next).where("id", "=", id).execute();
   }
 }

@@ -83,7 +83,14 @@ export class ProjectsRepo {
         const clientId = newId(env === "production" ? "pk_live" : "pk_test");
         await tx
           .insertInto("environments")
-          .values({ id, project_id: projectId, name: env, client_id: clientId, allowed_origins: JSON.stringify(opts.allowedOrigins ?? []), created_at: t })
+          .values({
+            id,
+            project_id: projectId,
+            name: env,
+            client_id: clientId,
+            allowed_origins: JSON.stringify(opts.allowedOrigins ?? []),
+            created_at: t,
+          })
           .execute();
         const secret = await this.insertKey(tx, id, env);
         envs[env] = { id, client_id: clientId, secret };
@@ -96,13 +103,25 @@ export class ProjectsRepo {
     const secret = newSecret(env === "production" ? "sk_live" : "sk_test");
     await db
       .insertInto("api_keys")
-      .values({ id: newId("key"), environment_id: environmentId, hash: hashSecret(secret), prefix: secret.slice(0, 12), created_at: now(), revoked_at: null })
+      .values({
+        id: newId("key"),
+        environment_id: environmentId,
+        hash: hashSecret(secret),
+        prefix: secret.slice(0, 12),
+        created_at: now(),
+        revoked_at: null,
+      })
       .execute();
     return secret;
   }
 
   async createKey(projectId: string, env: Environment): Promise<{ id: string; secret: string } | undefined> {
-    const environment = await this.db.selectFrom("environments").select("id").where("project_id", "=", projectId).where("name", "=", env).executeTakeFirst();
+    const environment = await this.db
+      .selectFrom("environments")
+      .select("id")
+      .where("project_id", "=", projectId)
+      .where("name", "=", env)
+      .executeTakeFirst();
     if (!environment) return undefined;
     const secret = await this.insertKey(this.db, environment.id, env);
     const row = await this.db.selectFrom("api_keys").select("id").where("hash", "=", hashSecret(secret)).executeTakeFirstOrThrow();
@@ -155,7 +174,10 @@ export class ProjectsRepo {
   }
 
   async count(): Promise<number> {
-    const r = await this.db.selectFrom("projects").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const r = await this.db
+      .selectFrom("projects")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 
@@ -173,7 +195,11 @@ export class ProjectsRepo {
     const row = await this.db.selectFrom("projects").select("settings").where("id", "=", projectId).executeTakeFirst();
     if (!row) return false;
     const settings = { ...(JSON.parse(row.settings) as ProjectSettings), ...patch };
-    await this.db.updateTable("projects").set({ settings: JSON.stringify(settings), updated_at: now() }).where("id", "=", projectId).execute();
+    await this.db
+      .updateTable("projects")
+      .set({ settings: JSON.stringify(settings), updated_at: now() })
+      .where("id", "=", projectId)
+      .execute();
     return true;
   }
 

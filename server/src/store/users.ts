@@ -11,7 +11,12 @@ export class UsersRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async findByExternal(environmentId: string, externalId: string): Promise<UserRow | undefined> {
-    return this.db.selectFrom("users").selectAll().where("environment_id", "=", environmentId).where("external_id", "=", externalId).executeTakeFirst();
+    return this.db
+      .selectFrom("users")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("external_id", "=", externalId)
+      .executeTakeFirst();
   }
 
   async findById(id: string): Promise<UserRow | undefined> {

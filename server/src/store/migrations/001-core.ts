@@ -141,12 +141,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("updated_at", "bigint", (c) => c.notNull())
     .execute();
   await db.schema.createIndex("access_env_user_time").on("access_records").columns(["environment_id", "user_id", "created_at"]).execute();
-  await db.schema.createIndex("access_env_device_time").on("access_records").columns(["environment_id", "device_id", "created_at"]).execute();
+  await db.schema
+    .createIndex("access_env_device_time")
+    .on("access_records")
+    .columns(["environment_id", "device_id", "created_at"])
+    .execute();
   await db.schema.createIndex("access_time").on("access_records").column("created_at").execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const t of ["access_records", "evaluations", "devices", "fingerprints", "users", "api_keys", "environments", "projects", "settings"]) {
+  for (const t of [
+    "access_records",
+    "evaluations",
+    "devices",
+    "fingerprints",
+    "users",
+    "api_keys",
+    "environments",
+    "projects",
+    "settings",
+  ]) {
     await db.schema.dropTable(t).ifExists().execute();
   }
 }

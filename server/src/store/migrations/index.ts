@@ -24,6 +24,7 @@ export interface MigrationReport {
   applied: string[];
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: migrations run before (and regardless of) the typed schema.
 export async function migrate(db: Kysely<any>): Promise<MigrationReport> {
   const migrator = new Migrator({
     db,
