@@ -36,7 +36,8 @@ function derive(input: EvaluationInput, identity: Identity, h: History): Derived
   const deviceIsNewForUser = !device || device.isNew || !user || device.row.user_id !== user.id || device.row.status === "detached";
   const attached = h.devices.filter((d) => d.status === "attached" && d.id !== device?.row.id);
   const counts = { all: 0, computer: 0, tablet: 0, mobile: 0 };
-  const all = [...attached.map((d) => d.type), ...(user && device ? [identity.deviceType] : [])];
+  // The current device counts for a known user and for a new one (it joins the account with this evaluation).
+  const all = [...attached.map((d) => d.type), ...((user || identity.userIsNew) && device ? [identity.deviceType] : [])];
   for (const t of all) {
     counts.all++;
     if (t === "computer" || t === "tablet" || t === "mobile") counts[t]++;

@@ -21,6 +21,8 @@ export interface Decision {
   policy?: { id: string; name: string; action: { type: Verdict } };
   /** For challenge verdicts: the challenge the policy asks for. */
   challenge?: PolicyChallenge;
+  /** The hash of the content's text, recorded with the evaluation under the user's id (repetition across users). */
+  contentHash?: string;
 }
 
 export async function decide(repos: Repos, input: EvaluationInput, identity: Identity): Promise<Decision> {
@@ -30,10 +32,9 @@ export async function decide(repos: Repos, input: EvaluationInput, identity: Ide
   const risks = scoreRisks(checks);
   const lists = listMemberships(input, identity, signals, history);
   const match = selectPolicy(policies, input.action, { checks: { ...checks, ...riskChecks(risks) }, lists }, risks);
-  if (signals.content)
-    await repos.history.recordContent(input.env.id, signals.content.hash, identity.user?.id ?? input.user ?? null, input.at);
 
   const decision: Decision = { verdict: match?.policy.verdict ?? "allow", reasons: match?.reasons ?? [], checks, risks };
+  if (signals.content) decision.contentHash = signals.content.hash;
   const g = signals.geolocation;
   if (g) {
     decision.geolocation = {

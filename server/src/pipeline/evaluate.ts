@@ -137,6 +137,8 @@ export class Pipeline {
         updated_at: at,
       };
       await repos.evaluations.insert(row, tx);
+      // Under the internal user id, known only now for a new user: the same id content_repetition_count excludes.
+      if (decision.contentHash) await repos.history.recordContent(input.env.id, decision.contentHash, userRow?.id ?? null, at, tx);
 
       let challenge: { id: string; status: string; type: string } | undefined;
       const wantsChallenge = decision.verdict === "challenge" || decision.verdict === "challenge_and_restrict";

@@ -139,8 +139,14 @@ export class HistoryRepo {
     return { users: new Set(others.map((r) => r.user_id ?? "")).size, total: others.length };
   }
 
-  async recordContent(environmentId: string, hash: string, userId: string | null, at: number): Promise<void> {
-    await this.db
+  async recordContent(
+    environmentId: string,
+    hash: string,
+    userId: string | null,
+    at: number,
+    db: Kysely<Database> = this.db,
+  ): Promise<void> {
+    await db
       .insertInto("content_hashes")
       .values({ id: newId("cnt"), environment_id: environmentId, hash, user_id: userId, created_at: at })
       .execute();
