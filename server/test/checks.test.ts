@@ -1,0 +1,791 @@
+// Every check of the contract's catalogue (SPEC.md 6, issue 4), observed through the real HTTP API on both stores:
+// for each check, a case that sets it (true, a number above its trivial value, or the expected string) and one
+// that does not. Requests go through POST /v3/client/evaluate/:action (the client IP from X-Forwarded-For, a
+// trusted proxy) or POST /v3/evaluate/:action (ip and content in the body); the value is read back from the stored
+// evaluation with GET /v3/evaluations/:id. IPs are real public addresses whose place and network the shipped
+// data knows; counting checks get private IPs of their own so that cases do not count each other.
+import { CHECKS, type CheckName, type ChecksSnapshot, Evaluation } from "@tessera/sdk/contract";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { BROWSER_UA, fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+
+// Real public IPs of the shipped data (server/data + the DB-IP lite database), as the scenarios pick them.
+const IP = {
+  london: "81.2.69.142", // GB, residential
+  london2: "81.2.69.160", // GB, the same city
+  tokyo: "126.0.0.1", // JP, residential (SoftBank)
+  saoPaulo: "201.6.1.1", // BR, residential
+  vpn: "89.187.160.1", // Datacamp (VPN provider ASN)
+  proxy: "83.245.108.10", // Key Proxy (proxy ASN)
+  tor: "185.220.101.7", // in the shipped Tor exit-node snapshot
+  aws: "3.5.1.1", // Amazon (hosting ASN)
+};
+
+const IPAD_UA =
+  "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
+const IPHONE_UA =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
+const BOT_UA = "python-requests/2.31.0";
+const DAY = 24 * 3600 * 1000;
+
+type CheckValue = ChecksSnapshot[string];
+
+/** One browser: its FingerprintJS components and its visitor token. */
+interface Browser {
+  components: Record<string, { value: unknown }>;
+  token: string;
+  ua?: string;
+}
+
+interface ClientRequest {
+  user?: string;
+  email?: string;
+  phone?: string;
+  /** The client IP (X-Forwarded-For); a fresh private IP when not given, so that per-IP counts stay per case. */
+  ip?: string;
+  /** Extra X-Forwarded-For hops in front of the client IP, and other headers. */
+  headers?: Record<string, string>;
+  browser?: Browser;
+  /** No components at all (a fingerprint needs some entropy). */
+  bare?: boolean;
+  ua?: string;
+  automation?: Record<string, unknown>;
+  timezone?: string;
+}
+
+/** What a case may do: HTTP calls through the real app, and fresh names so that cases stay independent. */
+interface Harness {
+  t: TestApp;
+  /** A client evaluation, read back through GET /v3/evaluations/:id. */
+  client(action: string, req?: ClientRequest): Promise<Evaluation>;
+  /** A backend evaluation, read back through GET /v3/evaluations/:id. */
+  server(action: string, body?: Record<string, unknown>): Promise<Evaluation>;
+  /** A name not used by any other case. */
+  id(prefix: string): string;
+  /** A private IP not used by any other case (no geolocation; per-IP counts start at zero). */
+  ip(): string;
+  /** A browser not used by any other case. */
+  browser(ua?: string): Browser;
+  /** Verifies the user's email or phone through a challenge, with the code read from the development outbox. */
+  verify(user: string, channel: "email" | "text"): Promise<void>;
+}
+
+/** A number strictly above `n`. */
+interface Above {
+  above: number;
+}
+type Expected = CheckValue | Above | ((ev: Evaluation) => CheckValue);
+
+interface Case {
+  /** What the case does, in words. */
+  why: string;
+  run: (h: Harness) => Promise<Evaluation>;
+  value: Expected;
+}
+
+interface Row {
+  check: CheckName;
+  set: Case | Case[];
+  unset: Case | Case[];
+}
+
+const above = (n: number): Above => ({ above: n });
+
+// ---- the table: each check's cases in one place ----------------------------------------------------------------------
+const TABLE: Row[] = [
+  {
+    check: "action",
+    set: { why: "the action of the request", value: "purchase", run: (h) => h.client("purchase") },
+    unset: { why: "another action is another value", value: "visit", run: (h) => h.client("visit") },
+  },
+  {
+    check: "is_new_user",
+    set: { why: "a user's first evaluation", value: true, run: (h) => h.client("visit", { user: h.id("u") }) },
+    unset: {
+      why: "the same user again",
+      value: false,
+      run: async (h) => {
+        const user = h.id("u");
+        await h.client("visit", { user });
+        return h.client("visit", { user });
+      },
+    },
+  },
+  {
+    check: "is_new_ip",
+    set: {
+      why: "a known user from an IP never seen for them",
+      value: true,
+      run: async (h) => {
+        const [user, b] = [h.id("u"), h.browser()];
+        await h.client("visit", { user, browser: b, ip: h.ip() });
+        return h.client("visit", { user, browser: b, ip: h.ip() });
+      },
+    },
+    unset: {
+      why: "a known user from their usual IP",
+      value: false,
+      run: async (h) => {
+        const [user, b, ip] = [h.id("u"), h.browser(), h.ip()];
+        await h.client("visit", { user, browser: b, ip });
+        return h.client("visit", { user, browser: b, ip });
+      },
+    },
+  },
+  {
+    check: "is_new_fingerprint",
+    set: {
+      why: "a known user on a browser they never used",
+      value: true,
+      run: async (h) => {
+        const user = h.id("u");
+        await h.client("visit", { user, browser: h.browser() });
+        return h.client("visit", { user, browser: h.browser() });
+      },
+    },
+    unset: {
+      why: "a known user on their usual browser",
+      value: false,
+      run: async (h) => {
+        const [user, b] = [h.id("u"), h.browser()];
+        await h.client("visit", { user, browser: b });
+        return h.client("visit", { user, browser: b });
+      },
+    },
+  },
+  {
+    check: "is_new_device",
+    set: {
+      why: "a known user on another machine",
+      value: true,
+      run: async (h) => {
+        const user = h.id("u");
+        await h.client("visit", { user, browser: h.browser() });
+        return h.client("visit", { user, browser: h.browser() });
+      },
+    },
+    unset: {
+      why: "a known user on their attached device",
+      value: false,
+      run: async (h) => {
+        const [user, b] = [h.id("u"), h.browser()];
+        await h.client("visit", { user, browser: b });
+        return h.client("visit", { user, browser: b });
+      },
+    },
+  },
+  {
+    check: "user_age_days",
+    set: {
+      why: "a user first seen three days earlier (the server's clock moved on)",
+      value: 3,
+      run: async (h) => {
+        const user = h.id("u");
+        await h.client("visit", { user });
+        return later(3 * DAY + 60_000, () => h.client("visit", { user }));
+      },
+    },
+    unset: { why: "a user seen for the first time", value: 0, run: (h) => h.client("visit", { user: h.id("u") }) },
+  },
+  {
+    check: "fingerprint_confidence",
+    set: { why: "a browser with enough components", value: 1, run: (h) => h.client("visit", { browser: h.browser() }) },
+    unset: { why: "no components: no fingerprint", value: 0, run: (h) => h.client("visit", { bare: true }) },
+  },
+  {
+    check: "fingerprint_user_count",
+    set: {
+      why: "a second account on the same browser",
+      value: 2,
+      run: async (h) => {
+        const b = h.browser();
+        await h.client("signup", { user: h.id("u"), browser: b });
+        return h.client("signup", { user: h.id("u"), browser: b });
+      },
+    },
+    unset: { why: "one account on its own browser", value: 1, run: (h) => h.client("signup", { user: h.id("u"), browser: h.browser() }) },
+  },
+  {
+    check: "device_user_count",
+    set: {
+      why: "a second account with the same visitor token (the browser's stored id)",
+      value: 2,
+      run: async (h) => {
+        const b = h.browser();
+        await h.client("signup", { user: h.id("u"), browser: b });
+        return h.client("signup", { user: h.id("u"), browser: { ...h.browser(), token: b.token } });
+      },
+    },
+    unset: { why: "one account with its own token", value: 1, run: (h) => h.client("signup", { user: h.id("u"), browser: h.browser() }) },
+  },
+  {
+    check: "ip_user_count",
+    set: {
+      why: "two accounts from one IP within the hour",
+      value: 2,
+      run: async (h) => {
+        const ip = h.ip();
+        await h.client("login", { user: h.id("u"), ip });
+        return h.client("login", { user: h.id("u"), ip });
+      },
+    },
+    unset: { why: "one account on its IP", value: 1, run: (h) => h.client("login", { user: h.id("u"), ip: h.ip() }) },
+  },
+  {
+    check: "ip_is_vpn",
+    set: [
+      { why: "a VPN provider's network", value: true, run: (h) => h.client("visit", { ip: IP.vpn }) },
+      {
+        why: "a browser time zone far from the IP (Paris time from Tokyo)",
+        value: true,
+        run: (h) => h.client("visit", { ip: IP.tokyo, timezone: "Europe/Paris" }),
+      },
+    ],
+    unset: {
+      why: "a residential IP with a matching time zone",
+      value: false,
+      run: (h) => h.client("visit", { ip: IP.london, timezone: "Europe/London" }),
+    },
+  },
+  {
+    check: "ip_is_proxy",
+    set: [
+      { why: "a proxy provider's network", value: true, run: (h) => h.client("visit", { ip: IP.proxy }) },
+      {
+        why: "a chain of forwarding proxies in front of the client",
+        value: true,
+        run: (h) => h.client("visit", { ip: IP.london, headers: { "x-forwarded-for": `${IP.london}, 198.51.100.7, 198.51.100.8` } }),
+      },
+      {
+        why: "a Via header from another proxy",
+        value: true,
+        run: (h) => h.client("visit", { ip: IP.london, headers: { via: "1.1 squid" } }),
+      },
+    ],
+    unset: { why: "a residential IP, direct", value: false, run: (h) => h.client("visit", { ip: IP.london }) },
+  },
+  {
+    check: "ip_is_tor",
+    set: { why: "a Tor exit node", value: true, run: (h) => h.client("visit", { ip: IP.tor }) },
+    unset: { why: "a residential IP", value: false, run: (h) => h.client("visit", { ip: IP.london }) },
+  },
+  {
+    check: "ip_is_hosting",
+    set: { why: "a datacenter (AWS)", value: true, run: (h) => h.client("visit", { ip: IP.aws }) },
+    unset: { why: "a residential IP", value: false, run: (h) => h.client("visit", { ip: IP.london }) },
+  },
+  {
+    check: "ip_is_anonymous",
+    set: [
+      { why: "Tor", value: true, run: (h) => h.client("visit", { ip: IP.tor }) },
+      { why: "a VPN", value: true, run: (h) => h.client("visit", { ip: IP.vpn }) },
+      { why: "a proxy", value: true, run: (h) => h.client("visit", { ip: IP.proxy }) },
+    ],
+    unset: [
+      { why: "a residential IP", value: false, run: (h) => h.client("visit", { ip: IP.london, timezone: "Europe/London" }) },
+      { why: "a datacenter is not anonymising by itself", value: false, run: (h) => h.server("visit", { ip: IP.aws }) },
+    ],
+  },
+  {
+    check: "ip_country",
+    set: { why: "a Japanese IP", value: "JP", run: (h) => h.client("visit", { ip: IP.tokyo }) },
+    unset: { why: "a private IP has no country", value: null, run: (h) => h.client("visit", { ip: h.ip() }) },
+  },
+  {
+    check: "impossible_travel",
+    set: {
+      why: "London, then Tokyo a moment later",
+      value: true,
+      run: (h) => travel(h, IP.london, IP.tokyo),
+    },
+    unset: { why: "London, then another London IP", value: false, run: (h) => travel(h, IP.london, IP.london2) },
+  },
+  {
+    check: "travel_speed_kmh",
+    set: { why: "London, then São Paulo a moment later", value: above(1000), run: (h) => travel(h, IP.london, IP.saoPaulo) },
+    unset: { why: "a user's first located evaluation", value: 0, run: (h) => h.client("login", { user: h.id("u"), ip: IP.london }) },
+  },
+  {
+    check: "concurrent_sessions",
+    set: {
+      why: "a second computer of the user, active at once from another IP",
+      value: 1,
+      run: async (h) => {
+        const user = h.id("u");
+        await h.client("access", { user, browser: h.browser(), ip: h.ip() });
+        return h.client("access", { user, browser: h.browser(), ip: h.ip() });
+      },
+    },
+    unset: {
+      why: "a second computer of the user on the same network",
+      value: 0,
+      run: async (h) => {
+        const [user, ip] = [h.id("u"), h.ip()];
+        await h.client("access", { user, browser: h.browser(), ip });
+        return h.client("access", { user, browser: h.browser(), ip });
+      },
+    },
+  },
+  {
+    check: "has_high_velocity",
+    set: {
+      why: "a user's 61st evaluation within the hour (60 is beyond a person's pace)",
+      value: true,
+      run: async (h) => {
+        const user = h.id("u");
+        for (let i = 0; i < 60; i++)
+          await h.t.app.inject({ method: "POST", url: "/v3/evaluate/visit", headers: h.t.auth, payload: { user } });
+        return h.server("visit", { user });
+      },
+    },
+    unset: {
+      why: "a few evaluations of a user",
+      value: false,
+      run: async (h) => {
+        const user = h.id("u");
+        for (let i = 0; i < 3; i++) await h.server("visit", { user });
+        return h.server("visit", { user });
+      },
+    },
+  },
+  {
+    check: "event_count",
+    set: {
+      why: "a user's third evaluation in the window",
+      value: 3,
+      run: async (h) => {
+        const user = h.id("u");
+        await h.server("visit", { user });
+        await h.server("visit", { user });
+        return h.server("visit", { user });
+      },
+    },
+    unset: { why: "a user's first evaluation (itself only)", value: 1, run: (h) => h.server("visit", { user: h.id("u") }) },
+  },
+  {
+    check: "ip_event_count",
+    set: {
+      why: "the third evaluation from one IP in the window",
+      value: 3,
+      run: async (h) => {
+        const ip = h.ip();
+        await h.client("visit", { ip });
+        await h.client("visit", { ip });
+        return h.client("visit", { ip });
+      },
+    },
+    unset: { why: "the first evaluation from an IP (itself only)", value: 1, run: (h) => h.client("visit", { ip: h.ip() }) },
+  },
+  {
+    check: "fingerprint_event_count",
+    set: {
+      why: "the third evaluation of one browser in the window",
+      value: 3,
+      run: async (h) => {
+        const b = h.browser();
+        await h.client("visit", { browser: b });
+        await h.client("visit", { browser: b });
+        return h.client("visit", { browser: b });
+      },
+    },
+    unset: { why: "a browser's first evaluation (itself only)", value: 1, run: (h) => h.client("visit", { browser: h.browser() }) },
+  },
+  {
+    check: "device_count",
+    set: { why: "a user with a computer and a tablet", value: 2, run: (h) => twoDevices(h, IPAD_UA) },
+    unset: { why: "a user with one device", value: 1, run: (h) => h.client("visit", { user: h.id("u") }) },
+  },
+  {
+    check: "computer_device_count",
+    set: { why: "a user with two computers", value: 2, run: (h) => twoDevices(h, BROWSER_UA) },
+    unset: { why: "a user with a phone only", value: 0, run: (h) => h.client("visit", { user: h.id("u"), ua: IPHONE_UA }) },
+  },
+  {
+    check: "tablet_device_count",
+    set: { why: "a user with a computer and a tablet", value: 1, run: (h) => twoDevices(h, IPAD_UA) },
+    unset: { why: "a user with a computer only", value: 0, run: (h) => h.client("visit", { user: h.id("u") }) },
+  },
+  {
+    check: "mobile_device_count",
+    set: { why: "a user with a computer and a phone", value: 1, run: (h) => twoDevices(h, IPHONE_UA) },
+    unset: { why: "a user with a computer only", value: 0, run: (h) => h.client("visit", { user: h.id("u") }) },
+  },
+  {
+    check: "email_is_disposable",
+    set: { why: "a throwaway address", value: true, run: (h) => h.server("visit", { user: h.id("u"), email: "someone@mailinator.com" }) },
+    unset: { why: "a webmail address", value: false, run: (h) => h.server("visit", { user: h.id("u"), email: "someone@gmail.com" }) },
+  },
+  {
+    check: "email_is_webmail",
+    set: { why: "a public webmail address", value: true, run: (h) => h.server("visit", { user: h.id("u"), email: "someone@outlook.com" }) },
+    unset: { why: "a company address", value: false, run: (h) => h.server("visit", { user: h.id("u"), email: "someone@acme-corp.com" }) },
+  },
+  {
+    check: "email_is_invalid",
+    set: [
+      { why: "no @", value: true, run: (h) => h.server("visit", { user: h.id("u"), email: "not-an-email" }) },
+      { why: "two dots in a row", value: true, run: (h) => h.server("visit", { user: h.id("u"), email: "a..b@example.com" }) },
+    ],
+    unset: { why: "a well-formed address", value: false, run: (h) => h.server("visit", { user: h.id("u"), email: "a.b@example.com" }) },
+  },
+  {
+    check: "is_email_verified",
+    set: {
+      why: "a user who entered the code mailed to them",
+      value: true,
+      run: async (h) => {
+        const user = h.id("u");
+        await h.verify(user, "email");
+        return h.server("visit", { user });
+      },
+    },
+    unset: {
+      why: "a user with an email never verified",
+      value: false,
+      run: (h) => h.server("visit", { user: h.id("u"), email: "unverified@example.com" }),
+    },
+  },
+  {
+    check: "is_phone_verified",
+    set: {
+      why: "a user who entered the code texted to them",
+      value: true,
+      run: async (h) => {
+        const user = h.id("u");
+        await h.verify(user, "text");
+        return h.server("visit", { user });
+      },
+    },
+    unset: {
+      why: "a user who verified their email but not their phone",
+      value: false,
+      run: async (h) => {
+        const user = h.id("u");
+        await h.verify(user, "email");
+        return h.server("visit", { user });
+      },
+    },
+  },
+  {
+    check: "is_bot",
+    set: [
+      { why: "a bot user agent", value: true, run: (h) => h.client("visit", { ua: BOT_UA }) },
+      { why: "automation markers from the browser", value: true, run: (h) => h.client("visit", { automation: { headless: true } }) },
+    ],
+    unset: { why: "a desktop browser without markers", value: false, run: (h) => h.client("visit") },
+  },
+  {
+    check: "bot_user_agent",
+    set: { why: "an HTTP library's user agent", value: true, run: (h) => h.client("visit", { ua: BOT_UA }) },
+    unset: {
+      why: "a browser user agent, even with client automation markers",
+      value: false,
+      run: (h) => h.client("visit", { automation: { webdriver: true } }),
+    },
+  },
+  {
+    check: "client_automation",
+    set: { why: "webdriver reported by the browser", value: true, run: (h) => h.client("visit", { automation: { webdriver: true } }) },
+    unset: { why: "a bot user agent without client markers", value: false, run: (h) => h.client("visit", { ua: BOT_UA }) },
+  },
+  {
+    check: "timezone_mismatch",
+    set: {
+      why: "Paris time from a Tokyo IP",
+      value: true,
+      run: (h) => h.client("visit", { ip: IP.tokyo, timezone: "Europe/Paris" }),
+    },
+    unset: [
+      { why: "Tokyo time from a Tokyo IP", value: false, run: (h) => h.client("visit", { ip: IP.tokyo, timezone: "Asia/Tokyo" }) },
+      {
+        // fakeComponents carries Europe/Paris: the components' zone is used when the SDK sends no separate one.
+        why: "the components' zone (Paris) from London",
+        value: false,
+        run: (h) => h.client("visit", { ip: IP.london, browser: h.browser() }),
+      },
+    ],
+  },
+  {
+    check: "in_list",
+    set: {
+      why: "a user id added to a list",
+      value: ["watched"],
+      run: async (h) => {
+        const user = h.id("u");
+        const r = await h.t.app.inject({ method: "POST", url: "/v3/lists/watched/add", headers: h.t.auth, payload: { values: [user] } });
+        expect(r.statusCode, r.body).toBe(200);
+        return h.server("visit", { user });
+      },
+    },
+    unset: { why: "a user in no list", value: [], run: (h) => h.server("visit", { user: h.id("u") }) },
+  },
+  {
+    check: "user_id",
+    set: { why: "the user named by the request", value: "user-42", run: (h) => h.server("visit", { user: "user-42" }) },
+    unset: { why: "an anonymous request", value: null, run: (h) => h.server("visit", {}) },
+  },
+  {
+    check: "ip",
+    set: { why: "the client IP behind the trusted proxy", value: IP.saoPaulo, run: (h) => h.client("visit", { ip: IP.saoPaulo }) },
+    unset: { why: "a backend evaluation without an IP", value: null, run: (h) => h.server("visit", {}) },
+  },
+  {
+    check: "email",
+    set: {
+      why: "the request's email, normalised",
+      value: "alice@example.com",
+      run: (h) => h.server("visit", { user: h.id("u"), email: " Alice@Example.com" }),
+    },
+    unset: { why: "no email", value: null, run: (h) => h.server("visit", { user: h.id("u") }) },
+  },
+  {
+    check: "email_domain",
+    set: { why: "the email's domain", value: "example.org", run: (h) => h.server("visit", { user: h.id("u"), email: "bob@Example.org" }) },
+    unset: { why: "no email", value: null, run: (h) => h.server("visit", { user: h.id("u") }) },
+  },
+  {
+    check: "phone",
+    set: { why: "the request's phone", value: "+33612345678", run: (h) => h.server("visit", { user: h.id("u"), phone: "+33612345678" }) },
+    unset: { why: "no phone", value: null, run: (h) => h.server("visit", { user: h.id("u") }) },
+  },
+  {
+    check: "fingerprint_id",
+    set: {
+      why: "the browser's fingerprint",
+      value: (ev) => ev.fingerprint?.id ?? "missing",
+      run: (h) => h.client("visit", { browser: h.browser() }),
+    },
+    unset: { why: "no components", value: null, run: (h) => h.client("visit", { bare: true }) },
+  },
+  {
+    check: "device_id",
+    set: { why: "the browser's device", value: (ev) => ev.device ?? "missing", run: (h) => h.client("visit", { browser: h.browser() }) },
+    unset: { why: "a backend evaluation without a browser", value: null, run: (h) => h.server("visit", { user: h.id("u") }) },
+  },
+  {
+    check: "device_type",
+    set: [
+      { why: "an iPhone", value: "mobile", run: (h) => h.client("visit", { ua: IPHONE_UA }) },
+      { why: "an iPad", value: "tablet", run: (h) => h.client("visit", { ua: IPAD_UA }) },
+    ],
+    unset: { why: "a desktop browser", value: "computer", run: (h) => h.client("visit") },
+  },
+  {
+    check: "content_link_count",
+    set: {
+      why: "a text with two links",
+      value: 2,
+      run: (h) => h.server("post", { user: h.id("u"), content: { text: "See https://example.com/a and www.example.net for more" } }),
+    },
+    unset: { why: "a text without links", value: 0, run: (h) => h.server("post", { user: h.id("u"), content: { text: plain(h) } }) },
+  },
+  {
+    check: "content_has_contact_info",
+    set: [
+      {
+        why: "a phone number",
+        value: true,
+        run: (h) => h.server("post", { user: h.id("u"), content: { text: "Call me on +1 415 555 0199 tonight" } }),
+      },
+      {
+        why: "an email address",
+        value: true,
+        run: (h) => h.server("post", { user: h.id("u"), content: { text: "write to deals@example.com" } }),
+      },
+    ],
+    unset: { why: "an ordinary comment", value: false, run: (h) => h.server("post", { user: h.id("u"), content: { text: plain(h) } }) },
+  },
+  {
+    check: "content_repetition_count",
+    set: {
+      why: "a text two other users posted today",
+      value: 2,
+      run: async (h) => {
+        const text = plain(h);
+        await h.server("post", { user: h.id("u"), content: { text } });
+        await h.server("post", { user: h.id("u"), content: { text } });
+        return h.server("post", { user: h.id("u"), content: { text } });
+      },
+    },
+    unset: {
+      why: "the same user posting their text again",
+      value: 0,
+      run: async (h) => {
+        const [user, text] = [h.id("u"), plain(h)];
+        await h.server("post", { user, content: { text } });
+        return h.server("post", { user, content: { text } });
+      },
+    },
+  },
+  {
+    check: "content_spam_score",
+    set: {
+      why: "commercial spam vocabulary",
+      value: above(0),
+      run: (h) => h.server("post", { user: h.id("u"), content: { text: "Buy now at the best price, limited offer" } }),
+    },
+    unset: { why: "an ordinary comment", value: 0, run: (h) => h.server("post", { user: h.id("u"), content: { text: plain(h) } }) },
+  },
+];
+
+// ---- scenario helpers used by the table ---------------------------------------------------------------------------------
+
+/** Runs `fn` with the server's clock `ms` ahead (the HTTP path reads Date.now, as the scenario suite's clock does). */
+async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  const real = Date.now.bind(Date);
+  const spy = vi.spyOn(Date, "now").mockImplementation(() => real() + ms);
+  try {
+    return await fn();
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+/** A user logs in from `from`, then at once from `to` with the same browser. */
+async function travel(h: Harness, from: string, to: string): Promise<Evaluation> {
+  const [user, b] = [h.id("u"), h.browser()];
+  await h.client("login", { user, browser: b, ip: from });
+  return h.client("login", { user, browser: b, ip: to });
+}
+
+/** A user's first device (a desktop browser), then a second one with the given user agent. */
+async function twoDevices(h: Harness, ua: string): Promise<Evaluation> {
+  const user = h.id("u");
+  await h.client("visit", { user, browser: h.browser() });
+  return h.client("visit", { user, browser: h.browser(ua) });
+}
+
+/** An ordinary comment nobody else wrote. */
+const plain = (h: Harness) => `Thanks for the quick delivery, the jacket fits well ${h.id("note")}`;
+
+function assertValue(actual: CheckValue | undefined, expected: Expected, ev: Evaluation): void {
+  if (typeof expected === "function") expect(actual).toBe(expected(ev));
+  else if (expected !== null && typeof expected === "object" && !Array.isArray(expected)) {
+    expect(typeof actual).toBe("number");
+    expect(actual as number).toBeGreaterThan(expected.above);
+  } else expect(actual).toEqual(expected);
+}
+
+const asList = (c: Case | Case[]): Case[] => (Array.isArray(c) ? c : [c]);
+
+// ---- the suite ----------------------------------------------------------------------------------------------------------
+describe.each(STORES)("checks on %s", (kind) => {
+  let t: TestApp;
+  let seq = 0;
+  let ipSeq = 0;
+
+  const read = async (id: string): Promise<Evaluation> => {
+    const r = await t.app.inject({ method: "GET", url: `/v3/evaluations/${id}`, headers: t.auth });
+    expect(r.statusCode, r.body).toBe(200);
+    return Evaluation.parse(r.json());
+  };
+
+  const h: Harness = {
+    get t() {
+      return t;
+    },
+    id: (prefix) => `${prefix}-${kind}-${++seq}`,
+    ip: () => {
+      const n = ++ipSeq;
+      return `10.${kind === "sqlite" ? 1 : 2}.${Math.floor(n / 250)}.${(n % 250) + 1}`;
+    },
+    browser(ua) {
+      const seed = h.id("browser");
+      return { components: fakeComponents(seed), token: `tok-${seed}-xxxxxxxx`, ...(ua ? { ua } : {}) };
+    },
+    async client(action, req = {}) {
+      const browser = req.bare ? undefined : (req.browser ?? h.browser());
+      const ua = req.ua ?? browser?.ua ?? BROWSER_UA;
+      const signals: Record<string, unknown> = { components: browser?.components ?? {}, url: "https://app.example.com/" };
+      if (browser) signals.visitor_token = browser.token;
+      if (req.automation) signals.automation = req.automation;
+      if (req.timezone) signals.timezone = req.timezone;
+      const r = await t.app.inject({
+        method: "POST",
+        url: `/v3/client/evaluate/${action}`,
+        headers: { "user-agent": ua, "x-forwarded-for": req.ip ?? h.ip(), ...req.headers },
+        payload: {
+          client_id: t.clientId,
+          ...(req.user ? { user: req.user } : {}),
+          ...(req.email ? { email: req.email } : {}),
+          ...(req.phone ? { phone: req.phone } : {}),
+          signals,
+        },
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      return read((r.json() as { evaluation_id: string }).evaluation_id);
+    },
+    async server(action, body = {}) {
+      const r = await t.app.inject({ method: "POST", url: `/v3/evaluate/${action}`, headers: t.auth, payload: body });
+      expect(r.statusCode, r.body).toBe(200);
+      return read((r.json() as { id: string }).id);
+    },
+    async verify(user, channel) {
+      const ev = await h.client("verify_contact", {
+        user,
+        email: `${user}@example.com`,
+        phone: `+336${10_000_000 + seq}`,
+      });
+      const challenge = ev.challenge?.id;
+      expect(challenge, "the verify_contact policy issues a challenge").toBeDefined();
+      const sent = await t.app.inject({ method: "POST", url: `/v3/challenges/${challenge}/send`, headers: t.auth, payload: { channel } });
+      expect(sent.statusCode, sent.body).toBe(200);
+      const outbox = await t.app.inject({ method: "GET", url: "/v3/dev/outbox", headers: t.auth });
+      const message = (outbox.json() as { data: { challenge_id: string; channel: string; body: string }[] }).data.find(
+        (m) => m.challenge_id === challenge && m.channel === channel,
+      );
+      const code = /\b(\d{6})\b/.exec(message?.body ?? "")?.[1];
+      expect(code, "a code in the development outbox").toBeDefined();
+      const verified = await t.app.inject({
+        method: "POST",
+        url: `/v3/challenges/${challenge}/verify`,
+        headers: t.auth,
+        payload: { code },
+      });
+      expect(verified.statusCode, verified.body).toBe(200);
+    },
+  };
+
+  beforeAll(async () => {
+    // The client IP comes from X-Forwarded-For (a trusted proxy); every injected request shares one socket address,
+    // so the client rate limits are lifted. No SMTP_URL: codes go to the development outbox.
+    t = await startTestApp(kind, { TRUST_PROXY: "1", CLIENT_RATE_LIMIT: "1000000", CHALLENGE_IP_RATE_LIMIT: "100000" });
+    const policy = await t.app.inject({
+      method: "POST",
+      url: "/v3/policies",
+      headers: t.auth,
+      payload: {
+        name: "Verify contact details (test)",
+        actions: ["verify_contact"],
+        priority: 1000,
+        conditions: { all: [] },
+        verdict: "challenge",
+        challenge: { type: "account_takeover", channels: ["email", "text"] },
+      },
+    });
+    expect(policy.statusCode, policy.body).toBe(201);
+  });
+  afterAll(async () => t?.close());
+
+  it("the table covers every check of the catalogue, and the snapshot holds exactly those checks", async () => {
+    expect(TABLE.map((r) => r.check).sort()).toEqual(Object.keys(CHECKS).sort());
+    const ev = await h.client("visit", { user: h.id("u") });
+    // Risks are recorded beside the checks; `risk.<name>.score|severity` are derived for policies, not stored as checks.
+    expect(Object.keys(ev.checks ?? {}).sort()).toEqual(Object.keys(CHECKS).sort());
+    expect(ev.risks?.map((r) => r.name).sort()).toEqual(
+      ["account_sharing", "ato", "bot", "content_abuse", "fake_account", "linked_accounts", "multi_accounting", "repeat_trial"].sort(),
+    );
+  });
+
+  describe.each(TABLE)("$check", (row) => {
+    for (const c of asList(row.set))
+      it(`is set: ${c.why}`, async () => {
+        const ev = await c.run(h);
+        assertValue(ev.checks?.[row.check], c.value, ev);
+      });
+    for (const c of asList(row.unset))
+      it(`is not set: ${c.why}`, async () => {
+        const ev = await c.run(h);
+        assertValue(ev.checks?.[row.check], c.value, ev);
+      });
+  });
+});
