@@ -47,6 +47,8 @@ export function openStore(opts: StoreOptions): Store {
   sqlite.pragma("temp_store = MEMORY");
   // Query plans need statistics: without them SQLite may walk a whole environment's rows through the wrong index.
   // SQLite's advice for long-lived connections: optimize at open (0x10002: look at every table) and periodically.
+  // analysis_limit bounds each ANALYZE to a sample, so a refresh costs milliseconds whatever the table size.
+  sqlite.pragma("analysis_limit = 1000");
   sqlite.pragma("optimize = 0x10002");
   const optimize = setInterval(() => {
     try {
@@ -68,7 +70,7 @@ export function openStore(opts: StoreOptions): Store {
 }
 
 /** How often the embedded store refreshes its planner statistics (PRAGMA optimize is cheap when nothing changed). */
-const OPTIMIZE_EVERY_MS = 60 * 60 * 1000;
+const OPTIMIZE_EVERY_MS = 10 * 60 * 1000;
 /** Distinct SQL texts kept prepared; `in (?, ?, …)` lists of varying length make a few hundred at most. */
 const STATEMENT_CACHE_SIZE = 1000;
 

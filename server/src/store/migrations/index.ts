@@ -8,6 +8,7 @@ import * as m003 from "./003-challenges.js";
 import * as m004 from "./004-webhooks.js";
 import * as m005 from "./005-rate-limits.js";
 import * as m006 from "./006-hot-path-indexes.js";
+import * as m007 from "./007-sqlite-planner-hints.js";
 
 const migrations: Record<string, Migration> = {
   "001-core": m001,
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "004-webhooks": m004,
   "005-rate-limits": m005,
   "006-hot-path-indexes": m006,
+  "007-sqlite-planner-hints": m007,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
