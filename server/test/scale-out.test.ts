@@ -1,12 +1,12 @@
 // Scale-out (SPEC.md 3, issue 7): two server processes with no shared memory on one PostgreSQL database, as behind a
 // load balancer. What one instance wrote the other reads; consume races across both have one winner; client rate
-// limits count together. (The webhook outbox across instances is covered by the webhooks tests; velocity and
-// device counts by the risk engine's.)
+// limits, velocity and device counts agree. (The webhook outbox drained by both is covered by the webhooks tests.)
 import { ClientEvaluateResponse, ErrorBody, Evaluation } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeComponents, freshDatabase, PG_AVAILABLE, type TestDatabase } from "./helpers.js";
 import { type CliProject, createProjectCli, type ServerProcess, startServer } from "./server-process.js";
 
+const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 /** Requests per minute per IP on both instances: small, so the shared count is visible in a few requests. */
 const IP_LIMIT = 20;
 
@@ -35,7 +35,8 @@ describe.skipIf(!PG_AVAILABLE)("two instances on one PostgreSQL database", () =>
   async function evaluate(on: ServerProcess, body: Record<string, unknown> = {}, ip = nextIp()): Promise<Response> {
     return fetch(`${on.url}/v3/client/evaluate/login`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-forwarded-for": ip },
+      // A real browser's user agent: a bare HTTP client reads as a bot, and a bot's device never joins the account.
+      headers: { "content-type": "application/json", "x-forwarded-for": ip, "user-agent": BROWSER_UA },
       body: JSON.stringify({ client_id: project.clientId, ...body }),
     });
   }
@@ -100,6 +101,37 @@ describe.skipIf(!PG_AVAILABLE)("two instances on one PostgreSQL database", () =>
       ),
     );
     expect([...wins.values()]).toEqual(ids.map(() => 1));
+  });
+
+  it("velocity and device counts see the evaluations made on both instances", async () => {
+    const ip = "198.51.100.201";
+    const ids: string[] = [];
+    // One user, three browsers, six evaluations from one IP, alternating instances.
+    for (let i = 0; i < 6; i++) {
+      const seed = `velocity-${i % 3}`;
+      const r = await evaluate(
+        i % 2 ? a : b,
+        { user: "acct_velocity", signals: { components: fakeComponents(seed), visitor_token: `tok-${seed}` } },
+        ip,
+      );
+      ids.push(ClientEvaluateResponse.parse(await r.json()).evaluation_id);
+    }
+    const last = Evaluation.parse(await (await fetch(`${a.url}/v3/evaluations/${ids[5]}`, { headers: auth() })).json());
+    const checks = last.checks as Record<string, unknown>;
+    // Counted from the shared store, not per process: each instance made only three of these.
+    expect(checks.event_count).toBe(6);
+    expect(checks.ip_event_count).toBe(6);
+    // Device counts come from the same shared rows: both instances list the same devices for the user.
+    const lists = await Promise.all(
+      [a, b].map(async (on) => {
+        const r = await fetch(`${on.url}/v3/user/acct_velocity/devices`, { headers: auth() });
+        expect(r.status).toBe(200);
+        return ((await r.json()) as Array<{ id: string }>).map((d) => d.id).sort();
+      }),
+    );
+    expect(lists[0]!.length).toBeGreaterThan(0);
+    expect(lists[1]).toEqual(lists[0]);
+    expect(checks.device_count).toBe(lists[0]!.length);
   });
 
   it("the per-IP client limit is counted across instances: its allowance is shared, and both refuse past it", async () => {
