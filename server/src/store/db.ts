@@ -5,6 +5,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from "kysely";
 import pg from "pg";
+import { startCheckpointer } from "./checkpointer.js";
 import type { Database } from "./schema.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -58,12 +59,19 @@ export function openStore(opts: StoreOptions): Store {
     }
   }, OPTIMIZE_EVERY_MS);
   optimize.unref();
+  // Checkpoints run in a worker thread (checkpointer.ts); SQLite's own stays as a fallback at a larger WAL size.
+  let stopCheckpointer: (() => Promise<void>) | undefined;
+  if (file !== ":memory:") {
+    sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+    stopCheckpointer = startCheckpointer(file);
+  }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     dialect: "sqlite",
     close: async () => {
       clearInterval(optimize);
+      await stopCheckpointer?.();
       await db.destroy();
     },
   };
@@ -71,6 +79,8 @@ export function openStore(opts: StoreOptions): Store {
 
 /** How often the embedded store refreshes its planner statistics (PRAGMA optimize is cheap when nothing changed). */
 const OPTIMIZE_EVERY_MS = 10 * 60 * 1000;
+/** WAL pages (4 KiB) after which a commit checkpoints by itself, should the checkpointing thread fall behind. */
+const FALLBACK_AUTOCHECKPOINT_PAGES = 20_000;
 /** Distinct SQL texts kept prepared; `in (?, ?, …)` lists of varying length make a few hundred at most. */
 const STATEMENT_CACHE_SIZE = 1000;
 
