@@ -57,7 +57,13 @@ export class Pipeline {
       let userRow = identity.user;
       if (input.user) {
         userRow = (
-          await repos.users.upsert(input.env.id, input.user, { email: input.email, phone: input.phone, metadata: input.metadata }, tx)
+          await repos.users.upsert(
+            input.env.id,
+            input.user,
+            { email: input.email, phone: input.phone, metadata: input.metadata },
+            tx,
+            identity.user,
+          )
         ).user;
       }
       if (identity.fingerprint) {

@@ -25,8 +25,22 @@ export interface Identity {
   deviceType: DeviceType;
 }
 
+/** Parsed user agents by string: a few thousand distinct ones cover almost all traffic, and parsing is regex-heavy. */
+const uaCache = new Map<string, { info: Record<string, string>; type: DeviceType }>();
+const UA_CACHE_SIZE = 5000;
+
 export function parseUserAgent(ua: string | undefined): { info: Record<string, string>; type: DeviceType } {
   if (!ua) return { info: {}, type: "computer" };
+  const cached = uaCache.get(ua);
+  if (cached) return cached;
+  const parsed = parseUserAgentUncached(ua);
+  Object.freeze(parsed.info); // shared by every request with this user agent
+  if (uaCache.size >= UA_CACHE_SIZE) uaCache.delete(uaCache.keys().next().value as string);
+  uaCache.set(ua, parsed);
+  return parsed;
+}
+
+function parseUserAgentUncached(ua: string): { info: Record<string, string>; type: DeviceType } {
   const r = new UAParser(ua).getResult();
   const info: Record<string, string> = {};
   if (r.browser.name) info.browser = r.browser.name;

@@ -2,7 +2,20 @@
 import { isbot } from "isbot";
 import type { SignalContext, SignalSet } from "./types.js";
 
+/** isbot's verdict by user agent string: one large regex per call, and traffic repeats a few thousand agents. */
+const verdicts = new Map<string, boolean>();
+
+function isBotCached(ua: string): boolean {
+  let v = verdicts.get(ua);
+  if (v === undefined) {
+    v = isbot(ua);
+    if (verdicts.size >= 5000) verdicts.delete(verdicts.keys().next().value as string);
+    verdicts.set(ua, v);
+  }
+  return v;
+}
+
 export function userAgent({ input }: SignalContext): SignalSet["userAgent"] {
   const ua = input.userAgent?.trim();
-  return { present: !!ua, bot: ua ? isbot(ua) : false };
+  return { present: !!ua, bot: ua ? isBotCached(ua) : false };
 }

@@ -32,13 +32,17 @@ export class UsersRepo {
     externalId: string,
     fields: { email?: string; phone?: string; metadata?: Record<string, unknown> },
     db: Kysely<Database> = this.db,
+    /** The row as the caller already read it (the evaluation's identity step), to spare a second read. */
+    known?: UserRow,
   ): Promise<{ user: UserRow; created: boolean }> {
-    const existing = await db
-      .selectFrom("users")
-      .selectAll()
-      .where("environment_id", "=", environmentId)
-      .where("external_id", "=", externalId)
-      .executeTakeFirst();
+    const existing =
+      known ??
+      (await db
+        .selectFrom("users")
+        .selectAll()
+        .where("environment_id", "=", environmentId)
+        .where("external_id", "=", externalId)
+        .executeTakeFirst());
     const t = now();
     if (existing) {
       const patch: Partial<UserRow> = {};
