@@ -52,13 +52,14 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
   const fp = identity.fingerprint && !identity.fingerprint.isNew ? identity.fingerprint.row.id : undefined;
   const token = input.signals.visitor_token;
   const none = Promise.resolve([] as never[]);
-  const [recent, seenIp, userEvents, ipEvents, fingerprintEvents, ipUsers, devices, fingerprintUsers, tokenUsers, lists, content] =
+  const [recent, { seenIp, userEvents, ipEvents, fingerprintEvents }, ipUsers, devices, fingerprintUsers, tokenUsers, lists, content] =
     await Promise.all([
       userId ? h.recentForUser(env, userId) : none,
-      userId && input.ip ? h.userHasSeenIp(env, userId, input.ip) : Promise.resolve(false),
-      userId ? h.countSince(env, "user_id", userId, at - WINDOWS.user) : Promise.resolve(0),
-      input.ip ? h.countSince(env, "ip", input.ip, at - WINDOWS.ip) : Promise.resolve(0),
-      fp ? h.countSince(env, "fingerprint_id", fp, at - WINDOWS.fingerprint) : Promise.resolve(0),
+      h.counters(
+        env,
+        { userId, ip: input.ip, fingerprintId: fp },
+        { user: at - WINDOWS.user, ip: at - WINDOWS.ip, fingerprint: at - WINDOWS.fingerprint },
+      ),
       input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
       userId ? h.userDevices(env, userId) : none,
       fp ? h.fingerprintUsers(env, fp, at - WINDOWS.fingerprintUsers) : none,

@@ -52,6 +52,56 @@ export class HistoryRepo {
     return row !== undefined;
   }
 
+  /**
+   * The velocity counters and "has this user been seen on this IP" in one statement of scalar subqueries (each on its
+   * own index): one round trip instead of four on the evaluate hot path.
+   */
+  async counters(
+    environmentId: string,
+    keys: { userId?: string; ip?: string; fingerprintId?: string },
+    since: { user: number; ip: number; fingerprint: number },
+  ): Promise<{ seenIp: boolean; userEvents: number; ipEvents: number; fingerprintEvents: number }> {
+    const { userId, ip, fingerprintId } = keys;
+    const row = await this.db
+      .selectNoFrom((eb) => {
+        const count = (by: "user_id" | "ip" | "fingerprint_id", value: string | undefined, from: number, alias: string) =>
+          value
+            ? eb
+                .selectFrom("evaluations")
+                .select(eb.fn.countAll<number>().as("n"))
+                .where("environment_id", "=", environmentId)
+                .where(by, "=", value)
+                .where("created_at", ">=", from)
+                .as(alias)
+            : eb.val(0).as(alias);
+        return [
+          count("user_id", userId, since.user, "user_events"),
+          count("ip", ip, since.ip, "ip_events"),
+          count("fingerprint_id", fingerprintId, since.fingerprint, "fingerprint_events"),
+          userId && ip
+            ? eb
+                .exists(
+                  eb
+                    .selectFrom("evaluations")
+                    .select("id")
+                    .where("environment_id", "=", environmentId)
+                    .where("user_id", "=", userId)
+                    .where("ip", "=", ip),
+                )
+                .as("seen_ip")
+            : eb.val(0).as("seen_ip"),
+        ];
+      })
+      .executeTakeFirstOrThrow();
+    const r = row as unknown as Record<string, unknown>;
+    return {
+      seenIp: Boolean(Number(r.seen_ip) || r.seen_ip === true),
+      userEvents: Number(r.user_events),
+      ipEvents: Number(r.ip_events),
+      fingerprintEvents: Number(r.fingerprint_events),
+    };
+  }
+
   async countSince(environmentId: string, by: "user_id" | "ip" | "fingerprint_id", value: string, since: number): Promise<number> {
     const r = await this.db
       .selectFrom("evaluations")
