@@ -20,7 +20,16 @@ export async function ensureDefaultPolicies(repos: Repos, env: EnvironmentRecord
   seededHere.add(env.id);
 }
 
+/** Parsed policies by the cached rows they came from: parsing JSON per evaluation showed in the profile. */
+const parsed = new WeakMap<object, StoredPolicy[]>();
+
 export async function policiesFor(repos: Repos, env: EnvironmentRecord): Promise<StoredPolicy[]> {
   await ensureDefaultPolicies(repos, env);
-  return (await repos.policies.listCached(env.id)).map((r) => toWirePolicy(r, env.name));
+  const rows = await repos.policies.listCached(env.id);
+  let policies = parsed.get(rows);
+  if (!policies) {
+    policies = rows.map((r) => toWirePolicy(r, env.name));
+    parsed.set(rows, policies);
+  }
+  return policies;
 }

@@ -29,6 +29,9 @@ export interface CreatedProject {
   environments: Record<Environment, { id: string; client_id: string; secret: string }>;
 }
 
+/** How long another instance's change to an environment (origins, project settings) may take to show here. */
+const CLIENT_ID_CACHE_MS = 2000;
+
 export const hashSecret = (secret: string): string => createHash("sha256").update(secret).digest("hex");
 
 function toRecord(r: {
@@ -159,10 +162,23 @@ export class ProjectsRepo {
     return row && toRecord(row);
   }
 
+  /**
+   * The environment of a public client id, through a short per-process cache: every browser call starts here. Writes
+   * through this process clear it at once; another instance's change of origins or settings shows within
+   * CLIENT_ID_CACHE_MS. (Secret keys are never cached: a revoked key stops working at once.)
+   */
   async environmentByClientId(clientId: string): Promise<EnvironmentRecord | undefined> {
+    const t = now();
+    const hit = this.byClientId.get(clientId);
+    if (hit && t - hit.at < CLIENT_ID_CACHE_MS) return hit.env;
     const row = await this.envQuery().where("environments.client_id", "=", clientId).executeTakeFirst();
-    return row && toRecord(row);
+    const env = row && toRecord(row);
+    if (this.byClientId.size >= 10_000) this.byClientId.clear();
+    this.byClientId.set(clientId, { at: t, env });
+    return env;
   }
+
+  private readonly byClientId = new Map<string, { at: number; env: EnvironmentRecord | undefined }>();
 
   async environmentById(id: string): Promise<EnvironmentRecord | undefined> {
     const row = await this.envQuery().where("environments.id", "=", id).executeTakeFirst();
@@ -182,6 +198,7 @@ export class ProjectsRepo {
   }
 
   async setAllowedOrigins(projectId: string, env: Environment, origins: string[]): Promise<boolean> {
+    this.byClientId.clear();
     const r = await this.db
       .updateTable("environments")
       .set({ allowed_origins: JSON.stringify(origins) })
@@ -192,6 +209,7 @@ export class ProjectsRepo {
   }
 
   async updateSettings(projectId: string, patch: ProjectSettings): Promise<boolean> {
+    this.byClientId.clear();
     const row = await this.db.selectFrom("projects").select("settings").where("id", "=", projectId).executeTakeFirst();
     if (!row) return false;
     const settings = { ...(JSON.parse(row.settings) as ProjectSettings), ...patch };
