@@ -193,16 +193,47 @@ export function bestMatch<T extends { components: string }>(
   candidates: T[],
   threshold = MATCH_THRESHOLD,
 ): MatchResult<T> | undefined {
+  const parsed: Array<{ candidate: T; parsed: Record<string, unknown> }> = [];
+  for (const c of candidates) {
+    try {
+      parsed.push({ candidate: c, parsed: JSON.parse(c.components) as Record<string, unknown> });
+    } catch {
+      // A corrupt row is no candidate.
+    }
+  }
+  const best = bestParsedMatch(n, parsed, threshold);
+  return best && { candidate: best.candidate.candidate, confidence: best.confidence };
+}
+
+/** bestMatch over candidates whose components are already parsed (the evaluate path keeps them parsed in memory). */
+export function bestParsedMatch<T extends { parsed: Record<string, unknown> }>(
+  n: Record<string, unknown>,
+  candidates: T[],
+  threshold = MATCH_THRESHOLD,
+): MatchResult<T> | undefined {
   let best: MatchResult<T> | undefined;
   for (const c of candidates) {
-    let parsed: Record<string, unknown>;
-    try {
-      parsed = JSON.parse(c.components) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
-    const s = similarity(n, parsed);
+    const s = similarity(n, c.parsed);
     if (s >= threshold && (!best || s > best.confidence)) best = { candidate: c, confidence: Math.round(s * 1000) / 1000 };
   }
   return best;
+}
+
+/**
+ * Parsed components of known fingerprints by `id:exact_hash` (a drift update changes the hash, so a stale entry is
+ * never used). Matching compares a request with up to a hundred candidates: reading and parsing their JSON on every
+ * request was the largest single cost of an evaluation. Bounded; the oldest entries go first.
+ */
+export class ParsedComponentsCache {
+  private readonly map = new Map<string, Record<string, unknown>>();
+  constructor(private readonly max = 5000) {}
+
+  get(id: string, hash: string): Record<string, unknown> | undefined {
+    return this.map.get(`${id}:${hash}`);
+  }
+
+  set(id: string, hash: string, parsed: Record<string, unknown>): void {
+    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value as string);
+    this.map.set(`${id}:${hash}`, parsed);
+  }
 }

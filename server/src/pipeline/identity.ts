@@ -2,7 +2,15 @@
 // Reads only; the writes it implies are returned as a plan that the orchestrator commits with the evaluation.
 import type { DeviceType } from "@tessera/sdk/contract";
 import { UAParser } from "ua-parser-js";
-import { bestMatch, coarseKey, entropyWeight, exactHash, fingerprintComponents, MIN_ENTROPY_WEIGHT } from "../fingerprint/index.js";
+import {
+  bestParsedMatch,
+  coarseKey,
+  entropyWeight,
+  exactHash,
+  fingerprintComponents,
+  MIN_ENTROPY_WEIGHT,
+  ParsedComponentsCache,
+} from "../fingerprint/index.js";
 import { newId } from "../ids.js";
 import type { DeviceRow } from "../store/devices.js";
 import type { FingerprintRow } from "../store/fingerprints.js";
@@ -56,6 +64,33 @@ function parseUserAgentUncached(ua: string): { info: Record<string, string>; typ
   return { info, type };
 }
 
+const parsedComponents = new ParsedComponentsCache();
+
+/** The candidates' parsed components: from the cache, the misses in one query. */
+async function parsedCandidates(
+  repos: Repos,
+  envId: string,
+  keys: Array<{ id: string; exact_hash: string }>,
+): Promise<Array<{ id: string; parsed: Record<string, unknown> }>> {
+  const out: Array<{ id: string; parsed: Record<string, unknown> }> = [];
+  const missing: string[] = [];
+  for (const k of keys) {
+    const hit = parsedComponents.get(k.id, k.exact_hash);
+    if (hit) out.push({ id: k.id, parsed: hit });
+    else missing.push(k.id);
+  }
+  for (const row of await repos.fingerprints.componentsOf(envId, missing)) {
+    try {
+      const parsed = JSON.parse(row.components) as Record<string, unknown>;
+      parsedComponents.set(row.id, row.exact_hash, parsed);
+      out.push({ id: row.id, parsed });
+    } catch {
+      // A corrupt row is no candidate.
+    }
+  }
+  return out;
+}
+
 export async function resolveIdentity(repos: Repos, input: EvaluationInput): Promise<Identity> {
   const envId = input.env.id;
   const { info, type } = parseUserAgent(input.userAgent);
@@ -81,15 +116,18 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
       // seen with this visitor token (a browser update may change a coarse component too).
       const coarse = coarseKey(normalised);
       const components = JSON.stringify(normalised);
-      const [candidates, tokenDevice] = await Promise.all([
-        repos.fingerprints.findByCoarseKey(envId, coarse, 100),
+      const [keys, tokenDevice] = await Promise.all([
+        repos.fingerprints.candidateKeys(envId, coarse, 100),
         input.signals.visitor_token ? repos.devices.findByToken(envId, input.signals.visitor_token) : Promise.resolve(undefined),
       ]);
-      if (tokenDevice?.fingerprint_id && !candidates.some((c) => c.id === tokenDevice.fingerprint_id)) {
+      if (tokenDevice?.fingerprint_id && !keys.some((c) => c.id === tokenDevice.fingerprint_id)) {
         const row = await repos.fingerprints.findById(envId, tokenDevice.fingerprint_id);
-        if (row) candidates.push(row);
+        if (row) keys.push({ id: row.id, exact_hash: row.exact_hash });
       }
-      const match = bestMatch(normalised, candidates);
+      const found = await parsedCandidates(repos, envId, keys);
+      const best = bestParsedMatch(normalised, found);
+      const matchedRow = best && (await repos.fingerprints.findById(envId, best.candidate.id));
+      const match = matchedRow && best ? { candidate: matchedRow, confidence: best.confidence } : undefined;
       id.fingerprint = match
         ? { row: match.candidate, confidence: match.confidence, isNew: false, drift: { exact_hash: hash, coarse_key: coarse, components } }
         : {

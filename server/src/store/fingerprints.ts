@@ -26,14 +26,25 @@ export class FingerprintsRepo {
       .executeTakeFirst();
   }
 
-  async findByCoarseKey(environmentId: string, coarseKey: string, limit = 50): Promise<FingerprintRow[]> {
+  /** Match candidates without their (large) components: the index answers these, the components come from a cache. */
+  async candidateKeys(environmentId: string, coarseKey: string, limit: number): Promise<Array<{ id: string; exact_hash: string }>> {
     return this.db
       .selectFrom("fingerprints")
-      .selectAll()
+      .select(["id", "exact_hash"])
       .where("environment_id", "=", environmentId)
       .where("coarse_key", "=", coarseKey)
       .orderBy("last_seen_at", "desc")
       .limit(limit)
+      .execute();
+  }
+
+  async componentsOf(environmentId: string, ids: string[]): Promise<Array<{ id: string; exact_hash: string; components: string }>> {
+    if (ids.length === 0) return [];
+    return this.db
+      .selectFrom("fingerprints")
+      .select(["id", "exact_hash", "components"])
+      .where("environment_id", "=", environmentId)
+      .where("id", "in", ids)
       .execute();
   }
 
