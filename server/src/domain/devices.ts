@@ -7,7 +7,7 @@ import { exactHash, fingerprintComponents } from "../fingerprint/index.js";
 import { newId } from "../ids.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { EventSink } from "../pipeline/evaluate.js";
-import { type Identity, parseUserAgent, resolveIdentity } from "../pipeline/identity.js";
+import { type Identity, newDeviceRow, parseUserAgent, resolveIdentity } from "../pipeline/identity.js";
 import { type DeviceRow, toWireDevice } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
 import type { Database } from "../store/schema.js";
@@ -203,24 +203,7 @@ export class DevicesService {
 
   /** A device row for a browser that sent neither a visitor token nor components (nothing to link it by later). */
   private async newBareDevice(input: EvaluationInput, identity: Identity, tx: Kysely<Database>): Promise<DeviceRow> {
-    const row: DeviceRow = {
-      id: newId("dev"),
-      environment_id: input.env.id,
-      user_id: null,
-      visitor_token: input.signals.visitor_token ?? null,
-      fingerprint_id: identity.fingerprint?.row.id ?? null,
-      status: "attached",
-      type: identity.deviceType,
-      info: JSON.stringify(identity.deviceInfo),
-      metadata: "{}",
-      attached_at: null,
-      detached_at: null,
-      logout_pending: 0,
-      last_seen_at: input.at,
-      last_ip: input.ip ?? null,
-      created_at: input.at,
-      updated_at: input.at,
-    };
+    const row = newDeviceRow(input, identity);
     await this.repos.devices.insert(row, tx);
     return row;
   }

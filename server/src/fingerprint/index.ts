@@ -226,7 +226,7 @@ export function bestParsedMatch<T extends { parsed: Record<string, unknown> }>(
  */
 export class ParsedComponentsCache {
   private readonly map = new Map<string, Record<string, unknown>>();
-  constructor(private readonly max = 5000) {}
+  constructor(private readonly max = 2000) {}
 
   get(id: string, hash: string): Record<string, unknown> | undefined {
     return this.map.get(`${id}:${hash}`);

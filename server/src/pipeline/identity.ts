@@ -161,28 +161,29 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   if (device) {
     id.device = { row: device, isNew: false, wasDetached: device.status === "detached" };
   } else if (input.source === "client" || id.fingerprint) {
-    id.device = {
-      isNew: true,
-      wasDetached: false,
-      row: {
-        id: newId("dev"),
-        environment_id: envId,
-        user_id: null,
-        visitor_token: input.signals.visitor_token ?? null,
-        fingerprint_id: id.fingerprint?.row.id ?? null,
-        status: "attached",
-        type,
-        info: JSON.stringify(info),
-        metadata: "{}",
-        attached_at: null,
-        detached_at: null,
-        logout_pending: 0,
-        last_seen_at: input.at,
-        last_ip: input.ip ?? null,
-        created_at: input.at,
-        updated_at: input.at,
-      },
-    };
+    id.device = { isNew: true, wasDetached: false, row: newDeviceRow(input, id) };
   }
   return id;
+}
+
+/** A device seen for the first time: unowned until a verdict or a client operation attaches it. */
+export function newDeviceRow(input: EvaluationInput, identity: Pick<Identity, "fingerprint" | "deviceType" | "deviceInfo">): DeviceRow {
+  return {
+    id: newId("dev"),
+    environment_id: input.env.id,
+    user_id: null,
+    visitor_token: input.signals.visitor_token ?? null,
+    fingerprint_id: identity.fingerprint?.row.id ?? null,
+    status: "attached",
+    type: identity.deviceType,
+    info: JSON.stringify(identity.deviceInfo),
+    metadata: "{}",
+    attached_at: null,
+    detached_at: null,
+    logout_pending: 0,
+    last_seen_at: input.at,
+    last_ip: input.ip ?? null,
+    created_at: input.at,
+    updated_at: input.at,
+  };
 }

@@ -103,18 +103,6 @@ export class EvaluationsRepo {
     return row?.risks;
   }
 
-  async userHasSeenIp(environmentId: string, userId: string, ip: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom("evaluations")
-      .select("id")
-      .where("environment_id", "=", environmentId)
-      .where("user_id", "=", userId)
-      .where("ip", "=", ip)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
   async setChallenge(id: string, challengeId: string, redirect: string | null, db: Kysely<Database> = this.db): Promise<void> {
     await db.updateTable("evaluations").set({ challenge_id: challengeId, redirect, updated_at: now() }).where("id", "=", id).execute();
   }

@@ -40,18 +40,6 @@ export class HistoryRepo {
     return rows.map((r) => ({ ...r, created_at: Number(r.created_at) }));
   }
 
-  async userHasSeenIp(environmentId: string, userId: string, ip: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom("evaluations")
-      .select("id")
-      .where("environment_id", "=", environmentId)
-      .where("user_id", "=", userId)
-      .where("ip", "=", ip)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
   /**
    * The velocity counters and "has this user been seen on this IP" in one statement of scalar subqueries (each on its
    * own index): one round trip instead of four on the evaluate hot path.
@@ -100,17 +88,6 @@ export class HistoryRepo {
       ipEvents: Number(r.ip_events),
       fingerprintEvents: Number(r.fingerprint_events),
     };
-  }
-
-  async countSince(environmentId: string, by: "user_id" | "ip" | "fingerprint_id", value: string, since: number): Promise<number> {
-    const r = await this.db
-      .selectFrom("evaluations")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("environment_id", "=", environmentId)
-      .where(by, "=", value)
-      .where("created_at", ">=", since)
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
   }
 
   /** Distinct users evaluated from this IP since `since` (at most `cap` are counted). */
