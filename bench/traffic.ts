@@ -2,6 +2,8 @@
 // FingerprintJS-like components, visitor token, user agent and usual IP; most requests come from returning
 // browsers (some with a little drift: a new browser version, another screen), the rest from new ones.
 
+import { rng } from "../server/scenarios/devices.js";
+
 const USER_AGENTS = [
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15",
@@ -19,17 +21,6 @@ const SCREENS = [
   [1366, 768],
 ];
 const ACTIONS = ["login", "login", "login", "signup", "access", "access"];
-
-/** A small deterministic PRNG so that a run is repeatable. */
-export function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
 
 interface Browser {
   seed: number;

@@ -11,6 +11,7 @@ import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ChallengeView, type Device } from "@tessera/sdk/contract";
 import { chromium } from "playwright-core";
+import { CHROMIUM, CHROMIUM_ARGS } from "../../e2e/helpers/browser.js";
 
 const here = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(here, "dist");
@@ -200,19 +201,7 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core"
 const profile = mkdtempSync(join(tmpdir(), "tessera-preview-"));
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: "/usr/bin/chromium",
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
+const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 const page = context.pages()[0] ?? (await context.newPage());
 const problems: string[] = [];
 page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));

@@ -31,7 +31,8 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-const BASE_ARGS = [
+/** The flags this machine needs (TOOLCHAIN.md): headless, no sandbox as root, no background network. */
+export const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",
@@ -48,7 +49,7 @@ export async function launchBrowser(options: BrowserOptions = {}, profileDir?: s
   const dir = profileDir ?? mkdtempSync(join(tmpdir(), "tessera-e2e-profile-"));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: CHROMIUM,
-    args: [...BASE_ARGS, ...(options.human ? ["--disable-blink-features=AutomationControlled"] : []), ...(options.args ?? [])],
+    args: [...CHROMIUM_ARGS, ...(options.human ? ["--disable-blink-features=AutomationControlled"] : []), ...(options.args ?? [])],
     userAgent: options.userAgent,
     viewport: options.viewport ?? { width: 1280, height: 800 },
     screen: options.viewport,
