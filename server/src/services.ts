@@ -54,12 +54,19 @@ export async function createServices(config: Config, opts: { migrate?: boolean }
     config.CHALLENGE_TOKEN_SECRET ?? (await repos.projects.setting("challenge_token_secret", () => randomBytes(32).toString("base64url")));
   const challengeTokens = new ChallengeTokens(tokenSecret);
   const delivery = createCodeDelivery(config);
-  const challenges = new ChallengeService(repos, config, challengeTokens, delivery, () => pipeline.events);
+  const devices = new DevicesService(repos);
+  const challenges = new ChallengeService(
+    repos,
+    config,
+    challengeTokens,
+    delivery,
+    () => pipeline.events,
+    (envId, deviceId) => devices.detach(envId, deviceId, { logout: true }),
+  );
   pipeline.challenges = challenges;
   const evaluationsService = new EvaluationsService(repos);
   const events = new OutboxSink(repos);
   pipeline.events = events;
-  const devices = new DevicesService(repos);
   devices.events = events;
   const users = new UsersService(repos);
   users.events = events;
@@ -68,7 +75,6 @@ export async function createServices(config: Config, opts: { migrate?: boolean }
   accountSharing.mailer = adminMailer;
   pipeline.after.push(accountSharing.afterEvaluate, users.afterEvaluate);
   challenges.onSignupChosen = (db, m) => users.markConversionIntent(db, m);
-  challenges.detachDevice = async (env, deviceId) => void (await devices.detach(env.id, deviceId, { logout: true }));
   evaluationsService.challengeSummary = (id) => challenges.summary(id);
   const privacy = new PrivacyService(repos);
   privacy.erasers.push(async (tx, ctx) => ({ challenges: await repos.challenges.eraseForUser(tx, ctx.environmentId, ctx.userId) }));

@@ -285,6 +285,9 @@ describe.each(STORES)("challenges on %s", (kind) => {
       data: Array<{ id: string }>;
     };
     expect(after.data.map((d) => d.id)).toEqual([devices[2]]);
+    // Each kick is a device.detached event for the account.
+    const detached = (await eventsOf("device.detached")).filter((e) => e.account === "kate").map((e) => (e.device as { id: string }).id);
+    expect(detached.sort()).toEqual([devices[0], devices[1]].sort());
     const done = ChallengeView.parse((await call("POST", `/v3/challenges/${c.id}/complete`, c.headers, {})).json());
     expect(done.challenge.status).toBe("completed");
     // The kicked browser's next evaluation tells its SDK to log out, once.

@@ -31,6 +31,8 @@ export class ChallengeService implements ChallengeIssuer {
     private readonly tokens: ChallengeTokens,
     private readonly delivery: CodeDelivery,
     private readonly events: () => EventSink | undefined,
+    /** The devices service's detach: marks the device for logout and emits device.detached. */
+    private readonly detachDevice: (environmentId: string, deviceId: string) => Promise<unknown>,
   ) {}
 
   // ---- issuing (inside the evaluation's transaction) ----
@@ -442,16 +444,9 @@ export class ChallengeService implements ChallengeIssuer {
     if (deviceId === row.device_id) throw badRequest("This is the device you are using: log out another one", "device");
     const device = await this.repos.devices.find(env.id, deviceId);
     if (!device || device.user_id !== row.user_id) throw notFound("Device");
-    if (device.status === "attached") await this.detachDevice(env, device.id);
+    if (device.status === "attached") await this.detachDevice(env.id, device.id);
     return this.devices(env, id);
   }
-
-  /** Detach hook: replaced by the devices domain service when present (it emits device.detached). */
-  detachDevice: (env: EnvironmentRecord, deviceId: string) => Promise<void> = async (env, deviceId) => {
-    const at = Date.now();
-    await this.repos.devices.update(deviceId, { status: "detached", detached_at: at, logout_pending: 1, updated_at: at });
-    void env;
-  };
 
   /** Records a conversion intent in the caller's transaction (set by services.ts: the users service's markers). */
   onSignupChosen?: (

@@ -38,11 +38,16 @@ export class DevicesRepo {
     return this.db.selectFrom("devices").selectAll().where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
   }
 
-  /** The most recently seen device of this visitor token (optionally for this user). */
-  async findByToken(environmentId: string, token: string, userId?: string | null): Promise<DeviceRow | undefined> {
-    let q = this.db.selectFrom("devices").selectAll().where("environment_id", "=", environmentId).where("visitor_token", "=", token);
-    if (userId !== undefined) q = userId === null ? q.where("user_id", "is", null) : q.where("user_id", "=", userId);
-    return q.orderBy("last_seen_at", "desc").limit(1).executeTakeFirst();
+  /** The most recently seen device of this visitor token, whoever owns it. */
+  async findByToken(environmentId: string, token: string): Promise<DeviceRow | undefined> {
+    return this.db
+      .selectFrom("devices")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("visitor_token", "=", token)
+      .orderBy("last_seen_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
   }
 
   /**
