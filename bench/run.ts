@@ -2,7 +2,8 @@
 // and on PostgreSQL beside a bare Fastify ceiling, memory over 100,000 evaluations, bytes stored per evaluation, and
 // the browser figures. Prints a table and writes bench/results/<time>.json (and latest.json).
 // Options: --quick (short runs, 20k evaluations for memory), --no-pg, --no-browser, --profile (a CPU profile of the
-// server under evaluate load, summarised; see bench/profile.ts), --profile-only (just that).
+// server under evaluate load, summarised; see bench/profile.ts), --profile-only (just that), --sql-timing (with
+// --profile: also the time spent inside SQLite per statement, see bench/sql-timing.cjs).
 import { type ChildProcess, fork, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -36,13 +37,15 @@ interface Row {
   requests: number;
   non_2xx: number;
   errors: number;
+  /** Server process CPU time (all its threads) per request: steadier than req/s on a shared, noisy machine. */
+  server_cpu_ms_per_request?: number;
 }
 
 const rows: Row[] = [];
 const figures: Record<string, unknown> = {};
 const notes: string[] = [];
 
-function row(scenario: string, store: string, r: Result): Row {
+function row(scenario: string, store: string, r: Result, cpuMs?: number): Row {
   const out: Row = {
     scenario,
     store,
@@ -52,10 +55,11 @@ function row(scenario: string, store: string, r: Result): Row {
     requests: r["2xx"] + r.non2xx,
     non_2xx: r.non2xx,
     errors: r.errors + r.timeouts,
+    ...(cpuMs !== undefined ? { server_cpu_ms_per_request: +(cpuMs / Math.max(1, r["2xx"] + r.non2xx)).toFixed(3) } : {}),
   };
   rows.push(out);
   console.log(
-    `  ${scenario.padEnd(16)} ${store.padEnd(9)} ${String(out.requests_per_s).padStart(7)} req/s  p50 ${out.p50_ms} ms  p99 ${out.p99_ms} ms  non-2xx ${out.non_2xx}  errors ${out.errors}`,
+    `  ${scenario.padEnd(16)} ${store.padEnd(9)} ${String(out.requests_per_s).padStart(7)} req/s  p50 ${out.p50_ms} ms  p99 ${out.p99_ms} ms  non-2xx ${out.non_2xx}  errors ${out.errors}${out.server_cpu_ms_per_request !== undefined ? `  server CPU ${out.server_cpu_ms_per_request} ms/request` : ""}`,
   );
   return out;
 }
@@ -64,6 +68,21 @@ function rssBytes(pid: number | undefined): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb * 1024;
+}
+
+/** CPU time (user + system, every thread) a process has used so far, in ms. */
+function cpuMs(pid: number | undefined): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  // utime and stime are fields 14 and 15 of stat(5), in clock ticks; counted here from field 3 (state).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
+/** Runs a load and notes the server's CPU time it cost. */
+async function withCpu<T>(pid: number | undefined, load: () => Promise<T>): Promise<[T, number]> {
+  const before = cpuMs(pid);
+  const out = await load();
+  return [out, cpuMs(pid) - before];
 }
 
 const mib = (b: number) => +(b / 1024 / 1024).toFixed(1);
@@ -224,10 +243,13 @@ async function httpOnStore(kind: StoreKind): Promise<Row | undefined> {
     const project = await createProjectCli(db.env, "bench");
     server = await startServer({ ...db.env, ...SERVER_ENV });
     await evaluateLoad(server, project.clientId, { duration: SECONDS.warmup, seed: 7 });
-    const { result, ids } = await evaluateLoad(server, project.clientId, { duration: SECONDS.evaluate, keep: 200_000 });
-    const ev = row("client evaluate", kind, result);
-    row("GET evaluation", kind, await getLoad(server, project.secret, ids, SECONDS.get));
-    row("consume", kind, await consumeLoad(server, project.secret, ids));
+    const pid = server.child.pid;
+    const [{ result, ids }, evCpu] = await withCpu(pid, () =>
+      evaluateLoad(server!, project.clientId, { duration: SECONDS.evaluate, keep: 200_000 }),
+    );
+    const ev = row("client evaluate", kind, result, evCpu);
+    row("GET evaluation", kind, ...(await withCpu(pid, () => getLoad(server!, project.secret, ids, SECONDS.get))));
+    row("consume", kind, ...(await withCpu(pid, () => consumeLoad(server!, project.secret, ids))));
     figures[`rss_after_http_${kind}_mib`] = mib(rssBytes(server.child.pid));
     await server.stop();
     server = undefined;
@@ -390,11 +412,11 @@ async function main(): Promise<void> {
     ),
   ];
 
-  console.log("\n| scenario | store | req/s | p50 ms | p99 ms | requests | non-2xx | errors |");
-  console.log("|---|---|---:|---:|---:|---:|---:|---:|");
+  console.log("\n| scenario | store | req/s | p50 ms | p99 ms | requests | non-2xx | errors | server CPU ms/request |");
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of rows)
     console.log(
-      `| ${r.scenario} | ${r.store} | ${r.requests_per_s} | ${r.p50_ms} | ${r.p99_ms} | ${r.requests} | ${r.non_2xx} | ${r.errors} |`,
+      `| ${r.scenario} | ${r.store} | ${r.requests_per_s} | ${r.p50_ms} | ${r.p99_ms} | ${r.requests} | ${r.non_2xx} | ${r.errors} | ${r.server_cpu_ms_per_request ?? ""} |`,
     );
   console.log("\n| figure | value | target | met |");
   console.log("|---|---|---|---|");
@@ -436,10 +458,33 @@ async function profileEvaluate(): Promise<unknown> {
   let server: ServerProcess | undefined;
   try {
     const project = await createProjectCli(db.env, "bench-profile");
-    server = await startServer({ ...db.env, ...SERVER_ENV }, { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`] });
-    await evaluateLoad(server, project.clientId, { duration: SECONDS.evaluate });
+    const sqlTiming = argv.has("--sql-timing") ? path.join(dir, `sql-timing-${Date.now()}.json`) : undefined;
+    server = await startServer(
+      { ...db.env, ...SERVER_ENV, ...(sqlTiming ? { SQL_TIMING_FILE: sqlTiming } : {}) },
+      {
+        nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`, ...(sqlTiming ? ["--require", path.join(ROOT, "bench", "sql-timing.cjs")] : [])],
+      },
+    );
+    const { result } = await evaluateLoad(server, project.clientId, { duration: SECONDS.evaluate });
     await server.stop();
     server = undefined;
+    const evaluations = result["2xx"];
+    if (sqlTiming && fs.existsSync(sqlTiming)) {
+      const rows = JSON.parse(fs.readFileSync(sqlTiming, "utf8")) as Array<{
+        total_ms: number;
+        calls: number;
+        us_per_call: number;
+        sql: string;
+      }>;
+      const total = rows.reduce((a, r) => a + r.total_ms, 0);
+      console.log(
+        `  SQLite: ${total.toFixed(0)} ms over ${evaluations} evaluations (${((total / evaluations) * 1000).toFixed(0)} µs each)`,
+      );
+      for (const r of rows.slice(0, 25))
+        console.log(
+          `  ${r.total_ms.toFixed(0).padStart(7)} ms ${String(r.calls).padStart(7)}× ${r.us_per_call.toFixed(1).padStart(7)} µs  ${r.sql.slice(0, 160)}`,
+        );
+    }
     // The tsx loader thread writes its own small profile: the main thread's is the largest new one.
     const file = fs
       .readdirSync(dir)

@@ -65,6 +65,11 @@ export async function buildApp(services: Services, opts: { logger?: boolean; dem
   // path fast (the tests parse every answer with the contract).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerErrorHandling(app);
+  // Nothing is acknowledged before it is committed: with the embedded store's group commit, a request's writes are
+  // committed with its event-loop turn's batch, a moment after the handler returns (store/db.ts, GroupCommit).
+  app.addHook("onSend", async () => {
+    await services.store.durable();
+  });
   app.addHook("onResponse", async (req, reply) => {
     // Query strings carry challenge tokens: the path only. Health probes stay quiet unless they fail.
     if (reply.statusCode < 400 && (req.url === "/healthz" || req.url === "/readyz")) return;

@@ -85,7 +85,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   // One-off commands run no background workers (webhook delivery, retention): `serve` does.
-  const services = await createServices({ ...config, WORKERS: false });
+  const services = await createServices({ ...config, WORKERS: false }, { groupCommit: false });
   try {
     type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
     const args = (argv2: string[], options: NonNullable<ParseArgsConfig["options"]>): Parsed =>

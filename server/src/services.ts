@@ -43,8 +43,17 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export async function createServices(config: Config, opts: { migrate?: boolean } = {}): Promise<Services> {
-  const store = openStore({ databaseUrl: config.DATABASE_URL, sqlitePath: config.sqlitePath, poolSize: config.DATABASE_POOL_SIZE });
+/**
+ * `groupCommit` (default on): the embedded store commits each event-loop turn's transactions together, and the app
+ * waits for `store.durable()` before answering. One-off commands turn it off so each write is committed at once.
+ */
+export async function createServices(config: Config, opts: { migrate?: boolean; groupCommit?: boolean } = {}): Promise<Services> {
+  const store = openStore({
+    databaseUrl: config.DATABASE_URL,
+    sqlitePath: config.sqlitePath,
+    poolSize: config.DATABASE_POOL_SIZE,
+    groupCommit: opts.groupCommit ?? true,
+  });
   if (opts.migrate !== false) await migrate(store.db);
   const repos = createRepos(store);
   const pipeline = new Pipeline(repos);

@@ -316,6 +316,7 @@ export class ChallengeService implements ChallengeIssuer {
       delivery_status: "pending",
       delivery_error: null,
     });
+    await this.repos.durable();
     const result = await this.delivery.send({ channel, to, code, language, project: env.projectName });
     if (result.status === "failed") {
       moved =

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from "kysely";
+import { type DatabaseConnection, type Driver, Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, SqliteDriver } from "kysely";
 import pg from "pg";
 import { startCheckpointer } from "./checkpointer.js";
 import type { Database } from "./schema.js";
@@ -13,6 +13,12 @@ export type Dialect = "sqlite" | "postgres";
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
+  /**
+   * Resolves once every write made so far is committed (rejects if it was lost). On the embedded store with group
+   * commit, transactions end in a batch committed a moment later: wait for this before acknowledging a write to
+   * anyone outside (an HTTP response, an email, a webhook). Always resolved on PostgreSQL.
+   */
+  durable(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -23,6 +29,11 @@ export interface StoreOptions {
   databaseUrl?: string;
   sqlitePath?: string;
   poolSize?: number;
+  /**
+   * Embedded store only: commit the transactions of one event-loop turn together (see GroupCommit). The server turns
+   * it on; short-lived commands (the CLI) leave it off so that each write is committed before they print.
+   */
+  groupCommit?: boolean;
 }
 
 export function openStore(opts: StoreOptions): Store {
@@ -31,7 +42,7 @@ export function openStore(opts: StoreOptions): Store {
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on("error", () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: "postgres", close: () => db.destroy() };
+    return { db, dialect: "postgres", durable: () => RESOLVED, close: () => db.destroy() };
   }
   const file = opts.sqlitePath ?? path.resolve("data", "tessera.db");
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -65,17 +76,23 @@ export function openStore(opts: StoreOptions): Store {
     sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
     stopCheckpointer = startCheckpointer(file);
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const group = opts.groupCommit ? new GroupCommit(sqlite) : undefined;
+  const database = withStatementCache(sqlite, group);
+  const db = new Kysely<Database>({ dialect: group ? new GroupCommitDialect(database, group) : new SqliteDialect({ database }) });
   return {
     db,
     dialect: "sqlite",
+    durable: () => group?.durable() ?? RESOLVED,
     close: async () => {
       clearInterval(optimize);
+      group?.flush();
       await stopCheckpointer?.();
       await db.destroy();
     },
   };
 }
+
+const RESOLVED = Promise.resolve();
 
 /** How often the embedded store refreshes its planner statistics (PRAGMA optimize is cheap when nothing changed). */
 const OPTIMIZE_EVERY_MS = 10 * 60 * 1000;
@@ -88,7 +105,7 @@ const STATEMENT_CACHE_SIZE = 1000;
  * better-sqlite3 behind Kysely prepares every query anew (12 % of the CPU of an evaluation in the bench profile);
  * a statement is reusable, and Kysely runs one query at a time on this connection, so keep them (LRU).
  */
-function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+function withStatementCache(sqlite: SQLite.Database, group: GroupCommit | undefined): SqliteDatabase {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
@@ -101,7 +118,117 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       }
       cache.set(sqlText, st);
+      // A write outside any transaction joins the open batch too (it is committed, and acknowledged, with it).
+      if (group && !st.reader) group.open();
       return st;
     },
   };
+}
+
+/**
+ * Group commit for the embedded store. A commit writes every page the transaction dirtied to the WAL: about a third
+ * of the SQLite time of an evaluation when each one commits alone (bench: 172 µs of 527 µs). Here the transactions
+ * of one event-loop turn run as savepoints inside one batch transaction, committed by a setImmediate callback once
+ * the turn's requests have run; pages shared by the batch (the tails of time-ordered indexes) are written once.
+ *
+ * Nothing is acknowledged early: `durable()` resolves only after the batch's COMMIT, and the server waits for it
+ * before sending any response (app.ts, onSend). A transaction that fails rolls back to its own savepoint, leaving
+ * the batch's other transactions alone. Kysely runs one query or transaction at a time on the connection, so
+ * savepoints never interleave.
+ */
+export class GroupCommit {
+  private batch: { done: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
+  private savepoints = 0;
+
+  constructor(private readonly sqlite: SQLite.Database) {}
+
+  /** Starts a batch unless one is open; its commit is scheduled after the current event-loop turn. */
+  open(): void {
+    if (this.batch) {
+      if (this.sqlite.inTransaction) return;
+      // SQLite rolled the batch back by itself (an I/O error, a full disk): its writes are gone.
+      this.settle(new Error("The store rolled back a batch of writes"));
+    }
+    this.sqlite.exec("begin");
+    let resolve!: () => void;
+    let reject!: (e: unknown) => void;
+    const done = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // Nobody may be waiting (a batch of reads-only transactions): an unobserved rejection must not crash the process.
+    done.catch(() => {});
+    this.batch = { done, resolve, reject };
+    setImmediate(() => this.flush());
+  }
+
+  /** Commits the open batch now (also at close). */
+  flush(): void {
+    if (!this.batch) return;
+    if (!this.sqlite.inTransaction) {
+      this.settle(new Error("The store rolled back a batch of writes"));
+      return;
+    }
+    try {
+      this.sqlite.exec("commit");
+      this.settle();
+    } catch (e) {
+      if (this.sqlite.inTransaction) this.sqlite.exec("rollback");
+      this.settle(e);
+    }
+  }
+
+  durable(): Promise<void> {
+    return this.batch?.done ?? RESOLVED;
+  }
+
+  begin(): void {
+    this.open();
+    this.sqlite.exec(`savepoint tx${++this.savepoints}`);
+  }
+
+  commit(): void {
+    this.sqlite.exec(`release tx${this.savepoints--}`);
+  }
+
+  rollback(): void {
+    const name = `tx${this.savepoints--}`;
+    // If SQLite already rolled the whole batch back, there is no savepoint left to return to.
+    if (!this.sqlite.inTransaction) return;
+    this.sqlite.exec(`rollback to ${name}`);
+    this.sqlite.exec(`release ${name}`);
+  }
+
+  private settle(error?: unknown): void {
+    const batch = this.batch;
+    this.batch = undefined;
+    this.savepoints = 0;
+    if (error === undefined) batch?.resolve();
+    else batch?.reject(error);
+  }
+}
+
+/** Kysely's SQLite dialect with transactions mapped onto the group commit's savepoints. */
+class GroupCommitDialect extends SqliteDialect {
+  constructor(
+    private readonly database: SqliteDatabase,
+    private readonly group: GroupCommit,
+  ) {
+    super({ database });
+  }
+
+  override createDriver(): Driver {
+    const group = this.group;
+    return new (class extends SqliteDriver {
+      override async beginTransaction(_c: DatabaseConnection): Promise<void> {
+        group.begin();
+      }
+      override async commitTransaction(_c: DatabaseConnection): Promise<void> {
+        group.commit();
+      }
+      override async rollbackTransaction(_c: DatabaseConnection): Promise<void> {
+        group.rollback();
+      }
+    })({ database: this.database });
+  }
 }

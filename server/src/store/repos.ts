@@ -19,6 +19,8 @@ import { WebhooksRepo } from "./webhooks.js";
 export interface Repos {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** Resolves once every write so far is committed: await it before telling the outside world (Store.durable). */
+  durable(): Promise<void>;
   projects: ProjectsRepo;
   users: UsersRepo;
   fingerprints: FingerprintsRepo;
@@ -39,6 +41,7 @@ export function createRepos(store: Store): Repos {
   return {
     db,
     dialect: store.dialect,
+    durable: () => store.durable(),
     projects: new ProjectsRepo(db),
     users: new UsersRepo(db),
     fingerprints: new FingerprintsRepo(db),

@@ -48,6 +48,7 @@ export class AccountSharingNotifier {
     const last = this.lastEmailed.get(key) ?? 0;
     if (!this.mailer || !admin || input.at - last < ADMIN_EMAIL_INTERVAL_MS) return;
     this.lastEmailed.set(key, input.at);
+    await this.repos.durable();
     await this.mailer.send({
       to: admin,
       subject: `[${input.env.projectName}] Account ${user.external_id} looks shared`,

@@ -62,6 +62,8 @@ export class WebhookWorker {
       // The lease outlives the POST timeout with a margin, so a live worker never loses a delivery it is sending.
       const claimed = await this.repos.webhooks.claimDue(this.owner, at, at + this.config.WEBHOOK_TIMEOUT_MS + 30_000, BATCH);
       if (claimed.length === 0) break;
+      // The events and the claim are committed before anyone hears of them.
+      await this.repos.durable();
       await Promise.all(claimed.map((c) => this.attempt(c)));
       total += claimed.length;
       if (this.stopping) break;

@@ -1,0 +1,35 @@
+// Preloaded into the bench's profiled server (node --require): time spent inside SQLite per SQL text, written as
+// JSON to $SQL_TIMING_FILE at exit. Wraps better-sqlite3's Statement methods; no effect unless preloaded.
+const path = require("node:path");
+const fs = require("node:fs");
+const SQLite = require(path.join(__dirname, "..", "node_modules", "better-sqlite3"));
+const probe = new SQLite(":memory:");
+const proto = Object.getPrototypeOf(probe.prepare("select 1"));
+probe.close();
+const stats = new Map();
+const wrap = (target, method, sourceOf) => {
+  const original = target[method];
+  target[method] = function timed(...args) {
+    const t0 = process.hrtime.bigint();
+    try {
+      return original.apply(this, args);
+    } finally {
+      const ns = Number(process.hrtime.bigint() - t0);
+      const source = sourceOf(this, args);
+      const s = stats.get(source) ?? { calls: 0, ns: 0 };
+      s.calls++;
+      s.ns += ns;
+      stats.set(source, s);
+    }
+  };
+};
+for (const method of ["all", "get", "run", "iterate"]) wrap(proto, method, (st) => st.source);
+// Transaction control (begin, commit, savepoints) goes through exec.
+wrap(SQLite.prototype, "exec", (_db, args) => String(args[0]).replace(/\d+$/, "N"));
+function dump() {
+  const rows = [...stats.entries()]
+    .map(([sql, s]) => ({ total_ms: +(s.ns / 1e6).toFixed(1), calls: s.calls, us_per_call: +(s.ns / s.calls / 1e3).toFixed(1), sql }))
+    .sort((a, b) => b.total_ms - a.total_ms);
+  if (process.env.SQL_TIMING_FILE) fs.writeFileSync(process.env.SQL_TIMING_FILE, JSON.stringify(rows, null, 2));
+}
+process.on("exit", dump);
