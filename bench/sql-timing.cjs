@@ -16,9 +16,10 @@ const wrap = (target, method, sourceOf) => {
     } finally {
       const ns = Number(process.hrtime.bigint() - t0);
       const source = sourceOf(this, args);
-      const s = stats.get(source) ?? { calls: 0, ns: 0 };
+      const s = stats.get(source) ?? { calls: 0, ns: 0, samples: [] };
       s.calls++;
       s.ns += ns;
+      if (s.samples.length < 20000) s.samples.push(ns);
       stats.set(source, s);
     }
   };
@@ -28,7 +29,18 @@ for (const method of ["all", "get", "run", "iterate"]) wrap(proto, method, (st) 
 wrap(SQLite.prototype, "exec", (_db, args) => String(args[0]).replace(/\d+$/, "N"));
 function dump() {
   const rows = [...stats.entries()]
-    .map(([sql, s]) => ({ total_ms: +(s.ns / 1e6).toFixed(1), calls: s.calls, us_per_call: +(s.ns / s.calls / 1e3).toFixed(1), sql }))
+    .map(([sql, s]) => {
+      const sorted = s.samples.sort((a, b) => a - b);
+      const at = (q) => +(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] / 1e3).toFixed(1);
+      return {
+        total_ms: +(s.ns / 1e6).toFixed(1),
+        calls: s.calls,
+        us_per_call: +(s.ns / s.calls / 1e3).toFixed(1),
+        p50_us: at(0.5),
+        p99_us: at(0.99),
+        sql,
+      };
+    })
     .sort((a, b) => b.total_ms - a.total_ms);
   if (process.env.SQL_TIMING_FILE) fs.writeFileSync(process.env.SQL_TIMING_FILE, JSON.stringify(rows, null, 2));
 }

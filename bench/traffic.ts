@@ -41,10 +41,13 @@ export interface TrafficOptions {
   newShare: number;
   /** Share of returning requests with a small component drift. */
   driftShare: number;
+  /** The sequence of requests (which browser, which action, new browsers); the pool of returning browsers is fixed. */
   seed: number;
 }
 
 export const DEFAULT_TRAFFIC: TrafficOptions = { users: 4000, browsers: 6000, newShare: 0.3, driftShare: 0.05, seed: 42 };
+/** The pool of returning browsers is the same whatever the sequence seed: `pool()` introduces them to a server. */
+const POOL_SEED = 42;
 
 export interface ClientRequest {
   action: string;
@@ -61,8 +64,9 @@ export class Traffic {
     private readonly clientId: string,
     private readonly opts: TrafficOptions = DEFAULT_TRAFFIC,
   ) {
-    this.random = rng(opts.seed);
+    this.random = rng(POOL_SEED);
     for (let i = 0; i < opts.browsers; i++) this.browsers.push(this.browser(i, `user_${i % opts.users}`));
+    this.random = rng(opts.seed);
   }
 
   private pick<T>(xs: readonly T[]): T {
@@ -116,7 +120,9 @@ export class Traffic {
     let ip: string;
     const isNew = this.random() < this.opts.newShare;
     if (isNew) {
-      b = this.browser(this.opts.browsers + this.fresh, `new_user_${this.fresh}`);
+      // Unique across sequences: a new browser of one run is not a returning one in the next.
+      b = this.browser(this.opts.browsers + this.opts.seed * 1_000_000 + this.fresh, `new_user_${this.opts.seed}_${this.fresh}`);
+      b.token = `vt_new_${this.opts.seed}_${this.fresh}`;
       this.fresh++;
       ip = b.ip;
     } else {
@@ -124,7 +130,15 @@ export class Traffic {
       ip = this.random() < 0.1 ? this.ip() : b.ip;
     }
     const drift = !isNew && this.random() < this.opts.driftShare;
-    const action = this.pick(ACTIONS);
+    return this.request(b, ip, this.pick(ACTIONS), isNew, drift);
+  }
+
+  /** One login per browser of the pool, in order: what a server has seen of its returning visitors before a run. */
+  *pool(): Generator<ClientRequest> {
+    for (const b of this.browsers) yield this.request(b, b.ip, "login", false, false);
+  }
+
+  private request(b: Browser, ip: string, action: string, isNew: boolean, drift: boolean): ClientRequest {
     const body = {
       client_id: this.clientId,
       user: action === "signup" && !isNew ? `${b.user}_alt` : b.user,

@@ -126,3 +126,42 @@ describe.each(STORES)("devices on %s", (kind) => {
     expect(unknown.statusCode).toBe(401);
   });
 });
+
+describe.each(STORES)("one browser behind many accounts on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind, { WORKERS: "0" });
+  });
+  afterAll(async () => t?.close());
+
+  const login = async (user: string) => {
+    const r = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/login",
+      payload: { client_id: t.clientId, user, signals: { components: fakeComponents("shared"), visitor_token: "tok-shared-browser-01" } },
+    });
+    expect(r.statusCode).toBe(200);
+    const id = (r.json() as { evaluation_id: string }).evaluation_id;
+    return (await t.app.inject({ method: "GET", url: `/v3/evaluations/${id}`, headers: t.auth })).json() as {
+      verdict: string;
+      device?: string;
+      checks: Record<string, unknown>;
+    };
+  };
+
+  // The identity step reads a token's devices once, at most 16 (TOKEN_DEVICES): past that, it must read again.
+  it("keeps each account's own device and counts every account, past the devices read at once per token", async () => {
+    const first = new Map<string, string | undefined>();
+    for (let i = 0; i < 20; i++) {
+      const ev = await login(`many_${i}`);
+      first.set(`many_${i}`, ev.device);
+    }
+    const devices = new Set(first.values());
+    expect(devices.size).toBe(20);
+    for (const user of ["many_0", "many_3", "many_19"]) {
+      const again = await login(user);
+      expect(again.device).toBe(first.get(user));
+      expect(again.checks.device_user_count).toBe(20);
+    }
+  });
+});

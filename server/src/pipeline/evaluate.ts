@@ -4,6 +4,7 @@
 import type { Evaluation, PolicyChallenge } from "@tessera/sdk/contract";
 import type { Kysely } from "kysely";
 import { newId } from "../ids.js";
+import { storeRisks } from "../risks/index.js";
 import { type EvaluationRow, toWireEvaluation } from "../store/evaluations.js";
 import type { Repos } from "../store/repos.js";
 import type { Database } from "../store/schema.js";
@@ -134,7 +135,7 @@ export class Pipeline {
         longitude: geo?.longitude ?? null,
         geolocation: geo ? JSON.stringify(geo) : null,
         policy: decision.policy ? JSON.stringify(decision.policy) : null,
-        risks: JSON.stringify(decision.risks),
+        risks: storeRisks(decision.risks),
         checks: JSON.stringify(decision.checks),
         metadata: input.metadata ? JSON.stringify(input.metadata) : null,
         consumed: 0,

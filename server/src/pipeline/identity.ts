@@ -29,6 +29,8 @@ export interface Identity {
     drift?: { exact_hash: string; coarse_key: string; components: string };
   };
   device?: { row: DeviceRow; isNew: boolean; wasDetached: boolean };
+  /** The devices sharing the request's visitor token, most recently seen first (DevicesRepo.byToken). */
+  tokenDevices?: DeviceRow[];
   deviceInfo: Record<string, string>;
   deviceType: DeviceType;
 }
@@ -101,6 +103,8 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     if (user) id.user = user;
     else id.userIsNew = true;
   }
+  const token = input.signals.visitor_token;
+  if (token) id.tokenDevices = await repos.devices.byToken(envId, token);
 
   const normalised = fingerprintComponents(input.signals.components, info);
   if (input.linkedFingerprintId) {
@@ -116,10 +120,8 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
       // seen with this visitor token (a browser update may change a coarse component too).
       const coarse = coarseKey(normalised);
       const components = JSON.stringify(normalised);
-      const [keys, tokenDevice] = await Promise.all([
-        repos.fingerprints.candidateKeys(envId, coarse, 100),
-        input.signals.visitor_token ? repos.devices.findByToken(envId, input.signals.visitor_token) : Promise.resolve(undefined),
-      ]);
+      const keys = await repos.fingerprints.candidateKeys(envId, coarse, 100);
+      const tokenDevice = id.tokenDevices?.[0];
       if (tokenDevice?.fingerprint_id && !keys.some((c) => c.id === tokenDevice.fingerprint_id)) {
         const row = await repos.fingerprints.findById(envId, tokenDevice.fingerprint_id);
         if (row) keys.push({ id: row.id, exact_hash: row.exact_hash });
@@ -156,7 +158,7 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     // For a named user: their own device or an unowned one, never another account's (userId null = a new user).
     const owner = input.user ? userId : undefined;
     const fingerprintId = id.fingerprint && !id.fingerprint.isNew ? id.fingerprint.row.id : undefined;
-    device = await repos.devices.resolve(envId, { token: input.signals.visitor_token, fingerprintId }, owner);
+    device = await repos.devices.resolve(envId, { token, fingerprintId }, owner, id.tokenDevices);
   }
   if (device) {
     id.device = { row: device, isNew: false, wasDetached: device.status === "detached" };

@@ -26,6 +26,36 @@ export function scoreRisks(checks: ChecksSnapshot, table: RiskDefinition[] = RIS
   });
 }
 
+/**
+ * An evaluation's risks as stored: `[name, score, severity, indicators]` each. The wire objects repeat the table's
+ * id and definition on every row (1.6 KB of an evaluation's 4 KB); the stored form keeps what the evaluation decided
+ * (score, severity, indicators, fixed at the time) and takes the rest from the table when read.
+ */
+type StoredRisk = [name: string, score: number, severity: Severity, indicators: string[]];
+
+export function storeRisks(risks: Risk[]): string {
+  return JSON.stringify(risks.map((r): StoredRisk => [r.name, r.score, r.severity, r.indicators]));
+}
+
+const DEFINITIONS = new Map(RISKS.map((d) => [d.name as string, d.definition]));
+
+/** Reads the stored form (or the wire objects stored before it). */
+export function loadRisks(stored: string): Risk[] {
+  const parsed = JSON.parse(stored) as Array<StoredRisk | Risk>;
+  return parsed.map((x) =>
+    Array.isArray(x)
+      ? {
+          id: `risk_${x[0]}`,
+          definition: DEFINITIONS.get(x[0]) ?? "",
+          name: x[0] as Risk["name"],
+          severity: x[2],
+          score: x[1],
+          indicators: x[3],
+        }
+      : x,
+  );
+}
+
 /** The derived checks `risk.<name>.score` and `risk.<name>.severity` that policies may test. */
 export function riskChecks(risks: Risk[]): ChecksSnapshot {
   const out: ChecksSnapshot = {};

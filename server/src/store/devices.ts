@@ -7,6 +7,9 @@ import type { DevicesTable } from "./tables/core.js";
 
 export type DeviceRow = Selectable<DevicesTable>;
 
+/** Devices read per visitor token (one browser behind more accounts than this is read again, filtered). */
+export const TOKEN_DEVICES = 16;
+
 /** A device counts as actively connected when it was seen within this window. */
 export const ACTIVE_WINDOW_MS = 15 * 60 * 1000;
 
@@ -38,43 +41,63 @@ export class DevicesRepo {
     return this.db.selectFrom("devices").selectAll().where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
   }
 
-  /** The most recently seen device of this visitor token, whoever owns it. */
-  async findByToken(environmentId: string, token: string): Promise<DeviceRow | undefined> {
+  /**
+   * The devices of this visitor token, whoever owns them, most recently seen first (at most TOKEN_DEVICES): read once
+   * per evaluation, they answer the drift candidate, the device of the request and the token's users.
+   */
+  async byToken(environmentId: string, token: string): Promise<DeviceRow[]> {
     return this.db
       .selectFrom("devices")
       .selectAll()
       .where("environment_id", "=", environmentId)
       .where("visitor_token", "=", token)
       .orderBy("last_seen_at", "desc")
-      .limit(1)
-      .executeTakeFirst();
+      .limit(TOKEN_DEVICES)
+      .execute();
   }
 
   /**
    * The device behind a visitor token or fingerprint, preferring the token. `owner`: undefined = any owner (the
    * request names no user); null = unowned devices only; an id = that user's device or an unowned one. Another
    * account's device is never answered for a named user: one browser used by two accounts is two devices.
-   * Token first, then fingerprint: two index lookups are cheaper than one OR over both indexes.
+   * Token first, then fingerprint: two index lookups are cheaper than one OR over both indexes. `tokenRows`: the
+   * token's devices as byToken read them, which spare the token lookup unless they were cut at TOKEN_DEVICES.
    */
   async resolve(
     environmentId: string,
     keys: { token?: string; fingerprintId?: string },
     owner: string | null | undefined,
+    tokenRows?: DeviceRow[],
   ): Promise<DeviceRow | undefined> {
     for (const [column, value] of [
       ["visitor_token", keys.token],
       ["fingerprint_id", keys.fingerprintId],
     ] as const) {
       if (!value) continue;
-      let q = this.db.selectFrom("devices").selectAll().where("environment_id", "=", environmentId).where(column, "=", value);
-      if (owner === null) q = q.where("user_id", "is", null);
-      else if (owner !== undefined) q = q.where((eb) => eb.or([eb("user_id", "=", owner), eb("user_id", "is", null)]));
-      const rows = await q.orderBy("last_seen_at", "desc").limit(4).execute();
+      let rows: DeviceRow[];
+      if (column === "visitor_token" && tokenRows) {
+        rows = tokenRows.filter((r) => owner === undefined || r.user_id === null || r.user_id === owner);
+        if (rows.length === 0 && tokenRows.length >= TOKEN_DEVICES) rows = await this.ownedBy(environmentId, column, value, owner);
+      } else {
+        rows = await this.ownedBy(environmentId, column, value, owner);
+      }
       // The user's own device before an unowned one.
       const found = (owner && rows.find((r) => r.user_id === owner)) || rows[0];
       if (found) return found;
     }
     return undefined;
+  }
+
+  private async ownedBy(
+    environmentId: string,
+    column: "visitor_token" | "fingerprint_id",
+    value: string,
+    owner: string | null | undefined,
+  ): Promise<DeviceRow[]> {
+    let q = this.db.selectFrom("devices").selectAll().where("environment_id", "=", environmentId).where(column, "=", value);
+    if (owner === null) q = q.where("user_id", "is", null);
+    else if (owner !== undefined) q = q.where((eb) => eb.or([eb("user_id", "=", owner), eb("user_id", "is", null)]));
+    return q.orderBy("last_seen_at", "desc").limit(4).execute();
   }
 
   async listForUser(environmentId: string, userId: string): Promise<DeviceRow[]> {

@@ -1,6 +1,7 @@
 // Repository of evaluations: insert, read as the wire object (interface specification 2.1), atomic consume.
 import type { Evaluation } from "@tessera/sdk/contract";
 import type { Kysely, Selectable } from "kysely";
+import { loadRisks } from "../risks/index.js";
 import { iso, isoOrUndefined, now } from "../time.js";
 import type { Database } from "./schema.js";
 import type { EvaluationsTable, UsersTable } from "./tables/core.js";
@@ -41,8 +42,7 @@ export function toWireEvaluation(
   if (geo) ev.geolocation = geo;
   if (row.device_id) ev.device = row.device_id;
   if (row.access_id) ev.access = row.access_id;
-  const risks = parse<Evaluation["risks"]>(row.risks);
-  if (risks) ev.risks = risks;
+  if (row.risks) ev.risks = loadRisks(row.risks);
   const metadata = parse<Evaluation["metadata"]>(row.metadata);
   if (metadata) ev.metadata = metadata;
   const checks = parse<Evaluation["checks"]>(row.checks);

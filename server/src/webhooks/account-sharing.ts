@@ -3,6 +3,7 @@
 import type { Kysely } from "kysely";
 import { toEventUser } from "../domain/users.js";
 import type { AfterEvaluate, EventSink } from "../pipeline/evaluate.js";
+import { loadRisks } from "../risks/index.js";
 import { toWireDevice } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
 import type { Database } from "../store/schema.js";
@@ -33,7 +34,7 @@ export class AccountSharingNotifier {
     if (!user) return;
     // A signal marks the rise: while the account stays shared, every evaluation carries the raised risk.
     const previous = await this.repos.evaluations.previousRisks(input.env.id, user.id, result.evaluation.id);
-    const before = previous ? (JSON.parse(previous) as Array<{ name: string; severity: string }>) : [];
+    const before = previous ? loadRisks(previous) : [];
     if (before.some((r) => r.name === "account_sharing" && RAISED.has(r.severity))) return;
     const deviceRow = identity.device?.row;
     const data = {
