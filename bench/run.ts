@@ -119,6 +119,27 @@ async function evaluateLoad(
   return { result, ids };
 }
 
+/** The traffic's returning browsers, each seen once (one login apiece): what a live server knows before a run. */
+async function primeLoad(server: ServerProcess, clientId: string) {
+  const pool = new Traffic(clientId, { users: 4000, browsers: 6000, newShare: 0.3, driftShare: 0.05, seed: 42 }).pool();
+  const requests = [...pool];
+  let i = 0;
+  return autocannon({
+    url: server.url,
+    connections: CONNECTIONS,
+    amount: requests.length,
+    requests: [
+      {
+        method: "POST",
+        setupRequest: (req) => {
+          const t = requests[i++ % requests.length]!;
+          return { ...req, method: "POST", path: `/v3/client/evaluate/${t.action}`, body: t.body, headers: t.headers };
+        },
+      },
+    ],
+  });
+}
+
 async function getLoad(server: ServerProcess, secret: string, ids: string[], seconds: number) {
   let i = 0;
   return autocannon({
@@ -242,6 +263,7 @@ async function httpOnStore(kind: StoreKind): Promise<Row | undefined> {
   try {
     const project = await createProjectCli(db.env, "bench");
     server = await startServer({ ...db.env, ...SERVER_ENV });
+    await primeLoad(server, project.clientId);
     await evaluateLoad(server, project.clientId, { duration: SECONDS.warmup, seed: 7 });
     const pid = server.child.pid;
     const [{ result, ids }, evCpu] = await withCpu(pid, () =>
@@ -465,6 +487,7 @@ async function profileEvaluate(): Promise<unknown> {
         nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`, ...(sqlTiming ? ["--require", path.join(ROOT, "bench", "sql-timing.cjs")] : [])],
       },
     );
+    await primeLoad(server, project.clientId);
     const { result } = await evaluateLoad(server, project.clientId, { duration: SECONDS.evaluate });
     await server.stop();
     server = undefined;

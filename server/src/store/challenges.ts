@@ -2,6 +2,7 @@
 // the WHERE clause), so concurrent operations on one challenge cannot both move it.
 import type { ChallengeStatus } from "@tessera/sdk/contract";
 import type { Kysely, Selectable } from "kysely";
+import { insertRow } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { ChallengesTable, DevOutboxTable } from "./tables/challenges.js";
 
@@ -12,7 +13,7 @@ export class ChallengesRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(row: ChallengeRow, db: Kysely<Database> = this.db): Promise<void> {
-    await db.insertInto("challenges").values(row).execute();
+    await insertRow(db, "challenges", row);
   }
 
   async find(environmentId: string, id: string): Promise<ChallengeRow | undefined> {

@@ -2,6 +2,7 @@
 import type { Device } from "@tessera/sdk/contract";
 import type { Kysely, Selectable } from "kysely";
 import { iso, isoOrUndefined } from "../time.js";
+import { insertRow, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { DevicesTable } from "./tables/core.js";
 
@@ -34,6 +35,16 @@ export function toWireDevice(row: DeviceRow, userExternalId: string | undefined,
   return d;
 }
 
+const byToken = prepared((db, p: { env: string; token: string; limit: number }) =>
+  db
+    .selectFrom("devices")
+    .selectAll()
+    .where("environment_id", "=", p.env)
+    .where("visitor_token", "=", p.token)
+    .orderBy("last_seen_at", "desc")
+    .limit(p.limit),
+);
+
 export class DevicesRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -46,14 +57,7 @@ export class DevicesRepo {
    * per evaluation, they answer the drift candidate, the device of the request and the token's users.
    */
   async byToken(environmentId: string, token: string): Promise<DeviceRow[]> {
-    return this.db
-      .selectFrom("devices")
-      .selectAll()
-      .where("environment_id", "=", environmentId)
-      .where("visitor_token", "=", token)
-      .orderBy("last_seen_at", "desc")
-      .limit(TOKEN_DEVICES)
-      .execute();
+    return byToken.rows(this.db, { env: environmentId, token, limit: TOKEN_DEVICES });
   }
 
   /**
@@ -111,7 +115,7 @@ export class DevicesRepo {
   }
 
   async insert(row: DeviceRow, db: Kysely<Database> = this.db): Promise<void> {
-    await db.insertInto("devices").values(row).execute();
+    await insertRow(db, "devices", row);
   }
 
   async update(id: string, patch: Partial<DeviceRow>, db: Kysely<Database> = this.db): Promise<void> {

@@ -3,6 +3,7 @@ import type { Evaluation } from "@tessera/sdk/contract";
 import type { Kysely, Selectable } from "kysely";
 import { loadRisks } from "../risks/index.js";
 import { iso, isoOrUndefined, now } from "../time.js";
+import { insertRow, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { EvaluationsTable, UsersTable } from "./tables/core.js";
 
@@ -52,22 +53,33 @@ export function toWireEvaluation(
   return ev;
 }
 
+const byId = prepared((db, p: { env: string; id: string }) =>
+  db.selectFrom("evaluations").selectAll().where("id", "=", p.id).where("environment_id", "=", p.env),
+);
+const consumeIfNot = prepared((db, p: { env: string; id: string; at: number }) =>
+  db
+    .updateTable("evaluations")
+    .set({ consumed: 1, consumed_at: p.at, updated_at: p.at })
+    .where("id", "=", p.id)
+    .where("environment_id", "=", p.env)
+    .where("consumed", "=", 0)
+    .returningAll(),
+);
+const challengeOf = prepared((db, p: { id: string; challenge: string; redirect: string | null; at: number }) =>
+  db.updateTable("evaluations").set({ challenge_id: p.challenge, redirect: p.redirect, updated_at: p.at }).where("id", "=", p.id),
+);
+
 export type ConsumeResult = { ok: true; row: EvaluationRow } | { ok: false; reason: "not_found" | "already_consumed" };
 
 export class EvaluationsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(row: EvaluationRow, db: Kysely<Database> = this.db): Promise<void> {
-    await db.insertInto("evaluations").values(row).execute();
+    await insertRow(db, "evaluations", row);
   }
 
   async find(environmentId: string, id: string): Promise<EvaluationRow | undefined> {
-    return this.db
-      .selectFrom("evaluations")
-      .selectAll()
-      .where("id", "=", id)
-      .where("environment_id", "=", environmentId)
-      .executeTakeFirst();
+    return byId.first(this.db, { env: environmentId, id });
   }
 
   /**
@@ -76,14 +88,7 @@ export class EvaluationsRepo {
    */
   async consume(environmentId: string, id: string): Promise<ConsumeResult> {
     const t = now();
-    const row = await this.db
-      .updateTable("evaluations")
-      .set({ consumed: 1, consumed_at: t, updated_at: t })
-      .where("id", "=", id)
-      .where("environment_id", "=", environmentId)
-      .where("consumed", "=", 0)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await consumeIfNot.first(this.db, { env: environmentId, id, at: t });
     if (row) return { ok: true, row };
     const exists = await this.find(environmentId, id);
     return { ok: false, reason: exists ? "already_consumed" : "not_found" };
@@ -104,6 +109,6 @@ export class EvaluationsRepo {
   }
 
   async setChallenge(id: string, challengeId: string, redirect: string | null, db: Kysely<Database> = this.db): Promise<void> {
-    await db.updateTable("evaluations").set({ challenge_id: challengeId, redirect, updated_at: now() }).where("id", "=", id).execute();
+    await challengeOf.execute(db, { id, challenge: challengeId, redirect, at: now() });
   }
 }

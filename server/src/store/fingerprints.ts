@@ -1,41 +1,44 @@
 // Repository of fingerprints: the server's record of each browser fingerprint seen in an environment.
 import type { Kysely, Selectable } from "kysely";
+import { insertRow, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { FingerprintsTable } from "./tables/core.js";
 
 export type FingerprintRow = Selectable<FingerprintsTable>;
 
+const byId = prepared((db, p: { env: string; id: string }) =>
+  db.selectFrom("fingerprints").selectAll().where("environment_id", "=", p.env).where("id", "=", p.id),
+);
+const byExactHash = prepared((db, p: { env: string; hash: string }) =>
+  db.selectFrom("fingerprints").selectAll().where("environment_id", "=", p.env).where("exact_hash", "=", p.hash),
+);
+const byCoarseKey = prepared((db, p: { env: string; coarse: string; limit: number }) =>
+  db
+    .selectFrom("fingerprints")
+    .select(["id", "exact_hash"])
+    .where("environment_id", "=", p.env)
+    .where("coarse_key", "=", p.coarse)
+    .orderBy("last_seen_at", "desc")
+    .limit(p.limit),
+);
+const touchAt = prepared((db, p: { id: string; at: number }) =>
+  db.updateTable("fingerprints").set({ last_seen_at: p.at }).where("id", "=", p.id),
+);
+
 export class FingerprintsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async findById(environmentId: string, id: string): Promise<FingerprintRow | undefined> {
-    return this.db
-      .selectFrom("fingerprints")
-      .selectAll()
-      .where("environment_id", "=", environmentId)
-      .where("id", "=", id)
-      .executeTakeFirst();
+    return byId.first(this.db, { env: environmentId, id });
   }
 
   async findExact(environmentId: string, exactHash: string): Promise<FingerprintRow | undefined> {
-    return this.db
-      .selectFrom("fingerprints")
-      .selectAll()
-      .where("environment_id", "=", environmentId)
-      .where("exact_hash", "=", exactHash)
-      .executeTakeFirst();
+    return byExactHash.first(this.db, { env: environmentId, hash: exactHash });
   }
 
   /** Match candidates without their (large) components: the index answers these, the components come from a cache. */
   async candidateKeys(environmentId: string, coarseKey: string, limit: number): Promise<Array<{ id: string; exact_hash: string }>> {
-    return this.db
-      .selectFrom("fingerprints")
-      .select(["id", "exact_hash"])
-      .where("environment_id", "=", environmentId)
-      .where("coarse_key", "=", coarseKey)
-      .orderBy("last_seen_at", "desc")
-      .limit(limit)
-      .execute();
+    return byCoarseKey.rows(this.db, { env: environmentId, coarse: coarseKey, limit });
   }
 
   async componentsOf(environmentId: string, ids: string[]): Promise<Array<{ id: string; exact_hash: string; components: string }>> {
@@ -49,11 +52,11 @@ export class FingerprintsRepo {
   }
 
   async insert(row: FingerprintRow, db: Kysely<Database> = this.db): Promise<void> {
-    await db.insertInto("fingerprints").values(row).execute();
+    await insertRow(db, "fingerprints", row);
   }
 
   async touch(id: string, at: number, db: Kysely<Database> = this.db): Promise<void> {
-    await db.updateTable("fingerprints").set({ last_seen_at: at }).where("id", "=", id).execute();
+    await touchAt.execute(db, { id, at });
   }
 
   /** After a drift match: the fingerprint follows the browser's latest components, so the next visit is exact. */

@@ -4,6 +4,7 @@
 // instances agree on velocity and device counts.
 import type { Kysely } from "kysely";
 import { newId } from "../ids.js";
+import { prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 
 export interface RecentEvaluation {
@@ -25,18 +26,45 @@ export interface UserDevice {
   last_ip: string | null;
 }
 
+const recentOfUser = prepared((db, p: { env: string; user: string; limit: number }) =>
+  db
+    .selectFrom("evaluations")
+    .select(["ip", "country_code", "latitude", "longitude", "created_at", "device_id", "fingerprint_id"])
+    .where("environment_id", "=", p.env)
+    .where("user_id", "=", p.user)
+    .orderBy("created_at", "desc")
+    .limit(p.limit),
+);
+/** Distinct users of the evaluations since `since` by one key (IP or fingerprint), at most `cap`. */
+const evaluatedUsersBy = (by: "ip" | "fingerprint_id") =>
+  prepared((db, p: { env: string; value: string; since: number; cap: number }) =>
+    db
+      .selectFrom("evaluations")
+      .select("user_id")
+      .distinct()
+      .where("environment_id", "=", p.env)
+      .where(by, "=", p.value)
+      .where("created_at", ">=", p.since)
+      .where("user_id", "is not", null)
+      .limit(p.cap),
+  );
+const usersByIp = evaluatedUsersBy("ip");
+const usersByFingerprint = evaluatedUsersBy("fingerprint_id");
+const devicesOfUser = prepared((db, p: { env: string; user: string; cap: number }) =>
+  db
+    .selectFrom("devices")
+    .select(["id", "type", "status", "fingerprint_id", "last_seen_at", "last_ip"])
+    .where("environment_id", "=", p.env)
+    .where("user_id", "=", p.user)
+    .orderBy("last_seen_at", "desc")
+    .limit(p.cap),
+);
+
 export class HistoryRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async recentForUser(environmentId: string, userId: string, limit = 10): Promise<RecentEvaluation[]> {
-    const rows = await this.db
-      .selectFrom("evaluations")
-      .select(["ip", "country_code", "latitude", "longitude", "created_at", "device_id", "fingerprint_id"])
-      .where("environment_id", "=", environmentId)
-      .where("user_id", "=", userId)
-      .orderBy("created_at", "desc")
-      .limit(limit)
-      .execute();
+    const rows = await recentOfUser.rows(this.db, { env: environmentId, user: userId, limit });
     return rows.map((r) => ({ ...r, created_at: Number(r.created_at) }));
   }
 
@@ -92,28 +120,12 @@ export class HistoryRepo {
 
   /** Distinct users evaluated from this IP since `since` (at most `cap` are counted). */
   async ipUsers(environmentId: string, ip: string, since: number, cap = 200): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom("evaluations")
-      .select("user_id")
-      .distinct()
-      .where("environment_id", "=", environmentId)
-      .where("ip", "=", ip)
-      .where("created_at", ">=", since)
-      .where("user_id", "is not", null)
-      .limit(cap)
-      .execute();
+    const rows = await usersByIp.rows(this.db, { env: environmentId, value: ip, since, cap });
     return rows.map((r) => r.user_id as string);
   }
 
   async userDevices(environmentId: string, userId: string, cap = 200): Promise<UserDevice[]> {
-    const rows = await this.db
-      .selectFrom("devices")
-      .select(["id", "type", "status", "fingerprint_id", "last_seen_at", "last_ip"])
-      .where("environment_id", "=", environmentId)
-      .where("user_id", "=", userId)
-      .orderBy("last_seen_at", "desc")
-      .limit(cap)
-      .execute();
+    const rows = await devicesOfUser.rows(this.db, { env: environmentId, user: userId, cap });
     return rows.map((r) => ({ ...r, last_seen_at: r.last_seen_at == null ? null : Number(r.last_seen_at) }));
   }
 
@@ -133,16 +145,7 @@ export class HistoryRepo {
 
   /** Distinct users evaluated with this fingerprint since `since` (at most `cap`). */
   async fingerprintUsers(environmentId: string, fingerprintId: string, since: number, cap = 200): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom("evaluations")
-      .select("user_id")
-      .distinct()
-      .where("environment_id", "=", environmentId)
-      .where("fingerprint_id", "=", fingerprintId)
-      .where("created_at", ">=", since)
-      .where("user_id", "is not", null)
-      .limit(cap)
-      .execute();
+    const rows = await usersByFingerprint.rows(this.db, { env: environmentId, value: fingerprintId, since, cap });
     return rows.map((r) => r.user_id as string);
   }
 

@@ -2,21 +2,42 @@
 import type { Kysely, Selectable } from "kysely";
 import { newId } from "../ids.js";
 import { now } from "../time.js";
+import { prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { UsersTable } from "./tables/core.js";
 
 export type UserRow = Selectable<UsersTable>;
 
+const byExternal = prepared((db, p: { env: string; external: string }) =>
+  db.selectFrom("users").selectAll().where("environment_id", "=", p.env).where("external_id", "=", p.external),
+);
+const USER_COLUMNS = [
+  "id",
+  "environment_id",
+  "external_id",
+  "email",
+  "phone",
+  "email_verified",
+  "phone_verified",
+  "metadata",
+  "groups",
+  "skip_challenge_count",
+  "converted_at",
+  "created_at",
+  "updated_at",
+] as const satisfies ReadonlyArray<keyof UserRow>;
+const insertIfAbsent = prepared((db, p: UserRow) =>
+  db
+    .insertInto("users")
+    .values(Object.fromEntries(USER_COLUMNS.map((c) => [c, p[c]])) as UserRow)
+    .onConflict((oc) => oc.columns(["environment_id", "external_id"]).doNothing()),
+);
+
 export class UsersRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async findByExternal(environmentId: string, externalId: string): Promise<UserRow | undefined> {
-    return this.db
-      .selectFrom("users")
-      .selectAll()
-      .where("environment_id", "=", environmentId)
-      .where("external_id", "=", externalId)
-      .executeTakeFirst();
+    return byExternal.first(this.db, { env: environmentId, external: externalId });
   }
 
   async findById(id: string): Promise<UserRow | undefined> {
@@ -35,14 +56,7 @@ export class UsersRepo {
     /** The row as the caller already read it (the evaluation's identity step), to spare a second read. */
     known?: UserRow,
   ): Promise<{ user: UserRow; created: boolean }> {
-    const existing =
-      known ??
-      (await db
-        .selectFrom("users")
-        .selectAll()
-        .where("environment_id", "=", environmentId)
-        .where("external_id", "=", externalId)
-        .executeTakeFirst());
+    const existing = known ?? (await byExternal.first(db, { env: environmentId, external: externalId }));
     const t = now();
     if (existing) {
       const patch: Partial<UserRow> = {};
@@ -69,19 +83,11 @@ export class UsersRepo {
       created_at: t,
       updated_at: t,
     };
-    const res = await db
-      .insertInto("users")
-      .values(row)
-      .onConflict((oc) => oc.columns(["environment_id", "external_id"]).doNothing())
-      .executeTakeFirst();
-    if (Number(res.numInsertedOrUpdatedRows ?? 0n) === 0) {
+    const res = await insertIfAbsent.execute(db, row);
+    if (Number(res.numAffectedRows ?? 0n) === 0) {
       // Another request created it first.
-      const other = await db
-        .selectFrom("users")
-        .selectAll()
-        .where("environment_id", "=", environmentId)
-        .where("external_id", "=", externalId)
-        .executeTakeFirstOrThrow();
+      const other = await byExternal.first(db, { env: environmentId, external: externalId });
+      if (!other) throw new Error(`User ${externalId} neither inserted nor found`);
       return { user: other, created: false };
     }
     return { user: row, created: true };

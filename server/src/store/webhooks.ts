@@ -6,6 +6,7 @@ import { type Kysely, type Selectable, sql } from "kysely";
 import { newId } from "../ids.js";
 import { iso, isoOrUndefined, now } from "../time.js";
 import type { Dialect } from "./db.js";
+import { insertRow } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from "./tables/webhooks.js";
 
@@ -100,7 +101,7 @@ export class WebhooksRepo {
 
   /** Records an event and one pending delivery per enabled endpoint subscribed to it, in `db` (the caller's transaction). */
   async enqueue(db: Kysely<Database>, event: WebhookEventRow): Promise<number> {
-    await db.insertInto("webhook_events").values(event).execute();
+    await insertRow(db, "webhook_events", event);
     const endpoints = await db
       .selectFrom("webhook_endpoints")
       .select(["id", "events"])
