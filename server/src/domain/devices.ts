@@ -105,7 +105,7 @@ export class DevicesService {
     const fp = identity.fingerprint;
     if (fp) {
       if (fp.isNew) await this.repos.fingerprints.insert(fp.row, tx);
-      else await this.repos.fingerprints.touch(fp.row.id, input.at, tx);
+      else await this.repos.fingerprints.touch(fp.row, input.at, tx);
     }
     const d = identity.device;
     if (d?.isNew) await this.repos.devices.insert(d.row, tx);

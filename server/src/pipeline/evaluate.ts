@@ -69,7 +69,7 @@ export class Pipeline {
       }
       if (identity.fingerprint) {
         if (identity.fingerprint.isNew) await repos.fingerprints.insert(identity.fingerprint.row, tx);
-        else await repos.fingerprints.touch(identity.fingerprint.row.id, at, tx);
+        else await repos.fingerprints.touch(identity.fingerprint.row, at, tx);
       }
       const device = identity.device;
       // A device joins the user's account only on a verdict that lets the user in: a challenged device joins when

@@ -25,6 +25,12 @@ const touchAt = prepared((db, p: { id: string; at: number }) =>
   db.updateTable("fingerprints").set({ last_seen_at: p.at }).where("id", "=", p.id),
 );
 
+/**
+ * last_seen_at only orders drift candidates (most recently seen first), so a sighting within this long of the last
+ * recorded one is not written: a returning browser costs no fingerprint write on most requests.
+ */
+export const TOUCH_EVERY_MS = 10 * 60 * 1000;
+
 export class FingerprintsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -55,8 +61,10 @@ export class FingerprintsRepo {
     await insertRow(db, "fingerprints", row);
   }
 
-  async touch(id: string, at: number, db: Kysely<Database> = this.db): Promise<void> {
-    await touchAt.execute(db, { id, at });
+  /** Records a sighting of a known fingerprint (`row` as read), unless one was recorded within TOUCH_EVERY_MS. */
+  async touch(row: Pick<FingerprintRow, "id" | "last_seen_at">, at: number, db: Kysely<Database> = this.db): Promise<void> {
+    if (at - Number(row.last_seen_at) < TOUCH_EVERY_MS) return;
+    await touchAt.execute(db, { id: row.id, at });
   }
 
   /** After a drift match: the fingerprint follows the browser's latest components, so the next visit is exact. */

@@ -60,6 +60,52 @@ const devicesOfUser = prepared((db, p: { env: string; user: string; cap: number 
     .limit(p.cap),
 );
 
+interface CounterParams {
+  env: string;
+  user: string;
+  ip: string;
+  fp: string;
+  userSince: number;
+  ipSince: number;
+  fpSince: number;
+}
+
+/** The counters statement for the keys a request has (user, IP, fingerprint): one compiled query per combination. */
+function countersQuery(hasUser: boolean, hasIp: boolean, hasFp: boolean) {
+  return prepared((db, p: CounterParams) =>
+    db.selectNoFrom((eb) => {
+      const count = (by: "user_id" | "ip" | "fingerprint_id", has: boolean, value: string, from: number, alias: string) =>
+        has
+          ? eb
+              .selectFrom("evaluations")
+              .select(eb.fn.countAll<number>().as("n"))
+              .where("environment_id", "=", p.env)
+              .where(by, "=", value)
+              .where("created_at", ">=", from)
+              .as(alias)
+          : eb.val(0).as(alias);
+      return [
+        count("user_id", hasUser, p.user, p.userSince, "user_events"),
+        count("ip", hasIp, p.ip, p.ipSince, "ip_events"),
+        count("fingerprint_id", hasFp, p.fp, p.fpSince, "fingerprint_events"),
+        hasUser && hasIp
+          ? eb
+              .exists(
+                eb
+                  .selectFrom("evaluations")
+                  .select("id")
+                  .where("environment_id", "=", p.env)
+                  .where("user_id", "=", p.user)
+                  .where("ip", "=", p.ip),
+              )
+              .as("seen_ip")
+          : eb.val(0).as("seen_ip"),
+      ];
+    }),
+  );
+}
+const countersByShape = new Map<string, ReturnType<typeof countersQuery>>();
+
 export class HistoryRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -78,37 +124,22 @@ export class HistoryRepo {
     since: { user: number; ip: number; fingerprint: number },
   ): Promise<{ seenIp: boolean; userEvents: number; ipEvents: number; fingerprintEvents: number }> {
     const { userId, ip, fingerprintId } = keys;
-    const row = await this.db
-      .selectNoFrom((eb) => {
-        const count = (by: "user_id" | "ip" | "fingerprint_id", value: string | undefined, from: number, alias: string) =>
-          value
-            ? eb
-                .selectFrom("evaluations")
-                .select(eb.fn.countAll<number>().as("n"))
-                .where("environment_id", "=", environmentId)
-                .where(by, "=", value)
-                .where("created_at", ">=", from)
-                .as(alias)
-            : eb.val(0).as(alias);
-        return [
-          count("user_id", userId, since.user, "user_events"),
-          count("ip", ip, since.ip, "ip_events"),
-          count("fingerprint_id", fingerprintId, since.fingerprint, "fingerprint_events"),
-          userId && ip
-            ? eb
-                .exists(
-                  eb
-                    .selectFrom("evaluations")
-                    .select("id")
-                    .where("environment_id", "=", environmentId)
-                    .where("user_id", "=", userId)
-                    .where("ip", "=", ip),
-                )
-                .as("seen_ip")
-            : eb.val(0).as("seen_ip"),
-        ];
-      })
-      .executeTakeFirstOrThrow();
+    const shape = `${userId ? "u" : ""}${ip ? "i" : ""}${fingerprintId ? "f" : ""}`;
+    let query = countersByShape.get(shape);
+    if (!query) {
+      query = countersQuery(!!userId, !!ip, !!fingerprintId);
+      countersByShape.set(shape, query);
+    }
+    const row = await query.first(this.db, {
+      env: environmentId,
+      user: userId ?? "",
+      ip: ip ?? "",
+      fp: fingerprintId ?? "",
+      userSince: since.user,
+      ipSince: since.ip,
+      fpSince: since.fingerprint,
+    });
+    if (!row) throw new Error("The counters query answered no row");
     const r = row as unknown as Record<string, unknown>;
     return {
       seenIp: Boolean(Number(r.seen_ip) || r.seen_ip === true),

@@ -10,8 +10,30 @@ export function normaliseListValue(v: string): string {
   return /[@.]/.test(t) || /^[a-z]{2}$/i.test(t) ? t.toLowerCase() : t;
 }
 
+/**
+ * How long an instance trusts "this environment has no list entries" (most have none: the membership query is then
+ * skipped). Changes made on the instance apply at once; made on another instance, within this delay.
+ */
+const EMPTY_CACHE_MS = 1000;
+
 export class ListsRepo {
+  private readonly hasEntries = new Map<string, { at: number; has: boolean }>();
+
   constructor(private readonly db: Kysely<Database>) {}
+
+  private async anyEntries(environmentId: string): Promise<boolean> {
+    const t = now();
+    const hit = this.hasEntries.get(environmentId);
+    if (hit && t - hit.at < EMPTY_CACHE_MS) return hit.has;
+    const row = await this.db
+      .selectFrom("list_entries")
+      .select("list_id")
+      .where("environment_id", "=", environmentId)
+      .limit(1)
+      .executeTakeFirst();
+    this.hasEntries.set(environmentId, { at: t, has: row !== undefined });
+    return row !== undefined;
+  }
 
   async add(
     environmentId: string,
@@ -24,6 +46,7 @@ export class ListsRepo {
     const unique = [...new Set(values.map(normaliseListValue))];
     let added = 0;
     let updated = 0;
+    this.hasEntries.delete(environmentId);
     await this.db.transaction().execute(async (tx) => {
       const existing = new Set(
         (
@@ -68,6 +91,7 @@ export class ListsRepo {
   }
 
   async remove(environmentId: string, listId: string, values: string[]): Promise<{ removed: number; total: number }> {
+    this.hasEntries.delete(environmentId);
     const res = await this.db
       .deleteFrom("list_entries")
       .where("environment_id", "=", environmentId)
@@ -110,7 +134,7 @@ export class ListsRepo {
   /** (list, value) pairs of live entries holding any of the values: one indexed query per evaluation. */
   async membership(environmentId: string, values: string[], at: number): Promise<{ list_id: string; value: string }[]> {
     const unique = [...new Set(values.filter(Boolean).map(normaliseListValue))];
-    if (unique.length === 0) return [];
+    if (unique.length === 0 || !(await this.anyEntries(environmentId))) return [];
     return this.db
       .selectFrom("list_entries")
       .select(["list_id", "value"])

@@ -62,7 +62,11 @@ export class UsersRepo {
       const patch: Partial<UserRow> = {};
       if (fields.email !== undefined && fields.email !== existing.email) Object.assign(patch, { email: fields.email, email_verified: 0 });
       if (fields.phone !== undefined && fields.phone !== existing.phone) Object.assign(patch, { phone: fields.phone, phone_verified: 0 });
-      if (fields.metadata !== undefined) patch.metadata = JSON.stringify(fields.metadata);
+      if (fields.metadata !== undefined) {
+        // Most logins send the same metadata again: no write (and no dirty page) for an unchanged value.
+        const metadata = JSON.stringify(fields.metadata);
+        if (metadata !== existing.metadata) patch.metadata = metadata;
+      }
       if (Object.keys(patch).length === 0) return { user: existing, created: false };
       patch.updated_at = t;
       await db.updateTable("users").set(patch).where("id", "=", existing.id).execute();
