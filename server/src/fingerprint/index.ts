@@ -29,14 +29,31 @@ export function fingerprintComponents(components: Components, ua: { browser?: st
   return n;
 }
 
+/**
+ * JSON with object keys sorted, so that equal values always give the same text (the exact hash and the coarse key
+ * are stored: this text must never change). Built by appending rather than by mapping and joining: it runs on every
+ * request and on every component of every drift candidate. An array's hole writes nothing (what `map` and `join`
+ * did); `undefined`, functions and symbols write `null`, in arrays and objects alike.
+ */
 export function stableStringify(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableStringify).join(",")}]`;
-  if (v && typeof v === "object") {
+  if (Array.isArray(v)) {
+    let out = "[";
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) out += ",";
+      if (i in v) out += stableStringify(v[i]);
+    }
+    return `${out}]`;
+  }
+  if (v !== null && typeof v === "object") {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableStringify(o[k])}`)
-      .join(",")}}`;
+    const keys = Object.keys(o).sort();
+    let out = "{";
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
+      if (i > 0) out += ",";
+      out += `${JSON.stringify(k)}:${stableStringify(o[k])}`;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(v) ?? "null";
 }
@@ -110,8 +127,10 @@ const COARSE = [
   "webGlBasics.renderer",
 ] as const;
 
-function coarseValue(n: Record<string, unknown>, key: string): unknown {
-  const [head, field] = key.split(".");
+/** The coarse components as paths, split once: [component] or [component, field]. */
+const COARSE_PATHS = COARSE.map((k) => k.split("."));
+
+function coarseValue(n: Record<string, unknown>, [head, field]: string[]): unknown {
   const v = n[head as string];
   if (field === undefined) return v ?? null;
   return v && typeof v === "object" ? ((v as Record<string, unknown>)[field] ?? null) : null;
@@ -121,8 +140,6 @@ function coarseValue(n: Record<string, unknown>, key: string): unknown {
 export const MIN_ENTROPY_WEIGHT = 14;
 /** At or above this similarity a known fingerprint is the same browser. Measured by `npm run scenarios`. */
 export const MATCH_THRESHOLD = 0.8;
-/** Components that identify the machine: if several of them all changed, it is another browser or machine. */
-const IDENTIFYING = ["canvas", "audio", "webGlBasics", "fonts"] as const;
 
 const weightOf = (key: string): number => COMPONENT_WEIGHTS[key] ?? 1;
 
@@ -133,37 +150,118 @@ export function entropyWeight(n: Record<string, unknown>): number {
 }
 
 export function coarseKey(n: Record<string, unknown>): string {
-  return sha256(stableStringify(COARSE.map((k) => coarseValue(n, k)))).slice(0, 24);
+  return sha256(stableStringify(COARSE_PATHS.map((path) => coarseValue(n, path)))).slice(0, 24);
 }
 
-function setSimilarity(a: unknown[], b: unknown[]): number {
-  const A = new Set(a.map(stableStringify));
-  const B = new Set(b.map(stableStringify));
+/**
+ * Strings, finite numbers and booleans: values JSON writes one to one (0 and -0 both as 0, but they are also ===),
+ * so comparing them directly decides what comparing their stable JSON would, without writing it.
+ */
+function isPlain(v: unknown): boolean {
+  return typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
+}
+
+function allPlain(xs: unknown[]): boolean {
+  for (let i = 0; i < xs.length; i++) if (!isPlain(xs[i])) return false;
+  return true;
+}
+
+/**
+ * Surely the same stable JSON: the same shape, the same keys, === leaves. False proves nothing (null and
+ * undefined, say, both write null), but components mostly are alike, and this answers them without writing JSON.
+ */
+function surelySame(x: unknown, y: unknown): boolean {
+  if (x === y) return true;
+  if (x === null || y === null || typeof x !== "object" || typeof y !== "object") return false;
+  if (Array.isArray(x)) {
+    if (!Array.isArray(y) || x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i++) {
+      if (!surelySame(x[i], y[i])) return false;
+      // A hole writes nothing where an undefined element writes null.
+      if (x[i] === undefined && i in x !== i in y) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(y)) return false;
+  const xo = x as Record<string, unknown>;
+  const yo = y as Record<string, unknown>;
+  const keys = Object.keys(xo);
+  if (keys.length !== Object.keys(yo).length) return false;
+  for (const k of keys) if (!Object.prototype.propertyIsEnumerable.call(yo, k) || !surelySame(xo[k], yo[k])) return false;
+  return true;
+}
+
+/** stableStringify(x) === stableStringify(y), without writing either when the values decide it. */
+function sameJson(x: unknown, y: unknown): boolean {
+  if (isPlain(x) && isPlain(y)) return x === y;
+  return surelySame(x, y) || stableStringify(x) === stableStringify(y);
+}
+
+/** Jaccard index of two sets; two empty sets are alike. */
+function jaccard<T>(A: Set<T>, B: Set<T>): number {
   let inter = 0;
   for (const x of A) if (B.has(x)) inter++;
   const union = A.size + B.size - inter;
   return union === 0 ? 1 : inter / union;
 }
 
+/** Each element's stable JSON. A hole writes nothing in the list's JSON; as a set element it stays apart from every other. */
+function elementsJson(xs: unknown[]): string[] {
+  const out = new Array<string>(xs.length);
+  for (let i = 0; i < xs.length; i++) out[i] = i in xs ? stableStringify(xs[i]) : "";
+  return out;
+}
+
+/**
+ * Credit for two lists: 1 when their stable JSON is equal, else the Jaccard index of their elements' stable JSON,
+ * squared. Lists of plain values (font names, a screen size) are compared as values: the same verdicts as their
+ * JSON without writing it. Other lists write each element once, for the equality and the sets alike.
+ */
+function listSimilarity(a: unknown[], b: unknown[]): number {
+  if (allPlain(a) && allPlain(b)) {
+    if (a.length === b.length) {
+      let i = 0;
+      while (i < a.length && a[i] === b[i]) i++;
+      if (i === a.length) return 1;
+    }
+    return jaccard(new Set(a), new Set(b)) ** 2;
+  }
+  if (surelySame(a, b)) return 1;
+  const A = elementsJson(a);
+  const B = elementsJson(b);
+  if (A.join(",") === B.join(",")) return 1;
+  return jaccard(new Set(A), new Set(B)) ** 2;
+}
+
 /** Credit in [0, 1] for one component: 1 when equal; partial for lists (fonts) and for objects by field. */
 function componentSimilarity(a: unknown, b: unknown): number {
   if (a === b) return 1;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    if (stableStringify(a) === stableStringify(b)) return 1;
-    // Font lists and the like gain or lose an entry: Jaccard credit, squared so half-different lists count little.
-    return setSimilarity(a, b) ** 2;
-  }
+  if (isPlain(a) && isPlain(b)) return 0;
+  // Font lists and the like gain or lose an entry: Jaccard credit, squared so half-different lists count little.
+  if (Array.isArray(a) && Array.isArray(b)) return listSimilarity(a, b);
   if (a && b && typeof a === "object" && typeof b === "object") {
     const ao = a as Record<string, unknown>;
     const bo = b as Record<string, unknown>;
-    const keys = new Set([...Object.keys(ao), ...Object.keys(bo)]);
-    if (keys.size === 0) return 1;
+    // Over the union of both objects' own keys: a's, then b's that a lacks.
+    let keys = 0;
     let same = 0;
-    for (const k of keys) if (stableStringify(ao[k]) === stableStringify(bo[k])) same++;
-    return (same / keys.size) ** 2;
+    for (const k of Object.keys(ao)) {
+      keys++;
+      if (sameJson(ao[k], bo[k])) same++;
+    }
+    for (const k of Object.keys(bo)) {
+      if (Object.prototype.propertyIsEnumerable.call(ao, k)) continue;
+      keys++;
+      if (sameJson(ao[k], bo[k])) same++;
+    }
+    if (keys === 0) return 1;
+    return (same / keys) ** 2;
   }
-  return stableStringify(a) === stableStringify(b) ? 1 : 0;
+  return sameJson(a, b) ? 1 : 0;
 }
+
+/** Components that identify the machine: if several of them all changed, it is another browser or machine. */
+const IDENTIFYING = new Set(["canvas", "audio", "webGlBasics", "fonts"]);
 
 /** Weighted similarity in [0, 1] of two normalised component sets; 0 when the identifying components all differ. */
 export function similarity(a: Record<string, unknown>, b: Record<string, unknown>): number {
@@ -171,14 +269,28 @@ export function similarity(a: Record<string, unknown>, b: Record<string, unknown
   if (UA_FAMILY in a && UA_FAMILY in b && a[UA_FAMILY] !== b[UA_FAMILY]) return 0;
   let total = 0;
   let got = 0;
-  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+  // Identifying components present on both sides, and those of them that changed (credit below one half). Counted
+  // in the loop below, which sees every own key: components are plain data, where a key present is an own key.
+  let present = 0;
+  let changed = 0;
+  // Over the union of both sets' keys, a's first: the order of the sums, so the very same floating-point result.
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  for (let i = 0; i < ka.length + kb.length; i++) {
+    const key = (i < ka.length ? ka[i] : kb[i - ka.length]) as string;
+    if (i >= ka.length && Object.prototype.propertyIsEnumerable.call(a, key)) continue;
     const w = weightOf(key);
     total += w;
-    if (key in a && key in b) got += w * componentSimilarity(a[key], b[key]);
+    if (key in a && key in b) {
+      const s = componentSimilarity(a[key], b[key]);
+      got += w * s;
+      if (IDENTIFYING.has(key)) {
+        present++;
+        if (s < 0.5) changed++;
+      }
+    }
   }
-  const present = IDENTIFYING.filter((k) => k in a && k in b);
-  const changed = present.filter((k) => componentSimilarity(a[k], b[k]) < 0.5);
-  if (present.length >= 2 && changed.length >= present.length - 1 && changed.length >= 2) return 0;
+  if (present >= 2 && changed >= present - 1 && changed >= 2) return 0;
   return total === 0 ? 0 : got / total;
 }
 
