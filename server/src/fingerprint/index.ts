@@ -332,20 +332,24 @@ export function bestParsedMatch<T extends { parsed: Record<string, unknown> }>(
 }
 
 /**
- * Parsed components of known fingerprints by `id:exact_hash` (a drift update changes the hash, so a stale entry is
- * never used). Matching compares a request with up to a hundred candidates: reading and parsing their JSON on every
- * request was the largest single cost of an evaluation. Bounded; the oldest entries go first.
+ * Parsed components of known fingerprints by id, with the exact hash they were parsed for (a drift update changes
+ * the hash, so a stale entry is never used, and the next set replaces it). Matching compares a request with up to a
+ * hundred candidates: reading and parsing their JSON on every request was the largest single cost of an evaluation.
+ * Keyed by the id alone, not by `id:hash`: building and hashing that long key on every probe showed in profiles.
+ * Bounded; the oldest entries go first.
  */
 export class ParsedComponentsCache {
-  private readonly map = new Map<string, Record<string, unknown>>();
+  private readonly map = new Map<string, { hash: string; parsed: Record<string, unknown> }>();
   constructor(private readonly max = 2000) {}
 
   get(id: string, hash: string): Record<string, unknown> | undefined {
-    return this.map.get(`${id}:${hash}`);
+    const entry = this.map.get(id);
+    return entry !== undefined && entry.hash === hash ? entry.parsed : undefined;
   }
 
   set(id: string, hash: string, parsed: Record<string, unknown>): void {
+    this.map.delete(id);
     if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value as string);
-    this.map.set(`${id}:${hash}`, parsed);
+    this.map.set(id, { hash, parsed });
   }
 }
