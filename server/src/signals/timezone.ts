@@ -4,19 +4,44 @@
 import type { SignalContext, SignalSet } from "./types.js";
 
 const MISMATCH_HOURS = 3.5;
-const offsets = new Map<string, Intl.DateTimeFormat | null>();
+/**
+ * Per zone: its formatter (null for a name Intl does not know), and the offset it gave for the last minute asked.
+ * Formatting the offset was a visible share of an evaluation's CPU, and nearly every request asks about the current
+ * minute of a few zones. Since 1972 every transition of the time-zone database falls on a whole minute, though not
+ * always on a quarter hour (Antarctica/Casey changed at 16:01 UTC in 2022): a minute's offset holds all through it.
+ * Bounded: the names come from the client.
+ */
+interface Zone {
+  fmt: Intl.DateTimeFormat | null;
+  minute: number;
+  offset: number | undefined;
+}
+const zones = new Map<string, Zone>();
+const MAX_ZONES = 5000;
 
 export function utcOffsetHours(timeZone: string, at: number): number | undefined {
-  let fmt = offsets.get(timeZone);
-  if (fmt === undefined) {
+  let zone = zones.get(timeZone);
+  if (zone === undefined) {
+    let fmt: Intl.DateTimeFormat | null;
     try {
       fmt = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "longOffset" });
     } catch {
       fmt = null;
     }
-    offsets.set(timeZone, fmt);
+    zone = { fmt, minute: Number.NaN, offset: undefined };
+    if (zones.size >= MAX_ZONES) zones.clear();
+    zones.set(timeZone, zone);
   }
-  if (!fmt) return undefined;
+  if (!zone.fmt) return undefined;
+  const minute = Math.floor(at / 60_000);
+  if (minute !== zone.minute) {
+    zone.offset = formattedOffset(zone.fmt, at);
+    zone.minute = minute;
+  }
+  return zone.offset;
+}
+
+function formattedOffset(fmt: Intl.DateTimeFormat, at: number): number | undefined {
   const name = fmt.formatToParts(at).find((p) => p.type === "timeZoneName")?.value ?? "";
   const m = /GMT([+-])(\d{1,2})(?::(\d{2}))?/.exec(name);
   if (!m) return name === "GMT" ? 0 : undefined;
