@@ -26,6 +26,16 @@ describe("time zone against the IP's longitude", () => {
     expect(utcOffsetHours("Not/AZone", JULY)).toBeUndefined();
   });
 
+  it("follows a transition to the minute, though offsets are remembered per minute", () => {
+    const spring = Date.UTC(2026, 2, 29, 1); // Paris goes to summer time at 01:00 UTC
+    expect(utcOffsetHours("Europe/Paris", spring - 1)).toBe(1);
+    expect(utcOffsetHours("Europe/Paris", spring)).toBe(2);
+    expect(utcOffsetHours("Europe/Paris", spring - 60_001)).toBe(1);
+    const casey = Date.UTC(2022, 9, 1, 16, 1); // a transition off the quarter hour: 16:01 UTC
+    expect(utcOffsetHours("Antarctica/Casey", casey - 1)).toBe(8);
+    expect(utcOffsetHours("Antarctica/Casey", casey)).toBe(11);
+  });
+
   it("a browser far from its IP mismatches; a neighbour, summer time or the date line do not", () => {
     const paris = (when: number, geo: Partial<GeoResult>) =>
       timezone(ctx({ signals: { components: {}, timezone: "Europe/Paris" }, at: when }), at(geo));
