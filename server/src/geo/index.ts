@@ -12,7 +12,7 @@ interface MmdbReader<T> {
   get(ip: string): T | null;
 }
 
-import { isPublicIp } from "./ip.js";
+import { keyOf, parseIp } from "./ip.js";
 import { type NetworkKind, NetworkList } from "./networks.js";
 
 export interface GeoResult {
@@ -53,13 +53,22 @@ type AsnRecord = { autonomous_system_number?: number; autonomous_system_organiza
 const DATA_DIR = fileURLToPath(new URL("../../data/", import.meta.url));
 const CACHE_SIZE = 20_000;
 const countryNames = new Intl.DisplayNames(["en"], { type: "region" });
+/**
+ * English names by country code, asked of Intl once each: DisplayNames.of was a visible share of an uncached
+ * lookup. The codes come from the databases (a few hundred), never from the request.
+ */
+const countryNameCache = new Map<string, string | undefined>();
 
 function countryName(code: string): string | undefined {
+  if (countryNameCache.has(code)) return countryNameCache.get(code);
+  let name: string | undefined;
   try {
-    return countryNames.of(code);
+    name = countryNames.of(code);
   } catch {
-    return undefined;
+    name = undefined;
   }
+  countryNameCache.set(code, name);
+  return name;
 }
 
 export class GeoData {
@@ -83,7 +92,11 @@ export class GeoData {
 
   private compute(ip: string): GeoResult {
     const out: GeoResult = { ip, tor: false };
-    if (!isPublicIp(ip)) return out;
+    // Parsed once, for the check and for the network and Tor tables. Private, loopback and link-local addresses
+    // have no geolocation or network data: only public, routable ones are looked up.
+    const addr = parseIp(ip);
+    if (addr?.range() !== "unicast") return out;
+    const key = keyOf(addr);
     const reader = ip.includes(":") ? (this.city.v6 ?? this.city.v4) : (this.city.v4 ?? this.city.v6);
     let rec: CityRecord | null = null;
     try {
@@ -122,13 +135,13 @@ export class GeoData {
         // An address the ASN database cannot parse has no ASN.
       }
     }
-    const net = this.networks.lookup(ip, asn);
+    const net = this.networks.lookup(key, asn);
     if (net) {
       if (net.kind) out.network = net.kind;
       if (net.asn && out.asn === undefined) out.asn = net.asn;
       if (net.org && out.as_org === undefined) out.as_org = net.org;
     }
-    if (this.tor.lookup(ip)) out.tor = true;
+    if (this.tor.lookup(key)) out.tor = true;
     return out;
   }
 }

@@ -3,10 +3,20 @@ import ipaddr from "ipaddr.js";
 
 export type IpKey = { v: 4; n: number } | { v: 6; n: bigint };
 
-export function ipKey(ip: string): IpKey | undefined {
-  if (!ipaddr.isValid(ip)) return undefined;
-  let addr = ipaddr.parse(ip);
+/** The address, IPv4-mapped IPv6 as IPv4; undefined for a string that is no address. */
+export function parseIp(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    // parse checks the syntax itself (and throws): asking isValid first would parse the string twice more.
+    addr = ipaddr.parse(ip);
+  } catch {
+    return undefined;
+  }
   if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  return addr;
+}
+
+export function keyOf(addr: ipaddr.IPv4 | ipaddr.IPv6): IpKey {
   if (addr.kind() === "ipv4") {
     const o = (addr as ipaddr.IPv4).octets;
     return { v: 4, n: (o[0] as number) * 16777216 + (o[1] as number) * 65536 + (o[2] as number) * 256 + (o[3] as number) };
@@ -14,6 +24,11 @@ export function ipKey(ip: string): IpKey | undefined {
   let n = 0n;
   for (const part of (addr as ipaddr.IPv6).parts) n = (n << 16n) | BigInt(part);
   return { v: 6, n };
+}
+
+export function ipKey(ip: string): IpKey | undefined {
+  const addr = parseIp(ip);
+  return addr && keyOf(addr);
 }
 
 /** The inclusive range of a CIDR (`a.b.c.d/len`, `x::/len`) or of a single address. */
@@ -32,12 +47,4 @@ export function cidrRange(text: string): { first: IpKey; last: IpKey } | undefin
   const host = (1n << BigInt(128 - len)) - 1n;
   const start = first.n & ~host & ((1n << 128n) - 1n);
   return { first: { v: 6, n: start }, last: { v: 6, n: start | host } };
-}
-
-/** Public, routable address? Private, loopback and link-local addresses have no geolocation or network data. */
-export function isPublicIp(ip: string): boolean {
-  if (!ipaddr.isValid(ip)) return false;
-  let addr = ipaddr.parse(ip);
-  if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
-  return addr.range() === "unicast";
 }

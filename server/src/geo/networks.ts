@@ -1,5 +1,5 @@
 // Hosting, VPN, proxy and Tor networks from plain text lists (format in server/data/README.md), parsed once.
-import { cidrRange, ipKey } from "./ip.js";
+import { cidrRange, type IpKey, ipKey } from "./ip.js";
 import { RangeTable } from "./ranges.js";
 
 export const NETWORK_KINDS = ["hosting", "vpn", "proxy", "tor"] as const;
@@ -66,8 +66,8 @@ export class NetworkList {
     return { entries, skipped };
   }
 
-  lookup(ip: string, asn?: number): NetworkInfo | undefined {
-    const key = ipKey(ip);
+  /** By the address's key (a geo lookup parses the address once for every table), else by its ASN. */
+  lookup(key: IpKey | undefined, asn?: number): NetworkInfo | undefined {
     const byRange = key ? this.ranges.get(key) : undefined;
     if (byRange) return byRange;
     if (asn !== undefined) {
