@@ -30,18 +30,20 @@ interface Derived {
 /** Velocity limits per window (see WINDOWS): beyond any person's pace, well within a script's. */
 const HIGH_VELOCITY = { user: 60, ip: 120, fingerprint: 60 };
 
+function countDevice(counts: Derived["deviceCounts"], type: string): void {
+  counts.all++;
+  if (type === "computer" || type === "tablet" || type === "mobile") counts[type]++;
+}
+
 function derive(input: EvaluationInput, identity: Identity, h: History): Derived {
   const user = identity.user;
   const device = identity.device;
   const deviceIsNewForUser = !device || device.isNew || !user || device.row.user_id !== user.id || device.row.status === "detached";
   const attached = h.devices.filter((d) => d.status === "attached" && d.id !== device?.row.id);
   const counts = { all: 0, computer: 0, tablet: 0, mobile: 0 };
+  for (const d of attached) countDevice(counts, d.type);
   // The current device counts for a known user and for a new one (it joins the account with this evaluation).
-  const all = [...attached.map((d) => d.type), ...((user || identity.userIsNew) && device ? [identity.deviceType] : [])];
-  for (const t of all) {
-    counts.all++;
-    if (t === "computer" || t === "tablet" || t === "mobile") counts[t]++;
-  }
+  if ((user || identity.userIsNew) && device) countDevice(counts, identity.deviceType);
   // Concurrent sessions: other attached devices of the user, active in the last 15 minutes, of the same type,
   // from another IP (two browsers of one person on one network are not sharing).
   const concurrent = attached.filter(
@@ -152,11 +154,14 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   content_spam_score: (c) => c.signals.content?.spamScore ?? 0,
 };
 
+/** The table as pairs, listed once rather than on every evaluation. */
+const CHECK_ENTRIES = Object.entries(CHECK_FUNCTIONS) as [string, CheckFn][];
+
 export function computeChecks(input: EvaluationInput, identity: Identity, signals: SignalSet, history: History): ChecksSnapshot {
   const ctx: CheckContext = { input, identity, signals, history, derived: derive(input, identity, history) };
   ctx.derived.travel = travelOf(ctx);
   const out: ChecksSnapshot = {};
-  for (const [name, fn] of Object.entries(CHECK_FUNCTIONS)) out[name] = (fn as CheckFn)(ctx);
+  for (const [name, fn] of CHECK_ENTRIES) out[name] = fn(ctx);
   return out;
 }
 

@@ -56,9 +56,10 @@ export function compare(ctx: ConditionContext, c: Comparison): boolean {
 /** Evaluates the tree; `matched` collects the comparisons that were true on the path that made it true. */
 export function evaluateCondition(ctx: ConditionContext, cond: Condition, matched?: Comparison[]): boolean {
   if ("all" in cond) {
-    const local: Comparison[] = [];
+    // Held apart until every branch holds; nothing to hold when no one collects (under a `not`).
+    const local: Comparison[] | undefined = matched && [];
     for (const c of cond.all) if (!evaluateCondition(ctx, c, local)) return false;
-    matched?.push(...local);
+    if (matched && local) for (const c of local) matched.push(c);
     return true;
   }
   if ("any" in cond) {

@@ -56,12 +56,20 @@ export function loadRisks(stored: string): Risk[] {
   );
 }
 
+/** The names of a risk's derived checks, written once per risk of the table rather than on every evaluation. */
+const RISK_CHECK_NAMES = new Map<string, { score: string; severity: string }>();
+
 /** The derived checks `risk.<name>.score` and `risk.<name>.severity` that policies may test. */
 export function riskChecks(risks: Risk[]): ChecksSnapshot {
   const out: ChecksSnapshot = {};
   for (const r of risks) {
-    out[`risk.${r.name}.score`] = r.score;
-    out[`risk.${r.name}.severity`] = r.severity;
+    let names = RISK_CHECK_NAMES.get(r.name);
+    if (!names) {
+      names = { score: `risk.${r.name}.score`, severity: `risk.${r.name}.severity` };
+      RISK_CHECK_NAMES.set(r.name, names);
+    }
+    out[names.score] = r.score;
+    out[names.severity] = r.severity;
   }
   return out;
 }
