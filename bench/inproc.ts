@@ -8,7 +8,7 @@ import path from "node:path";
 import { buildApp } from "../server/src/app.js";
 import { loadConfig } from "../server/src/config.js";
 import { createServices } from "../server/src/services.js";
-import { Traffic } from "./traffic.js";
+import { DEFAULT_TRAFFIC, Traffic } from "./traffic.js";
 
 const N = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 6000);
 const CONCURRENCY = 50;
@@ -31,7 +31,7 @@ await app.ready();
 const project = await services.repos.projects.create("inproc");
 const clientId = project.environments.development.client_id;
 
-const traffic = new Traffic(clientId, { users: 4000, browsers: 6000, newShare: 0.3, driftShare: 0.05, seed: 42 });
+const traffic = new Traffic(clientId, DEFAULT_TRAFFIC);
 const statuses = new Map<number, number>();
 
 async function run(requests: Iterable<{ action: string; body: string; headers: Record<string, string> }>): Promise<number> {

@@ -15,7 +15,7 @@ import pg from "pg";
 import { ADMIN_URL, freshDatabase, type StoreKind, type TestDatabase } from "../server/test/helpers.js";
 import { createProjectCli, ROOT, type ServerProcess, startServer } from "../server/test/server-process.js";
 import { summariseProfile } from "./profile.js";
-import { Traffic } from "./traffic.js";
+import { DEFAULT_TRAFFIC, Traffic } from "./traffic.js";
 
 const argv = new Set(process.argv.slice(2));
 const QUICK = argv.has("--quick");
@@ -87,24 +87,30 @@ async function withCpu<T>(pid: number | undefined, load: () => Promise<T>): Prom
 
 const mib = (b: number) => +(b / 1024 / 1024).toFixed(1);
 
-/** Client evaluations from varied traffic; returns the ids of the evaluations answered 200 (up to `keep`). */
+/**
+ * Client evaluations from varied traffic; returns the ids of the evaluations answered 200 (up to `keep`). `pool`:
+ * instead, each returning browser of the traffic once (one login apiece), what a live server knows before a run.
+ */
 async function evaluateLoad(
   server: ServerProcess,
   clientId: string,
-  opts: { duration?: number; amount?: number; keep?: number; seed?: number },
+  opts: { duration?: number; amount?: number; keep?: number; seed?: number; pool?: boolean },
 ) {
-  const traffic = new Traffic(clientId, { users: 4000, browsers: 6000, newShare: 0.3, driftShare: 0.05, seed: opts.seed ?? 42 });
+  const traffic = new Traffic(clientId, { ...DEFAULT_TRAFFIC, seed: opts.seed ?? DEFAULT_TRAFFIC.seed });
+  const pool = opts.pool ? traffic.pool() : undefined;
+  const next = () => pool?.next().value ?? traffic.next();
   const ids: string[] = [];
   const keep = opts.keep ?? 0;
+  const amount = opts.pool ? DEFAULT_TRAFFIC.browsers : opts.amount;
   const result = await autocannon({
     url: server.url,
     connections: CONNECTIONS,
-    ...(opts.amount ? { amount: opts.amount } : { duration: opts.duration ?? 10 }),
+    ...(amount ? { amount } : { duration: opts.duration ?? 10 }),
     requests: [
       {
         method: "POST",
         setupRequest: (req) => {
-          const t = traffic.next();
+          const t = next();
           return { ...req, method: "POST", path: `/v3/client/evaluate/${t.action}`, body: t.body, headers: t.headers };
         },
         onResponse: (status, body) => {
@@ -117,27 +123,6 @@ async function evaluateLoad(
     ],
   });
   return { result, ids };
-}
-
-/** The traffic's returning browsers, each seen once (one login apiece): what a live server knows before a run. */
-async function primeLoad(server: ServerProcess, clientId: string) {
-  const pool = new Traffic(clientId, { users: 4000, browsers: 6000, newShare: 0.3, driftShare: 0.05, seed: 42 }).pool();
-  const requests = [...pool];
-  let i = 0;
-  return autocannon({
-    url: server.url,
-    connections: CONNECTIONS,
-    amount: requests.length,
-    requests: [
-      {
-        method: "POST",
-        setupRequest: (req) => {
-          const t = requests[i++ % requests.length]!;
-          return { ...req, method: "POST", path: `/v3/client/evaluate/${t.action}`, body: t.body, headers: t.headers };
-        },
-      },
-    ],
-  });
 }
 
 async function getLoad(server: ServerProcess, secret: string, ids: string[], seconds: number) {
@@ -263,7 +248,7 @@ async function httpOnStore(kind: StoreKind): Promise<Row | undefined> {
   try {
     const project = await createProjectCli(db.env, "bench");
     server = await startServer({ ...db.env, ...SERVER_ENV });
-    await primeLoad(server, project.clientId);
+    await evaluateLoad(server, project.clientId, { pool: true });
     await evaluateLoad(server, project.clientId, { duration: SECONDS.warmup, seed: 7 });
     const pid = server.child.pid;
     const [{ result, ids }, evCpu] = await withCpu(pid, () =>
@@ -487,7 +472,7 @@ async function profileEvaluate(): Promise<unknown> {
         nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`, ...(sqlTiming ? ["--require", path.join(ROOT, "bench", "sql-timing.cjs")] : [])],
       },
     );
-    await primeLoad(server, project.clientId);
+    await evaluateLoad(server, project.clientId, { pool: true });
     const { result } = await evaluateLoad(server, project.clientId, { duration: SECONDS.evaluate });
     await server.stop();
     server = undefined;

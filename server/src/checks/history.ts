@@ -2,7 +2,6 @@
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { Identity } from "../pipeline/identity.js";
 import type { SignalSet } from "../signals/index.js";
-import { type DeviceRow, TOKEN_DEVICES } from "../store/devices.js";
 import type { RecentEvaluation, UserDevice } from "../store/history.js";
 import type { Repos } from "../store/repos.js";
 
@@ -45,14 +44,6 @@ export function listValues(input: EvaluationInput, identity: Identity, signals: 
   };
 }
 
-/** Distinct users of the token's devices: from the rows the identity step read, unless they were cut short. */
-function usersOfToken(repos: Repos, env: string, token: string, rows: DeviceRow[] | undefined): Promise<string[]> {
-  if (!rows || rows.length >= TOKEN_DEVICES) return repos.history.usersOfDevicesBy(env, "visitor_token", token);
-  const users = new Set<string>();
-  for (const r of rows) if (r.user_id) users.add(r.user_id);
-  return Promise.resolve([...users]);
-}
-
 export async function gatherHistory(repos: Repos, input: EvaluationInput, identity: Identity, signals: SignalSet): Promise<History> {
   const env = input.env.id;
   const at = input.at;
@@ -72,7 +63,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
       input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
       userId ? h.userDevices(env, userId) : none,
       fp ? h.fingerprintUsers(env, fp, at - WINDOWS.fingerprintUsers) : none,
-      token ? usersOfToken(repos, env, token, identity.tokenDevices) : none,
+      token ? repos.devices.tokenUsers(env, token, identity.tokenDevices) : none,
       repos.lists.membership(
         env,
         Object.values(listValues(input, identity, signals)).filter((v): v is string => !!v),

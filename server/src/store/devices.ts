@@ -92,6 +92,28 @@ export class DevicesRepo {
     return undefined;
   }
 
+  /**
+   * Distinct users of the token's devices (at most `cap`): from `tokenRows` (byToken's answer) unless they were cut
+   * at TOKEN_DEVICES.
+   */
+  async tokenUsers(environmentId: string, token: string, tokenRows?: DeviceRow[], cap = 200): Promise<string[]> {
+    if (tokenRows && tokenRows.length < TOKEN_DEVICES) {
+      const users = new Set<string>();
+      for (const r of tokenRows) if (r.user_id) users.add(r.user_id);
+      return [...users];
+    }
+    const rows = await this.db
+      .selectFrom("devices")
+      .select("user_id")
+      .distinct()
+      .where("environment_id", "=", environmentId)
+      .where("visitor_token", "=", token)
+      .where("user_id", "is not", null)
+      .limit(cap)
+      .execute();
+    return rows.map((r) => r.user_id as string);
+  }
+
   private async ownedBy(
     environmentId: string,
     column: "visitor_token" | "fingerprint_id",

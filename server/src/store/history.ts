@@ -1,7 +1,7 @@
 // Repository of the behavioural history the checks read (SPEC.md 6): recent evaluations of a user, sliding-window
-// counts per user, IP and fingerprint, devices per user, users per fingerprint / visitor token / IP, repeated
-// content. Every query is bounded and served by an index, and all of it lives in the shared store, so several
-// instances agree on velocity and device counts.
+// counts per user, IP and fingerprint, devices per user, users per fingerprint and per IP (per visitor token:
+// DevicesRepo.tokenUsers), repeated content. Every query is bounded and served by an index, and all of it lives in
+// the shared store, so several instances agree on velocity and device counts.
 import type { Kysely } from "kysely";
 import { newId } from "../ids.js";
 import { prepared } from "./prepared.js";
@@ -158,20 +158,6 @@ export class HistoryRepo {
   async userDevices(environmentId: string, userId: string, cap = 200): Promise<UserDevice[]> {
     const rows = await devicesOfUser.rows(this.db, { env: environmentId, user: userId, cap });
     return rows.map((r) => ({ ...r, last_seen_at: r.last_seen_at == null ? null : Number(r.last_seen_at) }));
-  }
-
-  /** Distinct users whose devices carry this fingerprint or this visitor token. */
-  async usersOfDevicesBy(environmentId: string, by: "fingerprint_id" | "visitor_token", value: string, cap = 200): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom("devices")
-      .select("user_id")
-      .distinct()
-      .where("environment_id", "=", environmentId)
-      .where(by, "=", value)
-      .where("user_id", "is not", null)
-      .limit(cap)
-      .execute();
-    return rows.map((r) => r.user_id as string);
   }
 
   /** Distinct users evaluated with this fingerprint since `since` (at most `cap`). */

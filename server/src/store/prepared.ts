@@ -53,18 +53,25 @@ const inserts = new Map<string, Prepared<Record<string, unknown>, unknown>>();
 
 /**
  * Inserts one row, compiled once per table and set of columns (a column left undefined keeps its default, as with
- * Kysely's own insert): parsing an insert's values is most of Kysely's cost on the hot path.
+ * Kysely's own insert): parsing an insert's values is most of Kysely's cost on the hot path. `ignoreConflictOn`:
+ * a row clashing on these unique columns is skipped (ON CONFLICT DO NOTHING). Answers whether the row was inserted.
  */
-export async function insertRow<T extends keyof Database & string>(db: Kysely<Database>, table: T, row: object): Promise<void> {
+export async function insertRow<T extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: T,
+  row: object,
+  ignoreConflictOn?: ReadonlyArray<keyof Database[T] & string>,
+): Promise<boolean> {
   const values = row as Record<string, unknown>;
   const columns = Object.keys(values).filter((k) => values[k] !== undefined);
-  const shape = `${table}(${columns.join(",")})`;
+  const shape = `${table}(${columns.join(",")})${ignoreConflictOn ? ` ignore (${ignoreConflictOn.join(",")})` : ""}`;
   let insert = inserts.get(shape);
   if (!insert) {
-    insert = prepared((d, p: Record<string, unknown>) =>
-      d.insertInto(table).values(Object.fromEntries(columns.map((c) => [c, p[c]])) as never),
-    );
+    insert = prepared((d, p: Record<string, unknown>) => {
+      const q = d.insertInto(table).values(Object.fromEntries(columns.map((c) => [c, p[c]])) as never);
+      return ignoreConflictOn ? q.onConflict((oc) => oc.columns(ignoreConflictOn as never).doNothing()) : q;
+    });
     inserts.set(shape, insert);
   }
-  await insert.execute(db, values);
+  return Number((await insert.execute(db, values)).numAffectedRows ?? 0n) > 0;
 }

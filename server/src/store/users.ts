@@ -2,7 +2,7 @@
 import type { Kysely, Selectable } from "kysely";
 import { newId } from "../ids.js";
 import { now } from "../time.js";
-import { prepared } from "./prepared.js";
+import { insertRow, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { UsersTable } from "./tables/core.js";
 
@@ -10,27 +10,6 @@ export type UserRow = Selectable<UsersTable>;
 
 const byExternal = prepared((db, p: { env: string; external: string }) =>
   db.selectFrom("users").selectAll().where("environment_id", "=", p.env).where("external_id", "=", p.external),
-);
-const USER_COLUMNS = [
-  "id",
-  "environment_id",
-  "external_id",
-  "email",
-  "phone",
-  "email_verified",
-  "phone_verified",
-  "metadata",
-  "groups",
-  "skip_challenge_count",
-  "converted_at",
-  "created_at",
-  "updated_at",
-] as const satisfies ReadonlyArray<keyof UserRow>;
-const insertIfAbsent = prepared((db, p: UserRow) =>
-  db
-    .insertInto("users")
-    .values(Object.fromEntries(USER_COLUMNS.map((c) => [c, p[c]])) as UserRow)
-    .onConflict((oc) => oc.columns(["environment_id", "external_id"]).doNothing()),
 );
 
 export class UsersRepo {
@@ -87,8 +66,7 @@ export class UsersRepo {
       created_at: t,
       updated_at: t,
     };
-    const res = await insertIfAbsent.execute(db, row);
-    if (Number(res.numAffectedRows ?? 0n) === 0) {
+    if (!(await insertRow(db, "users", row, ["environment_id", "external_id"]))) {
       // Another request created it first.
       const other = await byExternal.first(db, { env: environmentId, external: externalId });
       if (!other) throw new Error(`User ${externalId} neither inserted nor found`);
