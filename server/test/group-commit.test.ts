@@ -83,6 +83,30 @@ describe("group commit on the embedded store", () => {
     expect(seen()).toEqual(["solo"]);
   });
 
+  it("never commits half of a transaction that spans event-loop turns", async () => {
+    const later = () => new Promise((r) => setTimeout(r, 10));
+    const failing = db()
+      .transaction()
+      .execute(async (tx: typeof store.db) => {
+        await sql`insert into t (id, v) values ('half', 1)`.execute(tx);
+        await later();
+        // The batch's commit came due meanwhile: it waited, so the rollback still undoes 'half'.
+        expect(seen()).toEqual([]);
+        throw new Error("roll back");
+      });
+    await expect(failing).rejects.toThrow("roll back");
+    await db()
+      .transaction()
+      .execute(async (tx: typeof store.db) => {
+        await sql`insert into t (id, v) values ('first', 1)`.execute(tx);
+        await later();
+        expect(seen()).toEqual([]);
+        await sql`insert into t (id, v) values ('second', 2)`.execute(tx);
+      });
+    await store.durable();
+    expect(seen()).toEqual(["first", "second"]);
+  });
+
   it("commits what is pending when the store closes", async () => {
     await sql`insert into t (id, v) values ('last', 1)`.execute(store.db);
     await store.close();

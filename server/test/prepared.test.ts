@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../src/store/db.js";
 import { migrate } from "../src/store/migrations/index.js";
-import { insertRow, prepared } from "../src/store/prepared.js";
+import { insertRow, prepared, updateRow } from "../src/store/prepared.js";
 import { freshDatabase, STORES, type TestDatabase } from "./helpers.js";
 
 describe.each(STORES)("prepared queries on %s", (kind) => {
@@ -51,5 +51,88 @@ describe.each(STORES)("prepared queries on %s", (kind) => {
     await insertRow(store.db, "settings", { key, value: "4" });
     expect(await byKey.first(store.db, { key })).toEqual({ key, value: "4" });
     expect((await byKey.rows(store.db, { key: "' or 1=1 --" })).length).toBe(0);
+  });
+
+  it("updates a row by id, only the columns given", async () => {
+    await insertRow(store.db, "users", USER);
+    expect(await updateRow(store.db, "users", USER.id, { email: "new@example.com", phone: undefined, updated_at: 2 })).toBe(true);
+    expect(await updateRow(store.db, "users", "usr_missing", { email: "x@example.com" })).toBe(false);
+    const row = await store.db.selectFrom("users").selectAll().where("id", "=", USER.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ email: "new@example.com", phone: "+33600000000", updated_at: 2, metadata: "{}" });
+  });
+});
+
+const USER = {
+  id: "usr_prepared",
+  environment_id: "env_prepared",
+  external_id: "ext",
+  email: "old@example.com",
+  phone: "+33600000000",
+  email_verified: 0,
+  phone_verified: 0,
+  metadata: "{}",
+  groups: "[]",
+  skip_challenge_count: 0,
+  converted_at: null,
+  created_at: 1,
+  updated_at: 1,
+};
+
+describe("prepared queries on the embedded store with group commit (run on the connection directly)", () => {
+  let tdb: TestDatabase;
+  let store: Store;
+  const byKey = prepared((db, p: { key: string }) => db.selectFrom("settings").select(["key", "value"]).where("key", "=", p.key));
+  beforeAll(async () => {
+    tdb = await freshDatabase("sqlite");
+    store = openStore({ sqlitePath: `${tdb.env.DATA_DIR}/g.db`, groupCommit: true });
+    await migrate(store.db);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await tdb?.drop();
+  });
+
+  it("waits for another flow's transaction instead of reading or writing inside it", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let inserted!: () => void;
+    const insertedOnce = new Promise<void>((r) => {
+      inserted = r;
+    });
+    const tx = store.db.transaction().execute(async (t) => {
+      await insertRow(t, "settings", { key: "partial", value: "1" });
+      inserted();
+      await held;
+      throw new Error("roll back");
+    });
+    await insertedOnce;
+    // Outside the transaction: neither may run before it ends (the read would see its uncommitted row, and the
+    // write would be undone by its rollback).
+    let readDone = false;
+    const read = byKey.first(store.db, { key: "partial" }).then((r) => {
+      readDone = true;
+      return r;
+    });
+    const write = insertRow(store.db, "settings", { key: "outside", value: "2" });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(readDone).toBe(false);
+    release();
+    await expect(tx).rejects.toThrow("roll back");
+    expect(await read).toBeUndefined();
+    expect(await write).toBe(true);
+    await store.durable();
+    expect(await byKey.first(store.db, { key: "outside" })).toEqual({ key: "outside", value: "2" });
+  });
+
+  it("runs inside a transaction it is given, and commits with the batch", async () => {
+    await store.db.transaction().execute(async (t) => {
+      await insertRow(t, "settings", { key: "inside", value: "3" });
+      expect(await byKey.first(t, { key: "inside" })).toEqual({ key: "inside", value: "3" });
+      expect(await updateRow(t, "settings" as never, "unused", {})).toBe(false);
+    });
+    await store.durable();
+    expect(await byKey.first(store.db, { key: "inside" })).toEqual({ key: "inside", value: "3" });
   });
 });

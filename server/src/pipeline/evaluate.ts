@@ -6,6 +6,7 @@ import type { Kysely } from "kysely";
 import { newId } from "../ids.js";
 import { storeRisks } from "../risks/index.js";
 import { type EvaluationRow, toWireEvaluation } from "../store/evaluations.js";
+import { insertRow } from "../store/prepared.js";
 import type { Repos } from "../store/repos.js";
 import type { Database } from "../store/schema.js";
 import type { EvaluationInput } from "./context.js";
@@ -100,19 +101,16 @@ export class Pipeline {
       let accessId: string | null = null;
       if (input.action === "access" && device) {
         accessId = newId("acc");
-        await tx
-          .insertInto("access_records")
-          .values({
-            id: accessId,
-            environment_id: input.env.id,
-            device_id: device.row.id,
-            user_id: userRow?.id ?? null,
-            confidence: identity.fingerprint?.confidence ?? 0,
-            metadata: "{}",
-            created_at: at,
-            updated_at: at,
-          })
-          .execute();
+        await insertRow(tx, "access_records", {
+          id: accessId,
+          environment_id: input.env.id,
+          device_id: device.row.id,
+          user_id: userRow?.id ?? null,
+          confidence: identity.fingerprint?.confidence ?? 0,
+          metadata: "{}",
+          created_at: at,
+          updated_at: at,
+        });
       }
 
       const geo = decision.geolocation;

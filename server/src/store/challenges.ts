@@ -2,12 +2,20 @@
 // the WHERE clause), so concurrent operations on one challenge cannot both move it.
 import type { ChallengeStatus } from "@tessera/sdk/contract";
 import type { Kysely, Selectable } from "kysely";
-import { insertRow } from "./prepared.js";
+import { insertRow, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { ChallengesTable, DevOutboxTable } from "./tables/challenges.js";
 
 export type ChallengeRow = Selectable<ChallengesTable>;
 export type DevOutboxRow = Selectable<DevOutboxTable>;
+
+const PENDING: ChallengeStatus[] = ["created", "presented", "code_sent", "verified"];
+const pending = (db: Kysely<Database>, p: { env: string; user: string }) =>
+  db.selectFrom("challenges").selectAll().where("environment_id", "=", p.env).where("user_id", "=", p.user).where("status", "in", PENDING);
+const pendingOnDevice = prepared((db, p: { env: string; user: string; device: string }) =>
+  pending(db, p).where("device_id", "=", p.device),
+);
+const pendingOffDevice = prepared((db, p: { env: string; user: string }) => pending(db, p).where("device_id", "is", null));
 
 export class ChallengesRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -58,14 +66,9 @@ export class ChallengesRepo {
     deviceId: string | null,
     db: Kysely<Database> = this.db,
   ): Promise<ChallengeRow[]> {
-    let q = db
-      .selectFrom("challenges")
-      .selectAll()
-      .where("environment_id", "=", environmentId)
-      .where("user_id", "=", userId)
-      .where("status", "in", ["created", "presented", "code_sent", "verified"]);
-    q = deviceId ? q.where("device_id", "=", deviceId) : q.where("device_id", "is", null);
-    return q.execute();
+    return deviceId
+      ? pendingOnDevice.rows(db, { env: environmentId, user: userId, device: deviceId })
+      : pendingOffDevice.rows(db, { env: environmentId, user: userId });
   }
 
   async list(

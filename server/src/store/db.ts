@@ -6,6 +6,7 @@ import SQLite from "better-sqlite3";
 import { type DatabaseConnection, type Driver, Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, SqliteDriver } from "kysely";
 import pg from "pg";
 import { startCheckpointer } from "./checkpointer.js";
+import { registerDirectRunner } from "./prepared.js";
 import type { Database } from "./schema.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -79,6 +80,17 @@ export function openStore(opts: StoreOptions): Store {
   const group = opts.groupCommit ? new GroupCommit(sqlite) : undefined;
   const database = withStatementCache(sqlite, group);
   const db = new Kysely<Database>({ dialect: group ? new GroupCommitDialect(database, group) : new SqliteDialect({ database }) });
+  if (group) {
+    // Prepared queries (prepared.ts) run synchronously on the connection, unless another flow's transaction holds it:
+    // a query made inside a transaction is passed that transaction, so a plain Kysely instance means "outside".
+    registerDirectRunner(db, (on, sql, parameters) => {
+      if (!on.isTransaction && group.inTransaction) return undefined;
+      const st = database.prepare(sql) as SQLite.Statement;
+      if (st.reader) return { rows: st.all(parameters) };
+      const { changes, lastInsertRowid } = st.run(parameters);
+      return { insertId: BigInt(lastInsertRowid), numAffectedRows: BigInt(changes), rows: [] };
+    });
+  }
   return {
     db,
     dialect: "sqlite",
@@ -139,6 +151,7 @@ function withStatementCache(sqlite: SQLite.Database, group: GroupCommit | undefi
 export class GroupCommit {
   private batch: { done: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
   private savepoints = 0;
+  private flushWhenIdle = false;
 
   constructor(private readonly sqlite: SQLite.Database) {}
 
@@ -162,9 +175,15 @@ export class GroupCommit {
     setImmediate(() => this.flush());
   }
 
-  /** Commits the open batch now (also at close). */
+  /** Commits the open batch now (also at close), or as soon as the transaction in progress ends. */
   flush(): void {
     if (!this.batch) return;
+    // A transaction that awaits something else than the store can span event-loop turns: committing now would commit
+    // its first half alone (and a rollback could no longer undo it).
+    if (this.savepoints > 0) {
+      this.flushWhenIdle = true;
+      return;
+    }
     if (!this.sqlite.inTransaction) {
       this.settle(new Error("The store rolled back a batch of writes"));
       return;
@@ -182,27 +201,47 @@ export class GroupCommit {
     return this.batch?.done ?? RESOLVED;
   }
 
+  /** A Kysely transaction is open (it holds the connection until it ends). */
+  get inTransaction(): boolean {
+    return this.savepoints > 0;
+  }
+
   begin(): void {
     this.open();
     this.sqlite.exec(`savepoint tx${++this.savepoints}`);
   }
 
   commit(): void {
-    this.sqlite.exec(`release tx${this.savepoints--}`);
+    try {
+      this.sqlite.exec(`release tx${this.savepoints}`);
+    } finally {
+      this.ended();
+    }
   }
 
   rollback(): void {
-    const name = `tx${this.savepoints--}`;
-    // If SQLite already rolled the whole batch back, there is no savepoint left to return to.
-    if (!this.sqlite.inTransaction) return;
-    this.sqlite.exec(`rollback to ${name}`);
-    this.sqlite.exec(`release ${name}`);
+    const name = `tx${this.savepoints}`;
+    try {
+      // If SQLite already rolled the whole batch back, there is no savepoint left to return to.
+      if (!this.sqlite.inTransaction) return;
+      this.sqlite.exec(`rollback to ${name}`);
+      this.sqlite.exec(`release ${name}`);
+    } finally {
+      this.ended();
+    }
+  }
+
+  private ended(): void {
+    if (this.savepoints > 0) this.savepoints--;
+    if (this.savepoints === 0 && this.flushWhenIdle) {
+      this.flushWhenIdle = false;
+      setImmediate(() => this.flush());
+    }
   }
 
   private settle(error?: unknown): void {
     const batch = this.batch;
     this.batch = undefined;
-    this.savepoints = 0;
     if (error === undefined) batch?.resolve();
     else batch?.reject(error);
   }

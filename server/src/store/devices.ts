@@ -2,7 +2,7 @@
 import type { Device } from "@tessera/sdk/contract";
 import type { Kysely, Selectable } from "kysely";
 import { iso, isoOrUndefined } from "../time.js";
-import { insertRow, prepared } from "./prepared.js";
+import { insertRow, prepared, updateRow } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { DevicesTable } from "./tables/core.js";
 
@@ -141,6 +141,6 @@ export class DevicesRepo {
   }
 
   async update(id: string, patch: Partial<DeviceRow>, db: Kysely<Database> = this.db): Promise<void> {
-    await db.updateTable("devices").set(patch).where("id", "=", id).execute();
+    await updateRow(db, "devices", id, patch);
   }
 }

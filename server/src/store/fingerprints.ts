@@ -1,6 +1,6 @@
 // Repository of fingerprints: the server's record of each browser fingerprint seen in an environment.
 import type { Kysely, Selectable } from "kysely";
-import { insertRow, prepared } from "./prepared.js";
+import { insertRow, prepared, updateRow } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { FingerprintsTable } from "./tables/core.js";
 
@@ -73,6 +73,6 @@ export class FingerprintsRepo {
     next: { exact_hash: string; coarse_key: string; components: string },
     db: Kysely<Database> = this.db,
   ): Promise<void> {
-    await db.updateTable("fingerprints").set(next).where("id", "=", id).execute();
+    await updateRow(db, "fingerprints", id, next);
   }
 }

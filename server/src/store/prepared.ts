@@ -13,6 +13,20 @@ class Slot {
   constructor(readonly name: string) {}
 }
 
+/**
+ * Runs compiled SQL synchronously on the embedded store, skipping Kysely's executor (its connection mutex and layers of
+ * promises cost as much as a simple indexed read). Registered by openStore for SQLite (store/db.ts); answers undefined
+ * when it may not run the query now (another flow's transaction holds the connection), and Kysely's path is taken.
+ */
+export type DirectRunner = (db: Kysely<Database>, sql: string, parameters: readonly unknown[]) => QueryResult<unknown> | undefined;
+
+/** Direct runners by Kysely adapter: one adapter per Kysely instance, shared by its transactions. */
+const directs = new WeakMap<object, DirectRunner>();
+
+export function registerDirectRunner(db: Kysely<Database>, run: DirectRunner): void {
+  directs.set(db.getExecutor().adapter, run);
+}
+
 interface Compiled {
   sql: string;
   parameters: readonly unknown[];
@@ -25,16 +39,18 @@ export class Prepared<P extends object, R> {
   constructor(private readonly build: (db: Kysely<Database>, p: P) => Compilable<R>) {}
 
   async execute(db: Kysely<Database>, params: P): Promise<QueryResult<R>> {
-    const executor = db.getExecutor();
-    let c = this.compiled.get(executor.adapter);
+    const { adapter } = db.getExecutor();
+    let c = this.compiled.get(adapter);
     if (!c) {
       const slots = new Proxy({}, { get: (_, name) => new Slot(String(name)) }) as P;
       const q = this.build(db, slots).compile();
       c = { sql: q.sql, parameters: q.parameters };
-      this.compiled.set(executor.adapter, c);
+      this.compiled.set(adapter, c);
     }
     const values = params as Record<string, unknown>;
     const parameters = c.parameters.map((v) => (v instanceof Slot ? (values[v.name] ?? null) : v));
+    const direct = directs.get(adapter)?.(db, c.sql, parameters);
+    if (direct) return direct as QueryResult<R>;
     return db.executeQuery(CompiledQuery.raw(c.sql, parameters) as CompiledQuery<R>);
   }
 
@@ -74,4 +90,34 @@ export async function insertRow<T extends keyof Database & string>(
     inserts.set(shape, insert);
   }
   return Number((await insert.execute(db, values)).numAffectedRows ?? 0n) > 0;
+}
+
+const updates = new Map<string, Prepared<Record<string, unknown>, unknown>>();
+
+/**
+ * Updates the row with this id, compiled once per table and set of columns (a column left undefined is not set).
+ * Answers whether a row was updated.
+ */
+export async function updateRow<T extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: T,
+  id: string,
+  patch: object,
+): Promise<boolean> {
+  const values = patch as Record<string, unknown>;
+  const columns = Object.keys(values).filter((k) => values[k] !== undefined && k !== "id");
+  if (columns.length === 0) return false;
+  const shape = `${table}(${columns.join(",")})`;
+  let update = updates.get(shape);
+  if (!update) {
+    // Typed loosely: Kysely cannot type a `set` over a table chosen at run time.
+    update = prepared((d, p: Record<string, unknown>) =>
+      (d as unknown as Kysely<Record<string, { id: string }>>)
+        .updateTable(table as string)
+        .set(Object.fromEntries(columns.map((c) => [c, p[c]])))
+        .where("id", "=", p.id as string),
+    );
+    updates.set(shape, update);
+  }
+  return Number((await update.execute(db, { ...values, id })).numAffectedRows ?? 0n) > 0;
 }

@@ -2,7 +2,7 @@
 import type { Kysely, Selectable } from "kysely";
 import { newId } from "../ids.js";
 import { now } from "../time.js";
-import { insertRow, prepared } from "./prepared.js";
+import { insertRow, prepared, updateRow } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { UsersTable } from "./tables/core.js";
 
@@ -48,7 +48,7 @@ export class UsersRepo {
       }
       if (Object.keys(patch).length === 0) return { user: existing, created: false };
       patch.updated_at = t;
-      await db.updateTable("users").set(patch).where("id", "=", existing.id).execute();
+      await updateRow(db, "users", existing.id, patch);
       return { user: { ...existing, ...patch }, created: false };
     }
     const row: UserRow = {
