@@ -45,12 +45,8 @@ export class ChallengeService implements ChallengeIssuer {
     // A newer challenge for the same user and device supersedes a pending one.
     if (userId) {
       for (const old of await this.repos.challenges.pendingFor(input.env.id, userId, deviceId, db)) {
-        await this.repos.challenges.updateIf(
-          old.id,
-          [old.status as ChallengeStatus],
-          { status: transition(old.status as ChallengeStatus, "override"), updated_at: at },
-          db,
-        );
+        const from = old.status as ChallengeStatus;
+        await this.repos.challenges.moveIf(old.id, from, transition(from, "override"), at, db);
       }
     }
     const row: ChallengeRow = {

@@ -17,6 +17,10 @@ const pendingOnDevice = prepared((db, p: { env: string; user: string; device: st
 );
 const pendingOffDevice = prepared((db, p: { env: string; user: string }) => pending(db, p).where("device_id", "is", null));
 
+const statusIf = prepared((db, p: { id: string; from: string; to: string; at: number }) =>
+  db.updateTable("challenges").set({ status: p.to, updated_at: p.at }).where("id", "=", p.id).where("status", "=", p.from),
+);
+
 export class ChallengesRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -46,6 +50,12 @@ export class ChallengesRepo {
       .where("status", "in", [...from])
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /** Moves the challenge from one status to another, unless it moved meanwhile; answers whether it did. */
+  async moveIf(id: string, from: ChallengeStatus, to: ChallengeStatus, at: number, db: Kysely<Database> = this.db): Promise<boolean> {
+    const res = await statusIf.execute(db, { id, from, to, at });
+    return Number(res.numAffectedRows ?? 0n) > 0;
   }
 
   /** Counts one verify attempt atomically and answers the row as it is after counting (undefined if not code_sent). */

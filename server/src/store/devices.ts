@@ -2,7 +2,7 @@
 import type { Device } from "@tessera/sdk/contract";
 import type { Kysely, Selectable } from "kysely";
 import { iso, isoOrUndefined } from "../time.js";
-import { insertRow, prepared, updateRow } from "./prepared.js";
+import { insertRow, type Prepared, prepared, updateRow } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { DevicesTable } from "./tables/core.js";
 
@@ -44,6 +44,9 @@ const byToken = prepared((db, p: { env: string; token: string; limit: number }) 
     .orderBy("last_seen_at", "desc")
     .limit(p.limit),
 );
+
+/** Devices by visitor token or fingerprint and owner state (see ownedBy), compiled once per variant. */
+const owned = new Map<string, Prepared<{ env: string; value: string; owner: string }, DeviceRow>>();
 
 export class DevicesRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -120,10 +123,19 @@ export class DevicesRepo {
     value: string,
     owner: string | null | undefined,
   ): Promise<DeviceRow[]> {
-    let q = this.db.selectFrom("devices").selectAll().where("environment_id", "=", environmentId).where(column, "=", value);
-    if (owner === null) q = q.where("user_id", "is", null);
-    else if (owner !== undefined) q = q.where((eb) => eb.or([eb("user_id", "=", owner), eb("user_id", "is", null)]));
-    return q.orderBy("last_seen_at", "desc").limit(4).execute();
+    const kind = owner === null ? "unowned" : owner === undefined ? "any" : "owner";
+    const key = `${column}/${kind}`;
+    let query = owned.get(key);
+    if (!query) {
+      query = prepared((db, p: { env: string; value: string; owner: string }) => {
+        let q = db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where(column, "=", p.value);
+        if (kind === "unowned") q = q.where("user_id", "is", null);
+        else if (kind === "owner") q = q.where((eb) => eb.or([eb("user_id", "=", p.owner), eb("user_id", "is", null)]));
+        return q.orderBy("last_seen_at", "desc").limit(4);
+      });
+      owned.set(key, query);
+    }
+    return query.rows(this.db, { env: environmentId, value, owner: owner ?? "" });
   }
 
   async listForUser(environmentId: string, userId: string): Promise<DeviceRow[]> {

@@ -21,6 +21,9 @@ const byCoarseKey = prepared((db, p: { env: string; coarse: string; limit: numbe
     .orderBy("last_seen_at", "desc")
     .limit(p.limit),
 );
+const componentsById = prepared((db, p: { env: string; id: string }) =>
+  db.selectFrom("fingerprints").select(["id", "exact_hash", "components"]).where("environment_id", "=", p.env).where("id", "=", p.id),
+);
 const touchAt = prepared((db, p: { id: string; at: number }) =>
   db.updateTable("fingerprints").set({ last_seen_at: p.at }).where("id", "=", p.id),
 );
@@ -49,6 +52,8 @@ export class FingerprintsRepo {
 
   async componentsOf(environmentId: string, ids: string[]): Promise<Array<{ id: string; exact_hash: string; components: string }>> {
     if (ids.length === 0) return [];
+    // One candidate is the usual case (a browser's own fingerprint after a small drift).
+    if (ids.length === 1) return componentsById.rows(this.db, { env: environmentId, id: ids[0]! });
     return this.db
       .selectFrom("fingerprints")
       .select(["id", "exact_hash", "components"])

@@ -2,11 +2,21 @@
 // and of conversion markers (SPEC.md 7: a sharer chose "create my own account" on this device).
 import type { Kysely, Selectable } from "kysely";
 import { newId } from "../ids.js";
+import { prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { ConversionMarkersTable, IdentificationsTable } from "./tables/webhooks.js";
 
 export type IdentificationRow = Selectable<IdentificationsTable>;
 export type ConversionMarkerRow = Selectable<ConversionMarkersTable>;
+
+const openMarkersOf = prepared((db, p: { env: string; device: string }) =>
+  db
+    .selectFrom("conversion_markers")
+    .selectAll()
+    .where("environment_id", "=", p.env)
+    .where("device_id", "=", p.device)
+    .where("converted_at", "is", null),
+);
 
 export class IdentificationsRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -57,13 +67,7 @@ export class IdentificationsRepo {
 
   /** The open (not yet converted) markers of a device. */
   async openMarkers(environmentId: string, deviceId: string): Promise<ConversionMarkerRow[]> {
-    return this.db
-      .selectFrom("conversion_markers")
-      .selectAll()
-      .where("environment_id", "=", environmentId)
-      .where("device_id", "=", deviceId)
-      .where("converted_at", "is", null)
-      .execute();
+    return openMarkersOf.rows(this.db, { env: environmentId, device: deviceId });
   }
 
   /** Closes a marker once (conditional UPDATE) and stamps the user converted; answers whether this call closed it. */

@@ -6,9 +6,13 @@ import { type Kysely, type Selectable, sql } from "kysely";
 import { newId } from "../ids.js";
 import { iso, isoOrUndefined, now } from "../time.js";
 import type { Dialect } from "./db.js";
-import { insertRow } from "./prepared.js";
+import { insertRow, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from "./tables/webhooks.js";
+
+const enabledEndpoints = prepared((db, p: { env: string }) =>
+  db.selectFrom("webhook_endpoints").select(["id", "events"]).where("environment_id", "=", p.env).where("enabled", "=", 1),
+);
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookEventRow = Selectable<WebhookEventsTable>;
@@ -102,12 +106,7 @@ export class WebhooksRepo {
   /** Records an event and one pending delivery per enabled endpoint subscribed to it, in `db` (the caller's transaction). */
   async enqueue(db: Kysely<Database>, event: WebhookEventRow): Promise<number> {
     await insertRow(db, "webhook_events", event);
-    const endpoints = await db
-      .selectFrom("webhook_endpoints")
-      .select(["id", "events"])
-      .where("environment_id", "=", event.environment_id)
-      .where("enabled", "=", 1)
-      .execute();
+    const endpoints = await enabledEndpoints.rows(db, { env: event.environment_id });
     const targets = endpoints.filter((e) => (JSON.parse(e.events) as string[]).includes(event.event));
     if (targets.length === 0) return 0;
     await db
