@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../src/store/db.js";
 import { migrate } from "../src/store/migrations/index.js";
-import { insertRow, prepared, updateRow } from "../src/store/prepared.js";
+import { insertRow, newestFirst, prepared, updateRow } from "../src/store/prepared.js";
 import { freshDatabase, STORES, type TestDatabase } from "./helpers.js";
 
 describe.each(STORES)("prepared queries on %s", (kind) => {
@@ -59,6 +59,20 @@ describe.each(STORES)("prepared queries on %s", (kind) => {
     expect(await updateRow(store.db, "users", "usr_missing", { email: "x@example.com" })).toBe(false);
     const row = await store.db.selectFrom("users").selectAll().where("id", "=", USER.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ email: "new@example.com", phone: "+33600000000", updated_at: 2, metadata: "{}" });
+  });
+
+  it("answers the newest rows first, whether or not they all fit in the limit", async () => {
+    const created = [5, 1, 9, 3, 7];
+    for (const [i, at] of created.entries())
+      await insertRow(store.db, "users", { ...USER, id: `usr_n${i}`, environment_id: "env_newest", external_id: `n${i}`, created_at: at });
+    const newest = newestFirst("created_at", (db, p: { env: string }) =>
+      db.selectFrom("users").select(["external_id", "created_at"]).where("environment_id", "=", p.env),
+    );
+    const all = await newest.rows(store.db, { env: "env_newest" }, 10);
+    expect(all.map((r) => r.created_at)).toEqual([9, 7, 5, 3, 1]);
+    const three = await newest.rows(store.db, { env: "env_newest" }, 3);
+    expect(three.map((r) => r.created_at)).toEqual([9, 7, 5]);
+    expect(await newest.rows(store.db, { env: "env_none" }, 3)).toEqual([]);
   });
 });
 

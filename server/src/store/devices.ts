@@ -2,7 +2,7 @@
 import type { Device } from "@tessera/sdk/contract";
 import type { Kysely, Selectable } from "kysely";
 import { iso, isoOrUndefined } from "../time.js";
-import { insertRow, type Prepared, prepared, updateRow } from "./prepared.js";
+import { insertRow, newestFirst, type Prepared, prepared, updateRow } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { DevicesTable } from "./tables/core.js";
 
@@ -35,14 +35,8 @@ export function toWireDevice(row: DeviceRow, userExternalId: string | undefined,
   return d;
 }
 
-const byToken = prepared((db, p: { env: string; token: string; limit: number }) =>
-  db
-    .selectFrom("devices")
-    .selectAll()
-    .where("environment_id", "=", p.env)
-    .where("visitor_token", "=", p.token)
-    .orderBy("last_seen_at", "desc")
-    .limit(p.limit),
+const byToken = newestFirst("last_seen_at", (db, p: { env: string; token: string }) =>
+  db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("visitor_token", "=", p.token),
 );
 
 /** Devices by visitor token or fingerprint and owner state (see ownedBy), compiled once per variant. */
@@ -60,7 +54,7 @@ export class DevicesRepo {
    * per evaluation, they answer the drift candidate, the device of the request and the token's users.
    */
   async byToken(environmentId: string, token: string): Promise<DeviceRow[]> {
-    return byToken.rows(this.db, { env: environmentId, token, limit: TOKEN_DEVICES });
+    return byToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
   }
 
   /**

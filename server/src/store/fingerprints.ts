@@ -1,6 +1,6 @@
 // Repository of fingerprints: the server's record of each browser fingerprint seen in an environment.
 import type { Kysely, Selectable } from "kysely";
-import { insertRow, prepared, updateRow } from "./prepared.js";
+import { insertRow, newestFirst, prepared, updateRow } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { FingerprintsTable } from "./tables/core.js";
 
@@ -12,14 +12,12 @@ const byId = prepared((db, p: { env: string; id: string }) =>
 const byExactHash = prepared((db, p: { env: string; hash: string }) =>
   db.selectFrom("fingerprints").selectAll().where("environment_id", "=", p.env).where("exact_hash", "=", p.hash),
 );
-const byCoarseKey = prepared((db, p: { env: string; coarse: string; limit: number }) =>
+const byCoarseKey = newestFirst("last_seen_at", (db, p: { env: string; coarse: string }) =>
   db
     .selectFrom("fingerprints")
-    .select(["id", "exact_hash"])
+    .select(["id", "exact_hash", "last_seen_at"])
     .where("environment_id", "=", p.env)
-    .where("coarse_key", "=", p.coarse)
-    .orderBy("last_seen_at", "desc")
-    .limit(p.limit),
+    .where("coarse_key", "=", p.coarse),
 );
 const componentsById = prepared((db, p: { env: string; id: string }) =>
   db.selectFrom("fingerprints").select(["id", "exact_hash", "components"]).where("environment_id", "=", p.env).where("id", "=", p.id),
@@ -47,7 +45,7 @@ export class FingerprintsRepo {
 
   /** Match candidates without their (large) components: the index answers these, the components come from a cache. */
   async candidateKeys(environmentId: string, coarseKey: string, limit: number): Promise<Array<{ id: string; exact_hash: string }>> {
-    return byCoarseKey.rows(this.db, { env: environmentId, coarse: coarseKey, limit });
+    return byCoarseKey.rows(this.db, { env: environmentId, coarse: coarseKey }, limit);
   }
 
   async componentsOf(environmentId: string, ids: string[]): Promise<Array<{ id: string; exact_hash: string; components: string }>> {

@@ -4,7 +4,7 @@
 // the shared store, so several instances agree on velocity and device counts.
 import type { Kysely } from "kysely";
 import { newId } from "../ids.js";
-import { prepared } from "./prepared.js";
+import { newestFirst, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 
 export interface RecentEvaluation {
@@ -50,14 +50,12 @@ const evaluatedUsersBy = (by: "ip" | "fingerprint_id") =>
   );
 const usersByIp = evaluatedUsersBy("ip");
 const usersByFingerprint = evaluatedUsersBy("fingerprint_id");
-const devicesOfUser = prepared((db, p: { env: string; user: string; cap: number }) =>
+const devicesOfUser = newestFirst("last_seen_at", (db, p: { env: string; user: string }) =>
   db
     .selectFrom("devices")
     .select(["id", "type", "status", "fingerprint_id", "last_seen_at", "last_ip"])
     .where("environment_id", "=", p.env)
-    .where("user_id", "=", p.user)
-    .orderBy("last_seen_at", "desc")
-    .limit(p.cap),
+    .where("user_id", "=", p.user),
 );
 
 interface CounterParams {
@@ -156,7 +154,7 @@ export class HistoryRepo {
   }
 
   async userDevices(environmentId: string, userId: string, cap = 200): Promise<UserDevice[]> {
-    const rows = await devicesOfUser.rows(this.db, { env: environmentId, user: userId, cap });
+    const rows = await devicesOfUser.rows(this.db, { env: environmentId, user: userId }, cap);
     return rows.map((r) => ({ ...r, last_seen_at: r.last_seen_at == null ? null : Number(r.last_seen_at) }));
   }
 
