@@ -79,10 +79,10 @@ export async function insertRow<T extends keyof Database & string>(
   ignoreConflictOn?: ReadonlyArray<keyof Database[T] & string>,
 ): Promise<boolean> {
   const values = row as Record<string, unknown>;
-  const columns = Object.keys(values).filter((k) => values[k] !== undefined);
-  const shape = `${table}(${columns.join(",")})${ignoreConflictOn ? ` ignore (${ignoreConflictOn.join(",")})` : ""}`;
+  const shape = ignoreConflictOn ? `${shapeOf(table, values)} ignore ${ignoreConflictOn.join(",")}` : shapeOf(table, values);
   let insert = inserts.get(shape);
   if (!insert) {
+    const columns = Object.keys(values).filter((k) => values[k] !== undefined);
     insert = prepared((d, p: Record<string, unknown>) => {
       const q = d.insertInto(table).values(Object.fromEntries(columns.map((c) => [c, p[c]])) as never);
       return ignoreConflictOn ? q.onConflict((oc) => oc.columns(ignoreConflictOn as never).doNothing()) : q;
@@ -90,6 +90,13 @@ export async function insertRow<T extends keyof Database & string>(
     inserts.set(shape, insert);
   }
   return Number((await insert.execute(db, values)).numAffectedRows ?? 0n) > 0;
+}
+
+/** A table and the columns a row defines, as one key: built without intermediate arrays, on every write. */
+function shapeOf(table: string, values: Record<string, unknown>): string {
+  let shape = table;
+  for (const k in values) if (values[k] !== undefined) shape += `,${k}`;
+  return shape;
 }
 
 const updates = new Map<string, Prepared<Record<string, unknown>, unknown>>();
@@ -105,11 +112,11 @@ export async function updateRow<T extends keyof Database & string>(
   patch: object,
 ): Promise<boolean> {
   const values = patch as Record<string, unknown>;
-  const columns = Object.keys(values).filter((k) => values[k] !== undefined && k !== "id");
-  if (columns.length === 0) return false;
-  const shape = `${table}(${columns.join(",")})`;
+  const shape = shapeOf(table, values);
   let update = updates.get(shape);
   if (!update) {
+    const columns = Object.keys(values).filter((k) => values[k] !== undefined && k !== "id");
+    if (columns.length === 0) return false;
     // Typed loosely: Kysely cannot type a `set` over a table chosen at run time.
     update = prepared((d, p: Record<string, unknown>) =>
       (d as unknown as Kysely<Record<string, { id: string }>>)
