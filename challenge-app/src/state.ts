@@ -5,6 +5,7 @@ import { computed, signal } from "@preact/signals";
 import type { ChallengeView, Channel, Device } from "@tessera/sdk/contract";
 import { ApiError, api, authorise } from "./api.js";
 import { lang, t } from "./i18n/index.js";
+import { linkExpired } from "./link.js";
 
 export type Problem = "expired" | "failed" | "too_many_attempts" | "invalid_link" | "overridden" | "delivery_failed" | "error";
 export type Screen =
@@ -150,7 +151,7 @@ function fail(err: unknown, fatal: boolean): void {
   const e = err instanceof ApiError ? err : new ApiError(0, "internal", String(err));
   switch (e.code) {
     case "unauthorized":
-      problem("expired");
+      problem(linkExpired(new URLSearchParams(location.search).get("token")) ? "expired" : "invalid_link");
       return;
     case "forbidden":
     case "not_found":
