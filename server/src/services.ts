@@ -79,7 +79,7 @@ export async function createServices(config: Config, opts: { migrate?: boolean; 
   devices.events = events;
   const users = new UsersService(repos);
   users.events = events;
-  const accountSharing = new AccountSharingNotifier(repos, events);
+  const accountSharing = new AccountSharingNotifier(repos, events, rateLimiter);
   const adminMailer = createAdminMailer(config);
   accountSharing.mailer = adminMailer;
   pipeline.after.push(accountSharing.afterEvaluate, users.afterEvaluate);

@@ -3,6 +3,7 @@
 import type { Kysely } from "kysely";
 import { toEventUser } from "../domain/users.js";
 import type { AfterEvaluate, EventSink } from "../pipeline/evaluate.js";
+import type { RateLimiter } from "../rate-limit/limiter.js";
 import { loadRisks } from "../risks/index.js";
 import { toWireDevice } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
@@ -14,17 +15,18 @@ export interface AdminMailer {
 }
 
 const RAISED = new Set(["high", "maximum"]);
-/** At most one admin email per account per day: a shared account raises the risk on every request. */
+/** At most one admin email per account per day (across instances): a shared account raises the risk on every request. */
 const ADMIN_EMAIL_INTERVAL_MS = 24 * 3600 * 1000;
 
 export class AccountSharingNotifier {
   /** Without a mailer no email goes out, so no `account_sharing.admin_notified` is emitted either. */
   mailer?: AdminMailer;
-  private readonly lastEmailed = new Map<string, number>();
 
   constructor(
     private readonly repos: Repos,
     private readonly events: EventSink,
+    /** Counts the admin emails per account, shared by every instance (a per-process count would send one each). */
+    private readonly limiter: RateLimiter,
   ) {}
 
   readonly afterEvaluate: AfterEvaluate = async (result, input, identity, decision) => {
@@ -45,10 +47,9 @@ export class AccountSharingNotifier {
     await this.inTx((tx) => this.events.emit(tx, input.env.id, "account_sharing.signal", data));
 
     const admin = input.env.settings.admin_email;
-    const key = `${input.env.id}:${user.id}`;
-    const last = this.lastEmailed.get(key) ?? 0;
-    if (!this.mailer || !admin || input.at - last < ADMIN_EMAIL_INTERVAL_MS) return;
-    this.lastEmailed.set(key, input.at);
+    if (!this.mailer || !admin) return;
+    const { allowed } = await this.limiter.hit(`admin-email:${input.env.id}:${user.id}`, 1, ADMIN_EMAIL_INTERVAL_MS);
+    if (!allowed) return;
     await this.repos.durable();
     await this.mailer.send({
       to: admin,

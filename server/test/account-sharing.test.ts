@@ -1,0 +1,91 @@
+// Account sharing (SPEC.md 5, webhooks): when an account's account_sharing risk rises to high, `account_sharing.signal`
+// is emitted once for the rise and the project's admin is emailed (over real SMTP, read from the received mail), at
+// most once a day per account whatever the number of rises, with `account_sharing.admin_notified`; on both stores.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { startSmtp, type TestSmtp } from "./smtp.js";
+
+const ADMIN = "admin@example.com";
+
+describe.each(STORES)("account sharing on %s", (kind) => {
+  let t: TestApp;
+  let smtp: TestSmtp;
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    t = await startTestApp(kind, { SMTP_URL: smtp.url, EMAIL_FROM: "Tessera <no-reply@test.local>", TRUST_PROXY: "1" });
+    // Every login is let in, so each new browser joins the account (a challenged one would not).
+    const policy = await t.app.inject({
+      method: "POST",
+      url: "/v3/policies",
+      headers: t.auth,
+      payload: { name: "Let every login in (test)", actions: ["login"], priority: 1000, conditions: { all: [] }, verdict: "allow" },
+    });
+    expect(policy.statusCode, policy.body).toBe(201);
+    expect(await t.services.repos.projects.updateSettings(t.project.id, { admin_email: ADMIN })).toBe(true);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  const eventsOf = async (name: string) =>
+    (await t.services.repos.db.selectFrom("webhook_events").select("payload").where("event", "=", name).execute()).map(
+      (r) => JSON.parse(r.payload) as { account: string },
+    );
+  const adminMails = () => smtp.mails.filter((m) => m.to === ADMIN);
+
+  /** A login of `user` from its own browser and address (`n`); answers the account_sharing risk's severity. */
+  async function login(user: string, n: number): Promise<string | undefined> {
+    const r = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/login",
+      headers: { "x-forwarded-for": `203.0.113.${n}` },
+      payload: {
+        client_id: t.clientId,
+        user,
+        signals: { components: fakeComponents(`${user}-browser-${n}`), visitor_token: `tok-${user}-${n}-xxxxxxxx` },
+      },
+    });
+    expect(r.statusCode, r.body).toBe(200);
+    const { evaluation_id } = r.json() as { evaluation_id: string };
+    const ev = await t.app.inject({ method: "GET", url: `/v3/evaluations/${evaluation_id}`, headers: t.auth });
+    const { verdict, risks } = ev.json() as { verdict: string; risks: Array<{ name: string; severity: string }> };
+    expect(verdict).toBe("allow");
+    return risks.find((x) => x.name === "account_sharing")?.severity;
+  }
+
+  it("signals each rise, and emails the admin once a day per account", async () => {
+    const user = "sharer";
+    // Three browsers at three addresses: not yet shared.
+    for (const n of [1, 2, 3]) expect(["low", "medium", undefined]).toContain(await login(user, n));
+    expect(await eventsOf("account_sharing.signal")).toEqual([]);
+
+    // A fourth, active at the same time from elsewhere: the risk rises, once.
+    expect(["high", "maximum"]).toContain(await login(user, 4));
+    const mail = await smtp.next(ADMIN);
+    expect(mail.subject).toContain("Account sharer looks shared");
+    expect(mail.text).toMatch(/account-sharing risk of account sharer (high|maximum)/);
+    expect((await eventsOf("account_sharing.signal")).map((e) => e.account)).toEqual([user]);
+    expect((await eventsOf("account_sharing.admin_notified")).map((e) => e.account)).toEqual([user]);
+
+    // Still shared: no new signal, no new email.
+    expect(["high", "maximum"]).toContain(await login(user, 5));
+    expect(await eventsOf("account_sharing.signal")).toHaveLength(1);
+
+    // The owner logs the others out; later the account is shared again: a second rise is signalled, but the admin
+    // was emailed today already.
+    const owner = await t.services.repos.users.findByExternal(await envId(), user);
+    await t.services.repos.db.updateTable("devices").set({ status: "detached" }).where("user_id", "=", owner!.id).execute();
+    expect(["low", "medium", undefined]).toContain(await login(user, 6));
+    for (const n of [7, 8]) await login(user, n);
+    expect(["high", "maximum"]).toContain(await login(user, 9));
+    expect((await eventsOf("account_sharing.signal")).map((e) => e.account)).toEqual([user, user]);
+    expect(await eventsOf("account_sharing.admin_notified")).toHaveLength(1);
+    expect(adminMails()).toHaveLength(1);
+  });
+
+  async function envId(): Promise<string> {
+    const env = await t.services.repos.projects.environmentByClientId(t.clientId);
+    return env!.id;
+  }
+});
