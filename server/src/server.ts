@@ -29,7 +29,7 @@ async function demoCredentials(services: Services, config: Config): Promise<Demo
  * V8 lets the JS heap grow to 2–4 times what is live before collecting it. Under steady load the server held 130–240
  * MiB of heap pages for ~45 MiB live, so its RSS swung by 100 MiB and could end higher after 100,000 evaluations than
  * after 50,000 with no leak at all (bench/heap.ts). Growing the heap by at most 60 % per collection kept RSS within
- * 370–390 MiB over 100,000 evaluations, for ~7 % more CPU per evaluation. HEAP_GROWING_PERCENT sets it (0: V8's own
+ * 370–390 MiB over 100,000 evaluations, for 0.5–7 % more CPU per evaluation. HEAP_GROWING_PERCENT sets it (0: V8's own
  * choice); a value given to node itself wins.
  */
 function boundHeapGrowth(percent: number): void {
