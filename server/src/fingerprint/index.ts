@@ -4,6 +4,7 @@
 // Candidates for drift come from an index on a coarse key of the most stable components, never from a scan.
 import { createHash } from "node:crypto";
 import type { Components } from "@tessera/sdk/contract";
+import { BoundedMap } from "../caches.js";
 
 /** Components reduced to their values, keys sorted, so that the same browser always hashes the same. */
 export function normaliseComponents(components: Components): Record<string, unknown> {
@@ -339,8 +340,10 @@ export function bestParsedMatch<T extends { parsed: Record<string, unknown> }>(
  * Bounded; the oldest entries go first.
  */
 export class ParsedComponentsCache {
-  private readonly map = new Map<string, { hash: string; parsed: Record<string, unknown> }>();
-  constructor(private readonly max = 2000) {}
+  private readonly map: BoundedMap<string, { hash: string; parsed: Record<string, unknown> }>;
+  constructor(max = 2000) {
+    this.map = new BoundedMap(max);
+  }
 
   get(id: string, hash: string): Record<string, unknown> | undefined {
     const entry = this.map.get(id);
@@ -348,8 +351,7 @@ export class ParsedComponentsCache {
   }
 
   set(id: string, hash: string, parsed: Record<string, unknown>): void {
-    this.map.delete(id);
-    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value as string);
+    this.map.delete(id); // a refreshed entry is the newest
     this.map.set(id, { hash, parsed });
   }
 }

@@ -12,6 +12,7 @@ interface MmdbReader<T> {
   get(ip: string): T | null;
 }
 
+import { BoundedMap } from "../caches.js";
 import { keyOf, parseIp } from "./ip.js";
 import { type NetworkKind, NetworkList } from "./networks.js";
 
@@ -72,7 +73,7 @@ function countryName(code: string): string | undefined {
 }
 
 export class GeoData {
-  private cache = new Map<string, GeoResult>();
+  private readonly cache = new BoundedMap<string, GeoResult>(CACHE_SIZE);
 
   constructor(
     private readonly city: { v4?: MmdbReader<CityRecord>; v6?: MmdbReader<CityRecord> },
@@ -85,7 +86,6 @@ export class GeoData {
     const hit = this.cache.get(ip);
     if (hit) return hit;
     const res = this.compute(ip);
-    if (this.cache.size >= CACHE_SIZE) this.cache.clear();
     this.cache.set(ip, res);
     return res;
   }

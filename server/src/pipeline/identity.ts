@@ -2,6 +2,7 @@
 // Reads only; the writes it implies are returned as a plan that the orchestrator commits with the evaluation.
 import type { DeviceType } from "@tessera/sdk/contract";
 import { UAParser } from "ua-parser-js";
+import { BoundedMap } from "../caches.js";
 import {
   bestParsedMatch,
   coarseKey,
@@ -36,8 +37,7 @@ export interface Identity {
 }
 
 /** Parsed user agents by string: a few thousand distinct ones cover almost all traffic, and parsing is regex-heavy. */
-const uaCache = new Map<string, { info: Record<string, string>; type: DeviceType }>();
-const UA_CACHE_SIZE = 5000;
+const uaCache = new BoundedMap<string, { info: Record<string, string>; type: DeviceType }>(5000);
 
 export function parseUserAgent(ua: string | undefined): { info: Record<string, string>; type: DeviceType } {
   if (!ua) return { info: {}, type: "computer" };
@@ -45,7 +45,6 @@ export function parseUserAgent(ua: string | undefined): { info: Record<string, s
   if (cached) return cached;
   const parsed = parseUserAgentUncached(ua);
   Object.freeze(parsed.info); // shared by every request with this user agent
-  if (uaCache.size >= UA_CACHE_SIZE) uaCache.delete(uaCache.keys().next().value as string);
   uaCache.set(ua, parsed);
   return parsed;
 }

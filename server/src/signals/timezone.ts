@@ -1,6 +1,8 @@
 // Signal: the browser's time zone against the IP's location. No time-zone database is needed: the zone's UTC
 // offset now is compared with the solar offset of the IP's longitude (15° per hour). More than 3.5 hours apart
 // (wider than any country's legal-versus-solar gap plus DST) means the browser is far from its IP: a VPN or proxy.
+
+import { BoundedMap } from "../caches.js";
 import type { SignalContext, SignalSet } from "./types.js";
 
 const MISMATCH_HOURS = 3.5;
@@ -16,8 +18,7 @@ interface Zone {
   minute: number;
   offset: number | undefined;
 }
-const zones = new Map<string, Zone>();
-const MAX_ZONES = 5000;
+const zones = new BoundedMap<string, Zone>(5000);
 
 export function utcOffsetHours(timeZone: string, at: number): number | undefined {
   let zone = zones.get(timeZone);
@@ -29,7 +30,6 @@ export function utcOffsetHours(timeZone: string, at: number): number | undefined
       fmt = null;
     }
     zone = { fmt, minute: Number.NaN, offset: undefined };
-    if (zones.size >= MAX_ZONES) zones.clear();
     zones.set(timeZone, zone);
   }
   if (!zone.fmt) return undefined;

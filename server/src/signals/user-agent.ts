@@ -1,15 +1,15 @@
 // Signal: a user agent that names itself a bot, crawler or HTTP library (isbot's maintained pattern list).
 import { isbot } from "isbot";
+import { BoundedMap } from "../caches.js";
 import type { SignalContext, SignalSet } from "./types.js";
 
 /** isbot's verdict by user agent string: one large regex per call, and traffic repeats a few thousand agents. */
-const verdicts = new Map<string, boolean>();
+const verdicts = new BoundedMap<string, boolean>(5000);
 
 function isBotCached(ua: string): boolean {
   let v = verdicts.get(ua);
   if (v === undefined) {
     v = isbot(ua);
-    if (verdicts.size >= 5000) verdicts.delete(verdicts.keys().next().value as string);
     verdicts.set(ua, v);
   }
   return v;

@@ -1,6 +1,7 @@
 // Repository of lists (SPEC.md 5): named sets of values per environment, with optional expiry, and the one
 // membership query the evaluate hot path makes ("which lists hold any of these values").
 import type { Kysely } from "kysely";
+import { ShortCache } from "../caches.js";
 import { iso, now } from "../time.js";
 import type { Database } from "./schema.js";
 
@@ -17,22 +18,20 @@ export function normaliseListValue(v: string): string {
 const EMPTY_CACHE_MS = 1000;
 
 export class ListsRepo {
-  private readonly hasEntries = new Map<string, { at: number; has: boolean }>();
+  private readonly hasEntries = new ShortCache<boolean>(EMPTY_CACHE_MS);
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  private async anyEntries(environmentId: string): Promise<boolean> {
-    const t = now();
-    const hit = this.hasEntries.get(environmentId);
-    if (hit && t - hit.at < EMPTY_CACHE_MS) return hit.has;
-    const row = await this.db
-      .selectFrom("list_entries")
-      .select("list_id")
-      .where("environment_id", "=", environmentId)
-      .limit(1)
-      .executeTakeFirst();
-    this.hasEntries.set(environmentId, { at: t, has: row !== undefined });
-    return row !== undefined;
+  private anyEntries(environmentId: string): Promise<boolean> {
+    return this.hasEntries.get(environmentId, async () => {
+      const row = await this.db
+        .selectFrom("list_entries")
+        .select("list_id")
+        .where("environment_id", "=", environmentId)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    });
   }
 
   async add(
@@ -46,7 +45,6 @@ export class ListsRepo {
     const unique = [...new Set(values.map(normaliseListValue))];
     let added = 0;
     let updated = 0;
-    this.hasEntries.delete(environmentId);
     await this.db.transaction().execute(async (tx) => {
       const existing = new Set(
         (
@@ -87,17 +85,18 @@ export class ListsRepo {
         }
       }
     });
+    this.hasEntries.invalidate(environmentId);
     return { added, updated, total: await this.count(environmentId, listId) };
   }
 
   async remove(environmentId: string, listId: string, values: string[]): Promise<{ removed: number; total: number }> {
-    this.hasEntries.delete(environmentId);
     const res = await this.db
       .deleteFrom("list_entries")
       .where("environment_id", "=", environmentId)
       .where("list_id", "=", listId)
       .where("value", "in", [...new Set(values.map(normaliseListValue))])
       .executeTakeFirst();
+    this.hasEntries.invalidate(environmentId);
     return { removed: Number(res.numDeletedRows), total: await this.count(environmentId, listId) };
   }
 

@@ -2,6 +2,7 @@
 // and the once-per-environment seeding marker for the default policies.
 import type { Environment, Policy, PolicyChallenge, Verdict } from "@tessera/sdk/contract";
 import type { Kysely, Selectable } from "kysely";
+import { ShortCache } from "../caches.js";
 import { newId } from "../ids.js";
 import { iso, now } from "../time.js";
 import type { Database } from "./schema.js";
@@ -41,12 +42,12 @@ export function toWirePolicy(row: PolicyRow, environment: Environment): StoredPo
 }
 
 export class PoliciesRepo {
-  private cache = new Map<string, { at: number; rows: PolicyRow[] }>();
+  private readonly cache = new ShortCache<PolicyRow[]>(CACHE_MS);
 
   constructor(private readonly db: Kysely<Database>) {}
 
   private invalidate(environmentId: string): void {
-    this.cache.delete(environmentId);
+    this.cache.invalidate(environmentId);
   }
 
   /** Every policy of the environment, highest priority first (ties: oldest first). */
@@ -63,12 +64,7 @@ export class PoliciesRepo {
 
   /** The list above through the per-process cache (the evaluate hot path). */
   async listCached(environmentId: string): Promise<PolicyRow[]> {
-    const hit = this.cache.get(environmentId);
-    const t = Date.now();
-    if (hit && t - hit.at < CACHE_MS) return hit.rows;
-    const rows = await this.list(environmentId);
-    this.cache.set(environmentId, { at: t, rows });
-    return rows;
+    return this.cache.get(environmentId, () => this.list(environmentId));
   }
 
   async find(environmentId: string, id: string): Promise<PolicyRow | undefined> {

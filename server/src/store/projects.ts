@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import type { Environment } from "@tessera/sdk/contract";
 import type { Kysely } from "kysely";
+import { ShortCache } from "../caches.js";
 import { newId, newSecret } from "../ids.js";
 import { now } from "../time.js";
 import type { Database } from "./schema.js";
@@ -168,17 +169,13 @@ export class ProjectsRepo {
    * CLIENT_ID_CACHE_MS. (Secret keys are never cached: a revoked key stops working at once.)
    */
   async environmentByClientId(clientId: string): Promise<EnvironmentRecord | undefined> {
-    const t = now();
-    const hit = this.byClientId.get(clientId);
-    if (hit && t - hit.at < CLIENT_ID_CACHE_MS) return hit.env;
-    const row = await this.envQuery().where("environments.client_id", "=", clientId).executeTakeFirst();
-    const env = row && toRecord(row);
-    if (this.byClientId.size >= 10_000) this.byClientId.clear();
-    this.byClientId.set(clientId, { at: t, env });
-    return env;
+    return this.byClientId.get(clientId, async () => {
+      const row = await this.envQuery().where("environments.client_id", "=", clientId).executeTakeFirst();
+      return row && toRecord(row);
+    });
   }
 
-  private readonly byClientId = new Map<string, { at: number; env: EnvironmentRecord | undefined }>();
+  private readonly byClientId = new ShortCache<EnvironmentRecord | undefined>(CLIENT_ID_CACHE_MS);
 
   async environmentById(id: string): Promise<EnvironmentRecord | undefined> {
     const row = await this.envQuery().where("environments.id", "=", id).executeTakeFirst();
@@ -198,18 +195,17 @@ export class ProjectsRepo {
   }
 
   async setAllowedOrigins(projectId: string, env: Environment, origins: string[]): Promise<boolean> {
-    this.byClientId.clear();
     const r = await this.db
       .updateTable("environments")
       .set({ allowed_origins: JSON.stringify(origins) })
       .where("project_id", "=", projectId)
       .where("name", "=", env)
       .executeTakeFirst();
+    this.byClientId.invalidate();
     return Number(r.numUpdatedRows) > 0;
   }
 
   async updateSettings(projectId: string, patch: ProjectSettings): Promise<boolean> {
-    this.byClientId.clear();
     const row = await this.db.selectFrom("projects").select("settings").where("id", "=", projectId).executeTakeFirst();
     if (!row) return false;
     const settings = { ...(JSON.parse(row.settings) as ProjectSettings), ...patch };
@@ -218,6 +214,7 @@ export class ProjectsRepo {
       .set({ settings: JSON.stringify(settings), updated_at: now() })
       .where("id", "=", projectId)
       .execute();
+    this.byClientId.invalidate();
     return true;
   }
 
