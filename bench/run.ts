@@ -15,7 +15,7 @@ import pg from "pg";
 import { ADMIN_URL, freshDatabase, type StoreKind, type TestDatabase } from "../server/test/helpers.js";
 import { createProjectCli, ROOT, type ServerProcess, startServer } from "../server/test/server-process.js";
 import { summariseProfile } from "./profile.js";
-import { DEFAULT_TRAFFIC, Traffic } from "./traffic.js";
+import { BENCH_ENV, DEFAULT_TRAFFIC, Traffic } from "./traffic.js";
 
 const argv = new Set(process.argv.slice(2));
 const QUICK = argv.has("--quick");
@@ -24,9 +24,6 @@ const SECONDS = { hello: QUICK ? 5 : 10, warmup: QUICK ? 2 : 4, evaluate: QUICK 
 /** Evaluations for the memory figure, measured at half and at the end (issue 7: 100,000). */
 const MEMORY_EVALUATIONS = QUICK ? 20_000 : 100_000;
 const CONSUME_MAX = QUICK ? 5_000 : 20_000;
-
-/** Bench servers: rate limits out of the way, proxies trusted (X-Forwarded-For varies the client IP). */
-const SERVER_ENV = { TRUST_PROXY: "1", CLIENT_RATE_LIMIT: "1000000000", CLIENT_ID_RATE_LIMIT: "1000000000", LOG_LEVEL: "warn" };
 
 interface Row {
   scenario: string;
@@ -247,7 +244,7 @@ async function httpOnStore(kind: StoreKind): Promise<Row | undefined> {
   let server: ServerProcess | undefined;
   try {
     const project = await createProjectCli(db.env, "bench");
-    server = await startServer({ ...db.env, ...SERVER_ENV });
+    server = await startServer({ ...db.env, ...BENCH_ENV });
     await evaluateLoad(server, project.clientId, { pool: true });
     await evaluateLoad(server, project.clientId, { duration: SECONDS.warmup, seed: 7 });
     const pid = server.child.pid;
@@ -277,7 +274,7 @@ async function memory(): Promise<void> {
   let server: ServerProcess | undefined;
   try {
     const project = await createProjectCli(db.env, "bench-memory");
-    server = await startServer({ ...db.env, ...SERVER_ENV });
+    server = await startServer({ ...db.env, ...BENCH_ENV });
     const start = rssBytes(server.child.pid);
     // RSS after each chunk: the figures are read at the half and at the end of what was reached.
     const samples: Array<{ done: number; rss: number }> = [];
@@ -467,7 +464,7 @@ async function profileEvaluate(): Promise<unknown> {
     const project = await createProjectCli(db.env, "bench-profile");
     const sqlTiming = argv.has("--sql-timing") ? path.join(dir, `sql-timing-${Date.now()}.json`) : undefined;
     server = await startServer(
-      { ...db.env, ...SERVER_ENV, ...(sqlTiming ? { SQL_TIMING_FILE: sqlTiming } : {}) },
+      { ...db.env, ...BENCH_ENV, ...(sqlTiming ? { SQL_TIMING_FILE: sqlTiming } : {}) },
       {
         nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`, ...(sqlTiming ? ["--require", path.join(ROOT, "bench", "sql-timing.cjs")] : [])],
       },

@@ -45,6 +45,9 @@ export interface TrafficOptions {
   seed: number;
 }
 
+/** What a server needs to take this traffic: rate limits out of the way, proxies trusted (X-Forwarded-For varies the client IP). */
+export const BENCH_ENV = { TRUST_PROXY: "1", CLIENT_RATE_LIMIT: "1000000000", CLIENT_ID_RATE_LIMIT: "1000000000", LOG_LEVEL: "warn" };
+
 export const DEFAULT_TRAFFIC: TrafficOptions = { users: 4000, browsers: 6000, newShare: 0.3, driftShare: 0.05, seed: 42 };
 /** The pool of returning browsers is the same whatever the sequence seed: `pool()` introduces them to a server. */
 const POOL_SEED = 42;

@@ -1,0 +1,51 @@
+// The real app (embedded store, group commit) in this process, for the bench scripts that measure without sockets
+// or a load generator (inproc.ts, heap.ts): a fresh store in a temporary directory, one project, and client
+// evaluations driven through app.inject, `concurrency` at a time.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { buildApp } from "../server/src/app.js";
+import { loadConfig } from "../server/src/config.js";
+import { createServices } from "../server/src/services.js";
+import { BENCH_ENV, type ClientRequest } from "./traffic.js";
+
+export async function startInProcess(name: string) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `tessera-${name}-`));
+  const services = await createServices(
+    loadConfig({ NODE_ENV: "test", DATA_DIR: dir, BOOTSTRAP_PROJECT: "0", PUBLIC_URL: "http://localhost:8080", ...BENCH_ENV }),
+  );
+  const app = await buildApp(services, { logger: false });
+  await app.ready();
+  const clientId = (await services.repos.projects.create(name)).environments.development.client_id;
+  return {
+    clientId,
+    file: path.join(dir, "tessera.db"),
+    /** Sends every request, `concurrency` at a time; answers how many went, counting each answer's status. */
+    async evaluate(requests: Iterable<ClientRequest>, statuses?: Map<number, number>, concurrency = 50): Promise<number> {
+      const it = requests[Symbol.iterator]();
+      let done = 0;
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          for (let r = it.next(); !r.done; r = it.next()) {
+            const t = r.value;
+            const res = await app.inject({ method: "POST", url: `/v3/client/evaluate/${t.action}`, payload: t.body, headers: t.headers });
+            statuses?.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+            done++;
+          }
+        }),
+      );
+      return done;
+    },
+    /** Stops the app; the store is deleted unless `keep`. */
+    async close(keep = false): Promise<void> {
+      await app.close();
+      await services.close();
+      if (!keep) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The first `n` requests of a traffic sequence. */
+export function* take(traffic: { next(): ClientRequest }, n: number): Generator<ClientRequest> {
+  for (let i = 0; i < n; i++) yield traffic.next();
+}
