@@ -136,20 +136,12 @@ const TABLE: Row[] = [
     set: {
       why: "a known user on a browser they never used",
       value: true,
-      run: async (h) => {
-        const user = h.id("u");
-        await h.client("visit", { user, browser: h.browser() });
-        return h.client("visit", { user, browser: h.browser() });
-      },
+      run: (h) => twoDevices(h),
     },
     unset: {
       why: "a known user on their usual browser",
       value: false,
-      run: async (h) => {
-        const [user, b] = [h.id("u"), h.browser()];
-        await h.client("visit", { user, browser: b });
-        return h.client("visit", { user, browser: b });
-      },
+      run: (h) => onTheUsualBrowser(h),
     },
   },
   {
@@ -157,20 +149,12 @@ const TABLE: Row[] = [
     set: {
       why: "a known user on another machine",
       value: true,
-      run: async (h) => {
-        const user = h.id("u");
-        await h.client("visit", { user, browser: h.browser() });
-        return h.client("visit", { user, browser: h.browser() });
-      },
+      run: (h) => twoDevices(h),
     },
     unset: {
       why: "a known user on their attached device",
       value: false,
-      run: async (h) => {
-        const [user, b] = [h.id("u"), h.browser()];
-        await h.client("visit", { user, browser: b });
-        return h.client("visit", { user, browser: b });
-      },
+      run: (h) => onTheUsualBrowser(h),
     },
   },
   {
@@ -647,8 +631,15 @@ async function travel(h: Harness, from: string, to: string): Promise<Evaluation>
   return h.client("login", { user, browser: b, ip: to });
 }
 
-/** A user's first device (a desktop browser), then a second one with the given user agent. */
-async function twoDevices(h: Harness, ua: string): Promise<Evaluation> {
+/** A known user's second visit from the browser of the first. */
+async function onTheUsualBrowser(h: Harness): Promise<Evaluation> {
+  const [user, b] = [h.id("u"), h.browser()];
+  await h.client("visit", { user, browser: b });
+  return h.client("visit", { user, browser: b });
+}
+
+/** A user's first device (a desktop browser), then a second one (with the given user agent, else another desktop). */
+async function twoDevices(h: Harness, ua?: string): Promise<Evaluation> {
   const user = h.id("u");
   await h.client("visit", { user, browser: h.browser() });
   return h.client("visit", { user, browser: h.browser(ua) });
