@@ -71,6 +71,9 @@ export class Pipeline {
       if (identity.fingerprint) {
         if (identity.fingerprint.isNew) await repos.fingerprints.insert(identity.fingerprint.row, tx);
         else await repos.fingerprints.touch(identity.fingerprint.row, at, tx);
+        // A drift match moves the known fingerprint to the components just seen.
+        const drift = identity.fingerprint.drift;
+        if (drift) await repos.fingerprints.updateComponents(identity.fingerprint.row.id, drift, tx);
       }
       const device = identity.device;
       // A device joins the user's account only on a verdict that lets the user in: a challenged device joins when
