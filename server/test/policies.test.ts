@@ -158,7 +158,10 @@ describe.each(STORES)("policies on %s", (kind) => {
       );
     };
     const first = await client(fakeComponents("drift"));
-    const driftedComponents = fakeComponents("drift", { screenResolution: [1280, 720], fonts: ["Arial", "Courier New", "Font-drift", "Noto"] });
+    const driftedComponents = fakeComponents("drift", {
+      screenResolution: [1280, 720],
+      fonts: ["Arial", "Courier New", "Font-drift", "Noto"],
+    });
     const drifted = await client(driftedComponents);
     expect(drifted.fingerprint?.id).toBe(first.fingerprint?.id);
     expect(drifted.fingerprint?.confidence).toBeLessThan(1);
