@@ -69,11 +69,11 @@ export class Pipeline {
         ).user;
       }
       if (identity.fingerprint) {
-        if (identity.fingerprint.isNew) await repos.fingerprints.insert(identity.fingerprint.row, tx);
-        else await repos.fingerprints.touch(identity.fingerprint.row, at, tx);
-        // A drift match moves the known fingerprint to the components just seen.
-        const drift = identity.fingerprint.drift;
-        if (drift) await repos.fingerprints.updateComponents(identity.fingerprint.row.id, drift, tx);
+        const { row: fp, drift } = identity.fingerprint;
+        if (identity.fingerprint.isNew) await repos.fingerprints.insert(fp, tx);
+        // A drift match moves the known fingerprint to the components just seen (a sighting too, in the same write).
+        else if (drift) await repos.fingerprints.updateComponents(fp.id, { ...drift, last_seen_at: at }, tx);
+        else await repos.fingerprints.touch(fp, at, tx);
       }
       const device = identity.device;
       // A device joins the user's account only on a verdict that lets the user in: a challenged device joins when

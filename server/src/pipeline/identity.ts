@@ -26,7 +26,7 @@ export interface Identity {
     row: FingerprintRow;
     confidence: number;
     isNew: boolean;
-    /** Set on a drift match: the components to move the known fingerprint to (applied after the evaluation). */
+    /** Set on a drift match: the components to move the known fingerprint to (in the evaluation's transaction). */
     drift?: { exact_hash: string; coarse_key: string; components: string };
   };
   device?: { row: DeviceRow; isNew: boolean; wasDetached: boolean };

@@ -70,10 +70,10 @@ export class FingerprintsRepo {
     await touchAt.execute(db, { id: row.id, at });
   }
 
-  /** After a drift match: the fingerprint follows the browser's latest components, so the next visit is exact. */
+  /** On a drift match: the fingerprint follows the browser's latest components, so the next visit is exact. */
   async updateComponents(
     id: string,
-    next: { exact_hash: string; coarse_key: string; components: string },
+    next: { exact_hash: string; coarse_key: string; components: string; last_seen_at?: number },
     db: Kysely<Database> = this.db,
   ): Promise<void> {
     await updateRow(db, "fingerprints", id, next);
