@@ -2,7 +2,16 @@
 // FingerprintJS-like components, visitor token, user agent and usual IP; most requests come from returning
 // browsers (some with a little drift: a new browser version, another screen), the rest from new ones.
 
-import { rng } from "../server/scenarios/devices.js";
+/** xorshift32: the bench's own sequence (kept as it was, so figures compare across versions). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+}
 
 const USER_AGENTS = [
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",

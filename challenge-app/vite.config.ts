@@ -1,28 +1,15 @@
 // Builds the hosted challenge app into challenge-app/dist, served by the server at /challenge/ (SPEC.md 11).
 import { fileURLToPath } from "node:url";
 import preact from "@preact/preset-vite";
-import { defineConfig, type Plugin } from "vite";
-
-/**
- * The wire contract declares every schema at module top level with zod/mini calls, which a bundler must assume
- * have side effects, so every schema of the contract would ship. Annotating those calls pure (in the bundle only;
- * the source is untouched) lets it keep just the schemas the app uses: ChallengeView, Device, ErrorBody.
- */
-function pureContract(): Plugin {
-  return {
-    name: "tessera-pure-contract",
-    enforce: "pre",
-    transform(code, id) {
-      if (!/[\\/]sdk[\\/]src[\\/]contract[\\/][^\\/]+\.ts$/.test(id)) return null;
-      return { code: code.replace(/(^|[=(,:[]\s*)z\./gm, "$1/* @__PURE__ */ z."), map: null };
-    },
-  };
-}
+import { defaultClientConditions, defineConfig } from "vite";
+import { pureContract } from "../scripts/vite-pure-contract.js";
 
 export default defineConfig({
   root: fileURLToPath(new URL(".", import.meta.url)),
   base: "/challenge/",
   plugins: [pureContract(), preact()],
+  // The contract from its TypeScript sources (the "@tessera/source" export condition of @tessera/sdk), never a stale build.
+  resolve: { conditions: ["@tessera/source", ...defaultClientConditions] },
   build: {
     outDir: "dist",
     emptyOutDir: true,

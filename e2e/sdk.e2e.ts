@@ -1,13 +1,21 @@
 // The browser SDK in a real Chromium against a real server (issue 3 "End-to-end tests"): a customer page on
 // another origin with only the script tag and a few lines evaluates a login that the backend client reads and
-// consumes; fingerprints are stable across reloads and differ across devices; automation shows in the checks;
+// consumes; fingerprints are stable across reloads and differ across devices; automation shows in the checks, and a
+// stealth headless browser without markers in the server's own checks;
 // bad arguments and a server that is down reject without breaking the page.
+
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError, Client } from "../sdk/src/node/index.js";
+import { ApiError, Client, userToken } from "../sdk/src/node/index.js";
 import { type Browser, launchBrowser, screenshot } from "./helpers/browser.js";
 import { type CustomerSite, startCustomerSite } from "./helpers/customer-site.js";
 import { type RunningServer, startServer } from "./helpers/server.js";
+
+const CLI = join(new URL("../", import.meta.url).pathname, "bin/tessera.mjs");
+const run = promisify(execFile);
 
 let server: RunningServer;
 let site: CustomerSite;
@@ -112,6 +120,21 @@ describe("browser SDK", () => {
     expect(evaluation.checks?.client_automation).toBe(true);
   });
 
+  it("a stealth headless browser (no webdriver flag, a Windows user agent, the 800×600 screen) is caught by the server's own checks", async () => {
+    const b = await browser({
+      human: true,
+      userAgent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+      viewport: { width: 800, height: 600 },
+    });
+    const page = await b.newPage();
+    expect(await page.evaluate(() => navigator.webdriver)).toBe(false);
+    const evaluation = await client.getEvaluation(await evaluatedLogin(page));
+    // The SDK sent the window sizes; the platform (Linux x86_64) contradicts the user agent.
+    expect(evaluation.checks).toMatchObject({ user_agent_mismatch: true, headless_window: true, is_bot: true });
+    expect(["high", "maximum"]).toContain(evaluation.risks?.find((r) => r.name === "bot")?.severity);
+    expect(evaluation.verdict).toBe("challenge");
+  });
+
   it("a bad argument to evaluate.login rejects with an error that names it", async () => {
     const b = await browser();
     const page = await b.newPage();
@@ -141,6 +164,49 @@ describe("browser SDK", () => {
       }
     });
     expect(syncThrow).toBe("rejected options.clientId");
+    // A heartbeat faster than a second would be a load, not a check: refused the same way.
+    const fastBeat = await page.evaluate(() => {
+      const T = (window as unknown as { Tessera: new (o: unknown) => { evaluate: { login(): Promise<unknown> } } }).Tessera;
+      return new T({ clientId: "pk_test_x", heartbeat: { interval: 5 } }).evaluate.login().then(
+        () => "resolved",
+        (e: { param?: string }) => `rejected ${e.param}`,
+      );
+    });
+    expect(fastBeat).toBe("rejected options.heartbeat.interval");
+  });
+
+  it("attach sends the backend's user_token: refused without it (403), attached with it", async () => {
+    // The operator creates the environment's identity secret with the CLI; the customer's backend signs the user id.
+    const { stdout } = await run(process.execPath, [CLI, "keys", "identity-secret", server.project.id, "--env", "development", "--json"], {
+      env: { ...process.env, NODE_ENV: "development", DATA_DIR: server.dataDir },
+    });
+    const secret = (JSON.parse(stdout.slice(stdout.indexOf("{"))) as { identity_secret: string }).identity_secret;
+    const token = await userToken(secret, "acct_attach");
+    const b = await browser();
+    const page = await b.newPage();
+    await evaluatedLogin(page);
+    const attach = (user_token?: string) =>
+      page.evaluate(async (t) => {
+        const tessera = (window as unknown as { tessera: { attach(o: unknown): Promise<{ device: string; status: string }> } }).tessera;
+        try {
+          return await tessera.attach({ user: "acct_attach", ...(t ? { user_token: t } : {}) });
+        } catch (e) {
+          return { error: `${(e as Error).name} ${(e as { status: number }).status} ${(e as { code: string }).code}` };
+        }
+      }, user_token);
+    expect(await attach()).toEqual({ error: "ApiError 403 identity_verification_required" });
+    // The server reads the CLI's new secret within its client-id cache time (2 s).
+    let attached = { device: "", status: "" };
+    await expect
+      .poll(
+        async () => {
+          attached = (await attach(token)) as typeof attached;
+          return attached.status;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe("attached");
+    expect((await client.getUserDevices("acct_attach")).map((d) => d.id)).toEqual([attached.device]);
   });
 
   it("when the server is down the promise rejects with a NetworkError and the page keeps working", async () => {

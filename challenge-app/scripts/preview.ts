@@ -261,8 +261,8 @@ try {
       // Account sharing: why (skip, create my own account) → code → devices → kick two → within the limit.
       await open("share", lang);
       await shot("06-sharing-intro", tag);
+      // One place to send the code: the intro's button sends it (no choice screen).
       await page.click("button.primary");
-      await page.click("button[type=submit]");
       await page.waitForSelector("#code");
       await page.fill("#code", RIGHT_CODE);
       await page.waitForSelector(".devices");

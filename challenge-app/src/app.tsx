@@ -10,7 +10,7 @@ import { Devices } from "./screens/devices.js";
 import { Done } from "./screens/done.js";
 import { Intro } from "./screens/intro.js";
 import { Problem } from "./screens/problem.js";
-import { projectName, screen, view } from "./state.js";
+import { backHref, projectName, screen, view } from "./state.js";
 import { Title } from "./ui.js";
 
 function Current() {
@@ -66,6 +66,12 @@ export function App() {
         <Current />
       </main>
       <footer class="footer">
+        {/* A way back to the site that leaves the challenge as it is (the done and problem screens have their own). */}
+        {backHref.value && s.name !== "done" && s.name !== "problem" && (
+          <a class="back" href={backHref.value}>
+            {m.back(projectName.value)}
+          </a>
+        )}
         <label for="lang">{m.language}</label>
         <select id="lang" value={lang.value} onChange={(e) => (lang.value = (e.currentTarget as HTMLSelectElement).value as Language)}>
           {(Object.keys(CATALOGUES) as Language[]).map((code) => (

@@ -35,7 +35,11 @@ export const now = signal(Date.now());
 
 export const projectName = computed(() => view.value?.project.name ?? "");
 export const deviceLimit = computed(() => view.value?.device_limit ?? DEFAULT_DEVICE_LIMIT);
-export const attachedCount = computed(() => devices.value.filter((d) => d.status === "attached").length);
+/**
+ * The devices counted against the limit: every device the server lists — those signed in to the account and this
+ * device, which joins it when the challenge passes — exactly as the server counts them when completing.
+ */
+export const countedDevices = computed(() => devices.value.length);
 export const resendIn = computed(() => {
   const at = view.value?.resend_available_at;
   return at ? Math.max(0, Math.ceil((Date.parse(at) - now.value) / 1000)) : 0;
@@ -48,6 +52,8 @@ export const openChannels = computed(() => {
     ? v.available_channels.filter((c) => !v.verified_channels.includes(c.channel))
     : v.available_channels;
 });
+/** The customer's page the user came from, as the server vouches for it (an allowed origin only). */
+export const backHref = computed(() => view.value?.back_url ?? null);
 export const successHref = computed(() => {
   const v = view.value;
   if (!v?.success_url) return null;
@@ -180,7 +186,11 @@ function fail(err: unknown, fatal: boolean): void {
   else say("error", text);
 }
 
-export const begin = () => go({ name: "channel" });
+/** Past the intro: with one place to send the code there is nothing to choose, so it goes out at once. */
+export const begin = () => {
+  const only = openChannels.value.length === 1 ? openChannels.value[0] : undefined;
+  return only ? send(only.channel) : go({ name: "channel" });
+};
 export const otherChannel = () => go({ name: "channel" });
 
 export const send = (channel: Channel, resend = false) =>
@@ -202,7 +212,8 @@ export const verify = (code: string) =>
       if (!(err instanceof ApiError && err.code === "invalid_code")) throw err;
       view.value = await api.view();
       if (view.value.attempts_left <= 0) return problem("too_many_attempts");
-      say("error", `${t.value.code.wrong} ${t.value.code.attempts(view.value.attempts_left)}`);
+      // The attempts left are on the code screen already, updated by this read: said once.
+      say("error", t.value.code.wrong);
     }
   });
 

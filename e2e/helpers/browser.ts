@@ -1,6 +1,7 @@
 // Launches Debian's Chromium through playwright-core with a fresh profile per call (TOOLCHAIN.md "Browser").
 // Every fresh headless profile on one machine yields the same FingerprintJS components, so a test that needs
 // another device passes another user agent, viewport, locale and time zone.
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,6 +44,21 @@ export const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
+let chromiumMajor: string | undefined;
+
+/**
+ * A user agent that tells the truth about the browser's version: the server compares the user agent's Chrome version
+ * with the client hints, which Chromium always fills with its own (issue 15), and a user agent naming another version is
+ * what a forged one looks like. Tests vary the rest of the user agent (platform, device) to make distinct devices.
+ */
+function truthfulVersion(userAgent: string | undefined): string | undefined {
+  if (!userAgent) return undefined;
+  chromiumMajor ??= /Chromium (\d+)/.exec(
+    execFileSync(CHROMIUM, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }),
+  )?.[1];
+  return chromiumMajor ? userAgent.replace(/Chrome\/\d+/, `Chrome/${chromiumMajor}`) : userAgent;
+}
+
 /** Opens a persistent context; pass `profileDir` to reopen an existing profile (same browser, restarted). */
 export async function launchBrowser(options: BrowserOptions = {}, profileDir?: string): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium`);
@@ -50,7 +66,7 @@ export async function launchBrowser(options: BrowserOptions = {}, profileDir?: s
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: CHROMIUM,
     args: [...CHROMIUM_ARGS, ...(options.human ? ["--disable-blink-features=AutomationControlled"] : []), ...(options.args ?? [])],
-    userAgent: options.userAgent,
+    userAgent: truthfulVersion(options.userAgent),
     viewport: options.viewport ?? { width: 1280, height: 800 },
     screen: options.viewport,
     locale: options.locale,

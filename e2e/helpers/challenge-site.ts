@@ -1,10 +1,11 @@
 // A "customer site" for the challenge flows (issue 5), on another origin than the Tessera server, under a strict
 // CSP: pages that load the SDK by script tag and run a few lines of the customer's code, and the customer's own
 // backend, which consumes the evaluation it gets back on the success URL with the backend client.
-//   /login?user=&email=  evaluates a login; when challenged, follows `redirect` to the hosted app.
-//   /app?user=&email=    evaluates a login (the device gets attached to the user), then `#access` runs
+//   /login?user=&email=[&phone=]  evaluates a login; when challenged, follows `redirect` to the hosted app.
+//   /app?user=&email=[&heartbeat=ms]  evaluates a login (the device gets attached to the user), then `#access` runs
 //                        `evaluate.access` (which navigates to a challenge by itself); `on_logout` writes into
-//                        `#session`.
+//                        `#session`, from an evaluation or from the SDK's heartbeat.
+//   /paid?user=          `evaluate.access` on arrival (a device opening paid content first, before any login here).
 //   /welcome?evaluation= the success URL: the backend consumes the evaluation and shows what it got.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -41,7 +42,7 @@ ${scripts.map((s) => `<script src="${s}"></script>`).join("\n")}
 const loginJs = (clientId: string) => `const q = new URLSearchParams(location.search);
 const out = document.getElementById("out");
 const tessera = new Tessera({ clientId: ${JSON.stringify(clientId)} });
-tessera.evaluate.login({ user: q.get("user"), email: q.get("email") }).then(
+tessera.evaluate.login({ user: q.get("user"), email: q.get("email"), phone: q.get("phone") ?? undefined }).then(
   (r) => {
     out.textContent = r.redirect ? "challenged" : "allowed " + r.evaluation_id;
     if (r.redirect) location.assign(r.redirect);
@@ -56,6 +57,7 @@ const session = document.getElementById("session");
 const tessera = new Tessera({
   clientId: ${JSON.stringify(clientId)},
   on_logout: () => { session.textContent = "logged out by Tessera"; },
+  heartbeat: q.has("heartbeat") ? { interval: Number(q.get("heartbeat")) } : false,
 });
 window.tessera = tessera;
 tessera.evaluate.login({ user: q.get("user"), email: q.get("email") }).then(
@@ -70,6 +72,14 @@ document.getElementById("access").addEventListener("click", () => {
     (e) => { result.textContent = "error " + e.name + " " + e.message; },
   );
 });
+`;
+
+const paidJs = (clientId: string) => `const q = new URLSearchParams(location.search);
+const out = document.getElementById("out");
+new Tessera({ clientId: ${JSON.stringify(clientId)} }).evaluate.access({ user: q.get("user") }).then(
+  (r) => { out.textContent = (r.redirect ? "challenged " : "done ") + r.evaluation_id; },
+  (e) => { out.textContent = "error " + e.name + " " + e.message; },
+);
 `;
 
 export async function startChallengeSite(server: { url: string; clientId: string; secret: string }): Promise<ChallengeSite> {
@@ -120,6 +130,10 @@ export async function startChallengeSite(server: { url: string; clientId: string
             [sdk, "/app.js"],
           ),
         );
+      case "/paid":
+        return send(res, 200, "text/html", html("Paid content", '<p>Access: <output id="out">pending</output></p>', [sdk, "/paid.js"]));
+      case "/paid.js":
+        return send(res, 200, "application/javascript", paidJs(server.clientId));
       case "/app.js":
         return send(res, 200, "application/javascript", appJs(server.clientId));
       case "/welcome": {

@@ -22,6 +22,8 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** onRequest hook for the server API: `Authorization: Bearer <secret>`; revocation takes effect at once. */
 export function requireSecret(services: Services) {
   return async (req: FastifyRequest, _reply: FastifyReply) => {
+    // A console call already authenticated by its session (console/session-auth.ts, which runs first).
+    if (req.operator) return;
     const header = req.headers.authorization;
     const m = header ? BEARER.exec(header) : null;
     if (!m?.[1]) throw unauthorized("Missing secret key: send Authorization: Bearer <secret>");
@@ -33,19 +35,21 @@ export function requireSecret(services: Services) {
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
+/** An origin on this machine (localhost, 127.0.0.1, [::1], *.localhost): allowed in development. */
+export function isLocalOrigin(origin: string): boolean {
+  try {
+    const { hostname } = new URL(origin);
+    return LOCAL_HOSTS.has(hostname) || hostname.endsWith(".localhost");
+  } catch {
+    return false;
+  }
+}
+
 /** Whether a browser origin may use this environment's client id (SPEC.md 2: allow-list; localhost in development). */
 export function originAllowed(env: EnvironmentRecord, origin: string, ownOrigin: string): boolean {
   if (origin === ownOrigin) return true;
   if (env.allowedOrigins.includes(origin) || env.allowedOrigins.includes("*")) return true;
-  if (env.name === "development") {
-    try {
-      const { hostname } = new URL(origin);
-      if (LOCAL_HOSTS.has(hostname) || hostname.endsWith(".localhost")) return true;
-    } catch {
-      return false;
-    }
-  }
-  return false;
+  return env.name === "development" && isLocalOrigin(origin);
 }
 
 /** Resolves a client id to its environment and enforces the origin allow-list; sets the CORS answer headers. */

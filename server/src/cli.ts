@@ -1,102 +1,129 @@
-// The `tessera` command line: serve, migrate, projects and keys (SPEC.md 2). Same DATA_DIR / DATABASE_URL as the server.
+// The `tessera` command line (SPEC.md 2, 15): one table of commands, each with its usage, options and action. `--help`
+// anywhere prints that command's help and does nothing else; `--version` prints the version; a mistake is one line
+// naming it and where the help is. Same DATA_DIR / DATABASE_URL as the server.
+import { readFileSync } from "node:fs";
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { ENVIRONMENTS, type Environment } from "@tessera/sdk/contract";
-import { ConfigError, loadConfig } from "./config.js";
+import {
+  ENVIRONMENTS,
+  type Environment,
+  IDENTITY_VERIFICATION_MODES,
+  type IdentityVerificationMode,
+  ROLES,
+  type Role,
+} from "@tessera/sdk/contract";
+import { type Config, ConfigError, loadConfig } from "./config.js";
+import { ApiError } from "./errors.js";
 import { serve } from "./server.js";
-import { createServices } from "./services.js";
+import { createServices, type Services } from "./services.js";
+import { describeStartupError } from "./startup-errors.js";
 import { openStore } from "./store/db.js";
 import { migrate } from "./store/migrations/index.js";
 import type { ProjectSettings } from "./store/projects.js";
 
-const USAGE = `Usage: tessera <command> [options]
-
-Commands:
-  serve                                  Start the server (PORT, HOST, DATA_DIR or DATABASE_URL)
-  migrate                                Apply pending database migrations
-  projects create --name NAME [--origins URL,URL] [--json]
-                                         Create a project with development and production environments;
-                                         prints each environment's client_id and secret (shown once)
-  projects list [--json]                 List projects
-  projects origins PROJECT_ID --env ENV --set URL,URL
-                                         Set the browser origins allowed to use the environment's client id
-  projects settings PROJECT_ID [--logo-url URL] [--color #RRGGBB] [--device-limit N] [--admin-email EMAIL]
-                                         Branding of the challenge page, the default device limit for
-                                         account sharing (3), the admin emailed about shared accounts
-  keys create PROJECT_ID --env ENV [--json]
-                                         Create another secret key (shown once)
-  keys list PROJECT_ID [--json]          List keys (prefix and state only)
-  keys revoke KEY_ID_OR_SECRET           Revoke a key; takes effect at once on running servers
-
-Environment: see README.md (DATA_DIR, DATABASE_URL, PORT, HOST, …).`;
-
+/** A mistake of the caller: one line on stderr, exit code 2. */
 class UsageError extends Error {}
 
-function envOption(v: string | undefined): Environment {
-  if (!v || !(ENVIRONMENTS as readonly string[]).includes(v)) throw new UsageError(`--env must be one of ${ENVIRONMENTS.join(", ")}`);
+type Options = NonNullable<ParseArgsConfig["options"]>;
+/** An option's value as parseArgs gives it (a list for a repeatable option). */
+type Value = string | boolean | string[] | undefined;
+type Values = Record<string, Value>;
+
+interface Invocation {
+  values: Values;
+  positionals: string[];
+  config: Config;
+}
+
+type Command = {
+  /** What follows `tessera`: "serve", "projects create". */
+  name: string;
+  /** Positionals and options, as the help shows them after the name. */
+  usage: string;
+  summary: string;
+  /** More lines for `--help` (options, examples). */
+  details?: string;
+  options?: Options;
+} & (
+  | /** Runs with the store open (one-off commands: no background workers). Answers the exit code. */
+  {
+      run: (services: Services, args: Invocation) => Promise<number>;
+    } /** Manages the store itself (serve, migrate); -1 keeps the process running. */
+  | { start: (args: Invocation) => Promise<number> }
+);
+
+const json = { json: { type: "boolean" } } as const;
+
+function envOption(v: Value): Environment {
+  if (typeof v !== "string" || !(ENVIRONMENTS as readonly string[]).includes(v))
+    throw new UsageError(`--env must be one of ${ENVIRONMENTS.join(", ")}`);
   return v as Environment;
 }
 
-function originsOption(v: string | undefined): string[] {
-  if (!v) return [];
+function originsOption(v: Value): string[] {
+  if (typeof v !== "string" || !v) return [];
   return v.split(",").map((o) => {
     const s = o.trim();
     if (s === "*") return s;
-    let u: URL;
     try {
-      u = new URL(s);
+      return new URL(s).origin;
     } catch {
-      throw new UsageError(`Not an origin: ${s}`);
+      throw new UsageError(`--origins: not an origin: ${s}`);
     }
-    return u.origin;
   });
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const [cmd, sub, ...rest] = argv;
-  if (!cmd || cmd === "help" || cmd === "--help" || cmd === "-h") {
-    console.log(USAGE);
-    return cmd ? 0 : 1;
-  }
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(e.message);
-      return 2;
-    }
-    throw e;
-  }
+function projectId(positionals: string[]): string {
+  const id = positionals[0];
+  if (!id) throw new UsageError("PROJECT_ID is missing");
+  return id;
+}
 
-  if (cmd === "serve") {
-    await serve(config);
-    return -1; // keep running
-  }
+const str = (v: Value): string | undefined => (typeof v === "string" ? v : undefined);
+const noProject = (id: string) => new UsageError(`no project ${id} (tessera projects list shows them)`);
 
-  if (cmd === "migrate") {
-    const store = openStore({ databaseUrl: config.DATABASE_URL, sqlitePath: config.sqlitePath });
-    try {
-      const { applied } = await migrate(store.db);
-      console.log(applied.length ? `Applied: ${applied.join(", ")}` : "Already up to date");
-    } finally {
-      await store.close();
-    }
-    return 0;
-  }
+/** Labels say what a key is for in `keys list`; a line of text, not a document. */
+function labelOption(v: Value): string | undefined {
+  const label = str(v)?.trim();
+  if (label === undefined) return undefined;
+  if (!label || label.length > 100 || /[\r\n]/.test(label)) throw new UsageError("--label must be one line of 1-100 characters");
+  return label;
+}
 
-  // One-off commands run no background workers (webhook delivery, retention): `serve` does.
-  const services = await createServices({ ...config, WORKERS: false }, { groupCommit: false });
-  try {
-    type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
-    const args = (argv2: string[], options: NonNullable<ParseArgsConfig["options"]>): Parsed =>
-      parseArgs({ args: argv2, options, allowPositionals: true, strict: true }) as Parsed;
-    const { projects } = services.repos;
-
-    if (cmd === "projects" && sub === "create") {
-      const { values } = args(rest, { name: { type: "string" }, origins: { type: "string" }, json: { type: "boolean" } });
-      const name = values.name as string | undefined;
-      if (!name?.trim()) throw new UsageError("projects create needs --name NAME");
-      const p = await projects.create(name.trim(), { allowedOrigins: originsOption(values.origins as string | undefined) });
+const COMMANDS: Command[] = [
+  {
+    name: "serve",
+    usage: "",
+    summary: 'Start the server (PORT, HOST, DATA_DIR or DATABASE_URL; see README "Configuration")',
+    start: async ({ config }) => {
+      await serve(config);
+      return -1; // keeps running
+    },
+  },
+  {
+    name: "migrate",
+    usage: "",
+    summary: "Apply pending database migrations (serve also applies them at start)",
+    start: async ({ config }) => {
+      const store = openStore({ databaseUrl: config.DATABASE_URL, sqlitePath: config.sqlitePath });
+      try {
+        const { applied } = await migrate(store.db);
+        console.log(applied.length ? `Applied: ${applied.join(", ")}` : "Already up to date");
+      } finally {
+        await store.close();
+      }
+      return 0;
+    },
+  },
+  {
+    name: "projects create",
+    usage: "--name NAME [--origins URL,URL] [--json]",
+    summary: "Create a project with a development and a production environment; prints their client ids and secrets once",
+    details: "  --origins   browser origins allowed to use the client ids (any localhost origin is allowed in development)",
+    options: { name: { type: "string" }, origins: { type: "string" }, ...json },
+    run: async ({ repos: { projects } }, { values }) => {
+      const name = str(values.name)?.trim();
+      if (!name) throw new UsageError("--name is required");
+      const p = await projects.create(name, { allowedOrigins: originsOption(values.origins) });
       const out = {
         id: p.id,
         name: p.name,
@@ -114,97 +141,328 @@ export async function main(argv: string[]): Promise<number> {
         console.log("Secrets are shown once and stored only as hashes: keep them now.");
       }
       return 0;
-    }
-    if (cmd === "projects" && sub === "list") {
-      const { values } = args(rest, { json: { type: "boolean" } });
+    },
+  },
+  {
+    name: "projects list",
+    usage: "[--json]",
+    summary: "List projects",
+    options: json,
+    run: async ({ repos: { projects } }, { values }) => {
       const list = await projects.list();
       if (values.json)
-        console.log(JSON.stringify(list.map((p) => ({ id: p.id, name: p.name, createdAt: new Date(p.created_at).toISOString() }))));
+        console.log(JSON.stringify(list.map((p) => ({ id: p.id, name: p.name, createdAt: new Date(Number(p.created_at)).toISOString() }))));
       else for (const p of list) console.log(`${p.id}  ${p.name}`);
       return 0;
-    }
-    if (cmd === "projects" && sub === "origins") {
-      const { values, positionals } = args(rest, { env: { type: "string" }, set: { type: "string" } });
-      const id = positionals[0];
-      if (!id) throw new UsageError("projects origins needs PROJECT_ID");
-      const ok = await projects.setAllowedOrigins(id, envOption(values.env as string), originsOption(values.set as string | undefined));
-      if (!ok) throw new UsageError(`No project ${id}`);
+    },
+  },
+  {
+    name: "projects rename",
+    usage: "PROJECT_ID --name NAME",
+    summary: "Rename a project (the name shows on the challenge page and in code emails)",
+    options: { name: { type: "string" } },
+    run: async ({ repos: { projects } }, { values, positionals }) => {
+      const id = projectId(positionals);
+      const name = str(values.name)?.trim();
+      if (!name || name.length > 100) throw new UsageError("--name must be 1-100 characters");
+      if (!(await projects.rename(id, name))) throw noProject(id);
+      console.log(`Project ${id} is now "${name}"`);
+      return 0;
+    },
+  },
+  {
+    name: "projects origins",
+    usage: "PROJECT_ID --env ENV --set URL,URL",
+    summary: "Set the browser origins allowed to use the environment's client id",
+    options: { env: { type: "string" }, set: { type: "string" } },
+    run: async ({ repos: { projects } }, { values, positionals }) => {
+      const id = projectId(positionals);
+      if (!(await projects.setAllowedOrigins(id, envOption(values.env), originsOption(values.set)))) throw noProject(id);
       console.log("Allowed origins updated");
       return 0;
-    }
-    if (cmd === "projects" && sub === "settings") {
-      const { values, positionals } = args(rest, {
-        "logo-url": { type: "string" },
-        color: { type: "string" },
-        "device-limit": { type: "string" },
-        "admin-email": { type: "string" },
-      });
-      const id = positionals[0];
-      if (!id) throw new UsageError("projects settings needs PROJECT_ID");
+    },
+  },
+  {
+    name: "projects settings",
+    usage:
+      "PROJECT_ID [--logo-url URL] [--color #RRGGBB] [--device-limit N] [--admin-email EMAIL] [--env ENV --identity-verification MODE]",
+    summary: "Branding of the challenge page and code emails, the default device limit, the admin emailed about shared accounts",
+    details: [
+      "  --logo-url              https: or data:image/ URL of the logo",
+      "  --color                 brand colour, #rgb or #rrggbb",
+      "  --device-limit          devices per account before an account-sharing challenge (default 3)",
+      "  --admin-email           who is emailed when an account looks shared",
+      "  --env ENV --identity-verification off|optional|required",
+      "                          whether client calls naming a user need your backend's user_token (default optional)",
+    ].join("\n"),
+    options: {
+      "logo-url": { type: "string" },
+      color: { type: "string" },
+      "device-limit": { type: "string" },
+      "admin-email": { type: "string" },
+      env: { type: "string" },
+      "identity-verification": { type: "string" },
+    },
+    run: async ({ repos: { projects } }, { values, positionals }) => {
+      const id = projectId(positionals);
+      const mode = str(values["identity-verification"]);
       const patch: ProjectSettings = {};
-      const logo = values["logo-url"] as string | undefined;
+      const logo = str(values["logo-url"]);
       if (logo !== undefined) {
         if (!/^(https:\/\/|data:image\/)/.test(logo)) throw new UsageError("--logo-url must be an https: or data:image/ URL");
         patch.logo_url = logo;
       }
-      const color = values.color as string | undefined;
+      const color = str(values.color);
       if (color !== undefined) {
         if (!/^#([0-9a-f]{3}|[0-9a-f]{6})$/i.test(color)) throw new UsageError("--color must be #rgb or #rrggbb");
         patch.color = color;
       }
-      const limit = values["device-limit"] as string | undefined;
+      const limit = str(values["device-limit"]);
       if (limit !== undefined) {
         const n = Number(limit);
         if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError("--device-limit must be a whole number from 1 to 100");
         patch.default_device_limit = n;
       }
-      const admin = values["admin-email"] as string | undefined;
+      const admin = str(values["admin-email"]);
       if (admin !== undefined) {
         if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(admin)) throw new UsageError("--admin-email must be an email address");
         patch.admin_email = admin;
       }
-      if (!Object.keys(patch).length) throw new UsageError("projects settings needs at least one setting");
-      if (!(await projects.updateSettings(id, patch))) throw new UsageError(`No project ${id}`);
-      console.log("Project settings updated");
+      if (mode === undefined && !Object.keys(patch).length) throw new UsageError("name at least one setting");
+      if (mode !== undefined) {
+        if (!(IDENTITY_VERIFICATION_MODES as readonly string[]).includes(mode))
+          throw new UsageError(`--identity-verification must be one of ${IDENTITY_VERIFICATION_MODES.join(", ")}`);
+        const env = envOption(values.env);
+        if (!(await projects.updateEnvironmentSettings(id, env, { identity_verification: mode as IdentityVerificationMode })))
+          throw noProject(id);
+        console.log(`Identity verification of ${env}: ${mode}`);
+      }
+      if (Object.keys(patch).length) {
+        if (!(await projects.updateSettings(id, patch))) throw noProject(id);
+        console.log("Project settings updated");
+      }
       return 0;
-    }
-    if (cmd === "keys" && sub === "create") {
-      const { values, positionals } = args(rest, { env: { type: "string" }, json: { type: "boolean" } });
-      const id = positionals[0];
-      if (!id) throw new UsageError("keys create needs PROJECT_ID");
-      const key = await projects.createKey(id, envOption(values.env as string));
-      if (!key) throw new UsageError(`No project ${id}`);
+    },
+  },
+  {
+    name: "keys create",
+    usage: "PROJECT_ID --env ENV [--label TEXT] [--json]",
+    summary: "Create another secret key (shown once); the label says what it is for in keys list",
+    options: { env: { type: "string" }, label: { type: "string" }, ...json },
+    run: async ({ repos: { projects } }, { values, positionals }) => {
+      const id = projectId(positionals);
+      const env = envOption(values.env);
+      const key = await projects.createKey(id, env, labelOption(values.label));
+      if (!key) throw noProject(id);
       console.log(values.json ? JSON.stringify(key) : `Key ${key.id}\n  secret: ${key.secret}\nShown once: keep it now.`);
       return 0;
-    }
-    if (cmd === "keys" && sub === "list") {
-      const { values, positionals } = args(rest, { json: { type: "boolean" } });
-      const id = positionals[0];
-      if (!id) throw new UsageError("keys list needs PROJECT_ID");
-      const keys = await projects.listKeys(id);
+    },
+  },
+  {
+    name: "keys list",
+    usage: "PROJECT_ID [--json]",
+    summary: "List a project's keys (id, environment, prefix, label, state; never the secret)",
+    options: json,
+    run: async ({ repos: { projects } }, { values, positionals }) => {
+      const keys = await projects.listKeys(projectId(positionals));
       if (values.json) console.log(JSON.stringify(keys));
-      else for (const k of keys) console.log(`${k.id}  ${k.environment}  ${k.prefix}…  ${k.revoked_at ? "revoked" : "active"}`);
+      else
+        for (const k of keys)
+          console.log(`${k.id}  ${k.environment}  ${k.prefix}…  ${k.revoked_at ? "revoked" : "active"}${k.label ? `  ${k.label}` : ""}`);
       return 0;
-    }
-    if (cmd === "keys" && sub === "revoke") {
-      const target = rest[0];
-      if (!target) throw new UsageError("keys revoke needs KEY_ID or the secret");
-      const ok = await projects.revokeKey(target);
-      if (!ok) {
-        console.error("No active key matches");
-        return 1;
-      }
+    },
+  },
+  {
+    name: "keys revoke",
+    usage: "KEY_ID_OR_SECRET",
+    summary: "Revoke a key; running servers refuse it at once",
+    run: async ({ repos: { projects } }, { positionals }) => {
+      const target = positionals[0];
+      if (!target) throw new UsageError("KEY_ID_OR_SECRET is missing");
+      if (!(await projects.revokeKey(target))) throw new UsageError("no active key matches (tessera keys list PROJECT_ID shows them)");
       console.log("Key revoked");
       return 0;
+    },
+  },
+  {
+    name: "keys identity-secret",
+    usage: "PROJECT_ID --env ENV [--json]",
+    summary: "Create or rotate the environment's identity secret, which signs user tokens (shown once; the old one stops at once)",
+    options: { env: { type: "string" }, ...json },
+    run: async (services, { values, positionals }) => {
+      const id = projectId(positionals);
+      const env = envOption(values.env);
+      const secret = await services.identity.rotate(id, env);
+      if (!secret) throw noProject(id);
+      console.log(
+        values.json
+          ? JSON.stringify({ environment: env, identity_secret: secret })
+          : `Identity secret of ${env}: ${secret}\nShown once: keep it in your backend's configuration (user_token = base64url HMAC-SHA256 of the user id).`,
+      );
+      return 0;
+    },
+  },
+  {
+    name: "operators create",
+    usage: "--email EMAIL --role owner|analyst|viewer (--project PROJECT_ID ... | --all-projects)",
+    summary: "Create a console operator (or add projects to one) and print a one-time sign-in link where it chooses its password (24 h)",
+    details:
+      "  --project       a project the operator may see (repeat it for several)\n  --all-projects  every project: the installation's administrators",
+    options: {
+      email: { type: "string" },
+      role: { type: "string" },
+      project: { type: "string", multiple: true },
+      "all-projects": { type: "boolean" },
+    },
+    run: async (services, { values }) => {
+      const email = str(values.email);
+      if (!email) throw new UsageError("--email is required");
+      const role = str(values.role);
+      if (!role || !(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
+      const projectIds = Array.isArray(values.project) ? values.project : [];
+      const allProjects = values["all-projects"] === true;
+      if (!allProjects && projectIds.length === 0) throw new UsageError("--project PROJECT_ID (repeatable) or --all-projects is required");
+      try {
+        const { operator, created, link } = await services.operators.create({ email, role: role as Role, projectIds, allProjects });
+        console.log(
+          `${created ? "Created" : "Updated"} operator ${operator.email} (${role} on ${allProjects ? "every project" : projectIds.join(", ")})\n` +
+            `  one-time sign-in link (24 h): ${link}`,
+        );
+      } catch (e) {
+        if (e instanceof ApiError) throw new UsageError(e.message);
+        throw e;
+      }
+      return 0;
+    },
+  },
+  {
+    name: "operators link",
+    usage: "--email EMAIL",
+    summary: "Print a new one-time sign-in link for an operator (a forgotten password)",
+    options: { email: { type: "string" } },
+    run: async (services, { values }) => {
+      const email = str(values.email);
+      if (!email) throw new UsageError("--email is required");
+      const operator = await services.repos.operators.findByEmail(email);
+      if (!operator) throw new UsageError(`no operator ${email}`);
+      console.log(`One-time sign-in link for ${operator.email} (24 h): ${await services.operators.issueLink(operator.id)}`);
+      return 0;
+    },
+  },
+];
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+const line = (c: Command) => `tessera ${c.name}${c.usage ? ` ${c.usage}` : ""}`;
+
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    "Usage: tessera <command> [options]",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "tessera <command> --help shows a command's options; tessera --version its version.",
+    'Settings come from the environment (DATA_DIR, DATABASE_URL, PORT, …): see README.md "Configuration".',
+  ].join("\n");
+}
+
+function help(c: Command): string {
+  return [
+    `Usage: ${line(c)}`,
+    "",
+    c.summary,
+    ...(c.details ? ["", c.details] : []),
+    "",
+    "Options:",
+    "  -h, --help  show this help and do nothing else",
+  ].join("\n");
+}
+
+/** The command named by the first words of argv (two words before one: "projects create" before "projects"). */
+function find(argv: string[]): { command?: Command; rest: string[]; group?: string } {
+  const two = COMMANDS.find((c) => c.name === `${argv[0]} ${argv[1]}`);
+  if (two) return { command: two, rest: argv.slice(2) };
+  const one = COMMANDS.find((c) => c.name === argv[0]);
+  if (one) return { command: one, rest: argv.slice(1) };
+  const group = argv[0] && COMMANDS.some((c) => c.name.startsWith(`${argv[0]} `)) ? argv[0] : undefined;
+  return { rest: argv.slice(group ? 1 : 0), group };
+}
+
+const fail = (message: string, hint: string): number => {
+  console.error(`tessera: ${message} (${hint})`);
+  return 2;
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const wantsHelp = argv.includes("--help") || argv.includes("-h");
+  if (argv[0] === "--version" || argv[0] === "-v" || argv[0] === "version") {
+    console.log(version());
+    return 0;
+  }
+  if (argv.length === 0 || argv[0] === "help" || (wantsHelp && (argv[0] === "--help" || argv[0] === "-h"))) {
+    const { command } = find(argv.slice(1));
+    console.log(command ? help(command) : overview());
+    return argv.length === 0 ? 2 : 0;
+  }
+  const { command, rest, group } = find(argv);
+  if (!command) {
+    if (group) {
+      const subs = COMMANDS.filter((c) => c.name.startsWith(`${group} `)).map((c) => c.name.slice(group.length + 1));
+      if (wantsHelp) {
+        console.log(
+          COMMANDS.filter((c) => c.name.startsWith(`${group} `))
+            .map(line)
+            .join("\n"),
+        );
+        return 0;
+      }
+      return fail(rest[0] ? `unknown command: ${group} ${rest[0]}` : `${group} needs a subcommand: ${subs.join(", ")}`, "tessera --help");
     }
-    throw new UsageError(`Unknown command: ${[cmd, sub].filter(Boolean).join(" ")}`);
+    return fail(`unknown command: ${argv[0]}`, "tessera --help lists the commands");
+  }
+  // --help never acts: no configuration read, no store opened, no server started.
+  if (wantsHelp) {
+    console.log(help(command));
+    return 0;
+  }
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true }) as typeof parsed;
   } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      console.error(`${(e as Error).message}\n\n${USAGE}`);
+    const message = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "").replace(/\.$/, "");
+    return fail(message.charAt(0).toLowerCase() + message.slice(1), `tessera ${command.name} --help`);
+  }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
       return 2;
     }
     throw e;
-  } finally {
-    await services.close();
+  }
+  const args = { ...parsed, config };
+  try {
+    if ("start" in command) return await command.start(args);
+    // One-off commands run no background workers (webhook delivery, retention): `serve` does.
+    const services = await createServices({ ...config, WORKERS: false }, { groupCommit: false });
+    try {
+      return await command.run(services, args);
+    } finally {
+      await services.close();
+    }
+  } catch (e) {
+    if (e instanceof UsageError) return fail(e.message, `tessera ${command.name} --help`);
+    // A setting that stops the start (an unreachable database, a port in use…): one line, no stack trace.
+    const line = describeStartupError(e, config);
+    if (!line) throw e;
+    console.error(line);
+    return 1;
   }
 }

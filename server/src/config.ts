@@ -1,6 +1,27 @@
 // Configuration: every environment variable the server reads, parsed once by one zod schema (README lists them).
+import fs from "node:fs";
 import path from "node:path";
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
+
+/** A file the server reads at start: its absence is a bad setting, said at once, not a stack trace later. */
+const existingFile = (what: string) =>
+  z.string().refine((p) => fs.existsSync(p) && fs.statSync(p).isFile(), {
+    error: (issue) => `no such file ${String(issue.input)}: point it at ${what}, or unset it`,
+  });
+
+/** proxy-addr's names for address ranges, accepted in TRUST_PROXY beside addresses and CIDRs. */
+const PROXY_RANGES = new Set(["loopback", "linklocal", "uniquelocal"]);
+function trustedProxy(entry: string): boolean {
+  if (PROXY_RANGES.has(entry)) return true;
+  try {
+    if (entry.includes("/")) ipaddr.parseCIDR(entry);
+    else ipaddr.parse(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const bool = z.enum(["1", "0", "true", "false", "yes", "no", ""]).transform((v) => v === "1" || v === "true" || v === "yes");
 
@@ -17,8 +38,20 @@ const ConfigSchema = z.object({
     .optional(),
   /** Pool size per instance for PostgreSQL. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(16),
+  /** PostgreSQL: opening a connection or waiting for a free one in the pool (store/db.ts). */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  /** PostgreSQL: one statement (server-side statement_timeout; the client gives a silent connection up 2 s later). */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /** PostgreSQL: an idle pooled connection is closed after this long. */
+  DATABASE_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
   /** `1`/`true` trusts every proxy hop; otherwise a comma-separated list of trusted proxy addresses/CIDRs. */
-  TRUST_PROXY: z.string().optional(),
+  TRUST_PROXY: z
+    .string()
+    .refine((v) => v === "1" || v === "true" || v.split(",").every((e) => trustedProxy(e.trim())), {
+      error: (issue) =>
+        `"${String(issue.input)}" is not 1, true or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.0/8,192.0.2.7)`,
+    })
+    .optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Largest request body accepted, in bytes; larger answers 413. */
   BODY_LIMIT: z.coerce
@@ -27,6 +60,11 @@ const ConfigSchema = z.object({
     .min(1024)
     .max(50 * 1024 * 1024)
     .default(256 * 1024),
+  /**
+   * The server's master key (secrets.ts): keys code hashes and seals identity secrets. Generated and kept in the store
+   * when unset; set it in production so that a copy of the database alone reveals neither.
+   */
+  SERVER_KEY: z.string().min(32).optional(),
   /** Secret for signing challenge tokens; generated and kept in the store when unset. */
   CHALLENGE_TOKEN_SECRET: z.string().min(32).optional(),
   /** How long a challenge link stays valid, in seconds. */
@@ -36,7 +74,12 @@ const ConfigSchema = z.object({
     .min(60)
     .max(7 * 24 * 3600)
     .default(3600),
-  SMTP_URL: z.string().optional(),
+  SMTP_URL: z
+    .string()
+    .refine((v) => /^smtps?:\/\/[^/\s]+/.test(v), {
+      message: "must be smtp://[user:pass@]host[:port] or smtps://… (e.g. smtps://user:pass@smtp.example.com:465)",
+    })
+    .optional(),
   EMAIL_FROM: z.string().default("Tessera <no-reply@tessera.local>"),
   SMS_PROVIDER: z.enum(["twilio", "http"]).optional(),
   SMS_API_URL: z.string().url().optional(),
@@ -44,13 +87,13 @@ const ConfigSchema = z.object({
   SMS_AUTH_TOKEN: z.string().optional(),
   SMS_FROM: z.string().optional(),
   /** Optional customer-supplied MaxMind-format databases; shipped offline data is used otherwise. */
-  GEOIP_CITY_DB: z.string().optional(),
-  GEOIP_ASN_DB: z.string().optional(),
-  TOR_EXIT_LIST: z.string().optional(),
+  GEOIP_CITY_DB: existingFile("a MaxMind-format city database (.mmdb)").optional(),
+  GEOIP_ASN_DB: existingFile("a MaxMind-format ASN database (.mmdb)").optional(),
+  TOR_EXIT_LIST: existingFile("a file of Tor exit addresses, one per line").optional(),
   /** File with extra datacenter/VPN/proxy ASNs or CIDRs, one per line with a kind (see README). */
-  NETWORK_LIST: z.string().optional(),
+  NETWORK_LIST: existingFile("a network list (server/data/README.md)").optional(),
   /** Policies, lists and webhook endpoints loaded at start (JSON). */
-  CONFIG_FILE: z.string().optional(),
+  CONFIG_FILE: existingFile("a JSON file of policies, lists and webhook endpoints").optional(),
   RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /** First webhook retry delay; each next one is 4× longer (capped at 2400× this), with jitter: 15 s gives ~1 day over 9 attempts. */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(15_000),
@@ -58,9 +101,15 @@ const ConfigSchema = z.object({
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(9),
   /** How often the webhook worker looks for due deliveries. */
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** Production only: let webhook URLs reach loopback, private and link-local addresses (receivers inside the network). */
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   /** Timeout of one webhook POST. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   REDIS_URL: z.string().optional(),
+  /** Bearer token for GET /metrics; without it /metrics answers direct loopback connections only (routes/metrics.ts). */
+  METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
+  /** /readyz fails when the embedded store's disk has less free space than this (writes would start failing). */
+  READY_MIN_FREE_DISK_MB: z.coerce.number().int().min(0).max(10_000_000).default(64),
   /** Create a development project on first start when the store has none. */
   BOOTSTRAP_PROJECT: bool.default(true),
   /** Rate limit of the client API, requests per minute per IP. */
@@ -76,6 +125,12 @@ const ConfigSchema = z.object({
     .min(1000)
     .max(3_600_000)
     .default(10 * 60 * 1000),
+  /** One-time codes sent to one email address or phone number per hour, all challenges and projects together. */
+  CODE_SENDS_PER_RECIPIENT: z.coerce.number().int().min(1).default(5),
+  /** One-time codes sent for one user per day, all channels and challenges together. */
+  CODE_SENDS_PER_USER: z.coerce.number().int().min(1).default(10),
+  /** Wrong codes entered for one user per hour, all challenges together; past it every verify answers 429. */
+  WRONG_CODES_PER_USER: z.coerce.number().int().min(1).default(10),
   /** A request must arrive whole within this time (slow clients are cut off, answered 408). */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(30_000),
   /** A connection silent for this long is closed. */
@@ -101,8 +156,9 @@ export class ConfigError extends Error {}
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+    // One line per bad setting, naming it and what to do.
+    const lines = parsed.error.issues.map((i) => `Invalid setting ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(lines.join("\n"));
   }
   const c = parsed.data;
   const isDev = c.NODE_ENV !== "production";

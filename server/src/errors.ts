@@ -3,6 +3,7 @@
 import type { ErrorCode } from "@tessera/sdk/contract";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { isStoreUnavailable } from "./store/errors.js";
 
 export class ApiError extends Error {
   constructor(
@@ -23,6 +24,9 @@ export const notFound = (what: string) => new ApiError(404, "not_found", `${what
 export const conflict = (code: ErrorCode, message: string) => new ApiError(409, code, message);
 export const rateLimited = (retryAfterSeconds: number, message = "Too many requests") =>
   new ApiError(429, "rate_limited", message, undefined, { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+
+/** Seconds a client is asked to wait after a 503 for an unavailable store: pools reconnect within about that. */
+const STORE_RETRY_AFTER_S = 1;
 
 function send(reply: FastifyReply, status: number, code: string, message: string, param?: string) {
   return reply.status(status).send({ error: { status, code, message, ...(param ? { param } : {}) } });
@@ -65,6 +69,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (typeof fe.statusCode === "number" && fe.statusCode >= 400 && fe.statusCode < 500) {
       return send(reply, fe.statusCode, fe.statusCode === 404 ? "not_found" : "invalid_request", fe.message);
+    }
+    // A lost connection, a timeout, a read-only or full store: the client should retry, not report a bug (SPEC.md 15).
+    if (isStoreUnavailable(err)) {
+      req.log.warn({ err }, "store unavailable");
+      reply.header("retry-after", String(STORE_RETRY_AFTER_S));
+      return send(reply, 503, "internal", "The store is unavailable right now: retry shortly");
     }
     req.log.error({ err }, "unhandled error");
     return send(reply, 500, "internal", "Internal server error");

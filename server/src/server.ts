@@ -1,28 +1,49 @@
-// `tessera serve`: builds what it serves if missing, opens the store, bootstraps a first project, listens,
-// and shuts down cleanly on SIGTERM/SIGINT.
+// `tessera serve`: opens the store, bootstraps a first project, listens, and shuts down cleanly on SIGTERM/SIGINT.
+// (bin/tessera.mjs has made sure the bundles it serves are built from the current sources.)
 
 import v8 from "node:v8";
 import { buildApp } from "./app.js";
-import { ensureAssetsBuilt } from "./build-assets.js";
 import type { Config } from "./config.js";
 import type { DemoOptions } from "./routes/demo.js";
+import { seal, unseal } from "./secrets.js";
 import { createServices, type Services } from "./services.js";
 
+/** The label of the demo site's key in `tessera keys list`. */
+export const DEMO_KEY_LABEL = "demo site (development server)";
+
 /**
- * The demo site's backend needs a plain secret, and secrets are stored only hashed: each development start mints a
- * fresh key for the oldest project's development environment and revokes the one the previous start minted.
+ * The demo site's backend needs a plain secret, and secret keys are stored only hashed: the demo's key is created once
+ * for the oldest project's development environment, labelled, and kept sealed under the server key (like identity
+ * secrets), so that every later development start reuses it instead of adding another key.
  */
 async function demoCredentials(services: Services, config: Config): Promise<DemoOptions | undefined> {
   const { projects } = services.repos;
   const env = await projects.firstEnvironment("development");
   if (!env) return undefined;
-  const previous = await projects.getSetting("demo_key_id");
-  if (previous) await projects.revokeKey(previous);
-  const key = await projects.createKey(env.projectId, "development");
-  if (!key) return undefined;
-  await projects.putSetting("demo_key_id", key.id);
   const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
-  return { clientId: env.clientId, secret: key.secret, baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${config.PORT}` };
+  const credentials = (secret: string) => ({
+    clientId: env.clientId,
+    secret,
+    baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${config.PORT}`,
+  });
+  const kept = await projects.getSetting("demo_key");
+  const previous = kept ? (JSON.parse(kept) as { id: string; environment: string; sealed: string }) : undefined;
+  if (previous?.environment === env.id) {
+    const secret = unseal(services.keys.sealing, previous.sealed);
+    // Still the live key of that environment (not revoked, not sealed under another SERVER_KEY): reuse it.
+    if (secret && (await projects.environmentBySecret(secret))?.id === env.id) return credentials(secret);
+  }
+  if (previous) await projects.revokeKey(previous.id);
+  // Before keys were reused, each start minted one and kept its id here: that last one is no longer needed.
+  const minted = await projects.getSetting("demo_key_id");
+  if (minted) await projects.revokeKey(minted);
+  const key = await projects.createKey(env.projectId, "development", DEMO_KEY_LABEL);
+  if (!key) return undefined;
+  await projects.putSetting(
+    "demo_key",
+    JSON.stringify({ id: key.id, environment: env.id, sealed: seal(services.keys.sealing, key.secret) }),
+  );
+  return credentials(key.secret);
 }
 
 /**
@@ -37,19 +58,44 @@ function boundHeapGrowth(percent: number): void {
   if (!given && percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
 
+/** The development bootstrap's console operator. */
+const DEV_OPERATOR = "admin@tessera.local";
+
 export async function serve(config: Config): Promise<void> {
   boundHeapGrowth(config.HEAP_GROWING_PERCENT);
-  ensureAssetsBuilt();
   const services = await createServices(config);
   if (config.BOOTSTRAP_PROJECT && (await services.repos.projects.count()) === 0) {
-    const p = await services.repos.projects.create("Default project");
-    const dev = p.environments.development;
-    // Printed once, on the very first start, like any newly created key.
-    console.log(
-      `\nCreated a first project (${p.id}).\n  development client_id: ${dev.client_id}\n  development secret:    ${dev.secret}\n` +
-        `  production client_id:  ${p.environments.production.client_id}\n  production secret:     ${p.environments.production.secret}\n` +
-        "Secrets are shown only now. Create more with `npx tessera keys create <project> --env development`.\n",
-    );
+    if (config.isDev) {
+      const p = await services.repos.projects.create("Default project");
+      const dev = p.environments.development;
+      // Printed once, on the very first start, like any newly created key: the development (test) key only. A live
+      // key in a terminal or a log collector is a leak (SPEC.md 12); production keys come from the CLI.
+      console.log(
+        `\nCreated a first project (${p.id}).\n  development client_id: ${dev.client_id}\n  development secret:    ${dev.secret}\n` +
+          `  production client_id:  ${p.environments.production.client_id}\n` +
+          "The secret is shown only now. Production keys: `npx tessera keys create <project> --env production`.\n" +
+          `Rename the project (its name shows on challenge pages and in code emails): \`npx tessera projects rename ${p.id} --name "My app"\`\n`,
+      );
+      // The console's first operator (SPEC.md 14), an owner of every project, in development only: production creates
+      // operators with the CLI (`tessera operators create`), so that no live credential goes to a log.
+      if ((await services.repos.operators.count()) === 0) {
+        const { operator, link } = await services.operators.create({
+          email: DEV_OPERATOR,
+          role: "owner",
+          projectIds: [],
+          allProjects: true,
+        });
+        console.log(
+          `Console: ${config.publicUrl}/console/\n  operator: ${operator.email} (owner of every project)\n  one-time sign-in link (24 h; choose a password there): ${link}\n` +
+            "More operators: `npx tessera operators create --email … --role owner|analyst|viewer --project <id>`.\n",
+        );
+      }
+    } else {
+      // A production server prints no secret: logs are collected and kept. The CLI creates projects and keys.
+      console.log(
+        "\nNo project yet: create one with `npx tessera projects create --name <name> --origins https://…` (it prints its keys once).\n",
+      );
+    }
   }
   const app = await buildApp(services, { demo: config.isDev ? await demoCredentials(services, config) : undefined });
   let closing = false;

@@ -1,18 +1,25 @@
 // The services container: configuration, store, repositories and the domain services built on them.
 // Built once per process by createServices; the Fastify app and the CLI both use it.
 import { randomBytes } from "node:crypto";
+import type { DestinationStream } from "pino";
 import { ChallengeService } from "./challenges/service.js";
 import { ChallengeTokens } from "./challenges/tokens.js";
 import type { Config } from "./config.js";
+import { OperatorsService } from "./console/operators.js";
 import { createCodeDelivery } from "./delivery/index.js";
 import { DevicesService } from "./domain/devices.js";
 import { EvaluationsService } from "./domain/evaluations.js";
 import { PrivacyService } from "./domain/privacy.js";
 import { UsersService } from "./domain/users.js";
+import { IdentityVerification } from "./identity-verification/index.js";
 import { startWorkers } from "./jobs/index.js";
+import { createLogger, type Log } from "./log.js";
+import { Metrics } from "./metrics.js";
 import { Pipeline } from "./pipeline/evaluate.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit/limiter.js";
+import { deriveServerKeys, newMasterKey, type ServerKeys } from "./secrets.js";
 import { openStore, type Store } from "./store/db.js";
+import { storeErrorCode } from "./store/errors.js";
 import { migrate } from "./store/migrations/index.js";
 import { createRepos, type Repos } from "./store/repos.js";
 import { AccountSharingNotifier } from "./webhooks/account-sharing.js";
@@ -22,14 +29,22 @@ import { OutboxSink } from "./webhooks/sink.js";
 
 export interface Services {
   config: Config;
+  /** The process's logger: the access log and the background jobs write through it. */
+  log: Log;
+  /** The process's metrics (GET /metrics). */
+  metrics: Metrics;
   store: Store;
   repos: Repos;
   pipeline: Pipeline;
   evaluationsService: EvaluationsService;
   /** Shared rate limiter (in memory on the embedded store, in PostgreSQL otherwise): client API, challenge operations. */
   rateLimiter: RateLimiter;
+  /** Keys derived from SERVER_KEY (or the store's generated master key): code hashes, sealed identity secrets. */
+  keys: ServerKeys;
   challenges: ChallengeService;
   challengeTokens: ChallengeTokens;
+  /** Backend-signed user tokens for client calls (SPEC.md 12), and the environments' identity secrets. */
+  identity: IdentityVerification;
   /** The webhook outbox: `events.emit(tx, environmentId, event, data)` inside the transaction of the change. */
   events: OutboxSink;
   webhookEndpoints: WebhookEndpointsService;
@@ -38,6 +53,8 @@ export interface Services {
   /** User erasure and retention; other areas push their erasers onto `privacy.erasers`. */
   privacy: PrivacyService;
   accountSharing: AccountSharingNotifier;
+  /** Console operators, their sign-in and sessions (SPEC.md 14). */
+  operators: OperatorsService;
   /** Background work started by the server (workers) and stopped on close. */
   onClose: Array<() => Promise<void> | void>;
   close(): Promise<void>;
@@ -47,12 +64,23 @@ export interface Services {
  * `groupCommit` (default on): the embedded store commits each event-loop turn's transactions together, and the app
  * waits for `store.durable()` before answering. One-off commands turn it off so each write is committed at once.
  */
-export async function createServices(config: Config, opts: { migrate?: boolean; groupCommit?: boolean } = {}): Promise<Services> {
+export async function createServices(
+  config: Config,
+  opts: { migrate?: boolean; groupCommit?: boolean; logDestination?: DestinationStream } = {},
+): Promise<Services> {
+  const log = createLogger(config, opts.logDestination);
+  const metrics = new Metrics();
   const store = openStore({
     databaseUrl: config.DATABASE_URL,
     sqlitePath: config.sqlitePath,
     poolSize: config.DATABASE_POOL_SIZE,
+    timeouts: {
+      connectMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+      statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      idleMs: config.DATABASE_IDLE_TIMEOUT_MS,
+    },
     groupCommit: opts.groupCommit ?? true,
+    onError: (err) => metrics.storeErrors.inc({ code: storeErrorCode(err) }),
   });
   if (opts.migrate !== false) await migrate(store.db);
   const repos = createRepos(store);
@@ -62,6 +90,7 @@ export async function createServices(config: Config, opts: { migrate?: boolean; 
   const tokenSecret =
     config.CHALLENGE_TOKEN_SECRET ?? (await repos.projects.setting("challenge_token_secret", () => randomBytes(32).toString("base64url")));
   const challengeTokens = new ChallengeTokens(tokenSecret);
+  const keys = deriveServerKeys(config.SERVER_KEY ?? (await repos.projects.setting("server_key", newMasterKey)));
   const delivery = createCodeDelivery(config);
   const devices = new DevicesService(repos);
   const challenges = new ChallengeService(
@@ -71,6 +100,8 @@ export async function createServices(config: Config, opts: { migrate?: boolean; 
     delivery,
     () => pipeline.events,
     (envId, deviceId) => devices.detach(envId, deviceId, { logout: true }),
+    keys,
+    rateLimiter,
   );
   pipeline.challenges = challenges;
   const evaluationsService = new EvaluationsService(repos);
@@ -89,19 +120,24 @@ export async function createServices(config: Config, opts: { migrate?: boolean; 
   privacy.erasers.push(async (tx, ctx) => ({ challenges: await repos.challenges.eraseForUser(tx, ctx.environmentId, ctx.userId) }));
   const services: Services = {
     config,
+    log,
+    metrics,
     store,
     repos,
     pipeline,
     rateLimiter,
+    keys,
+    identity: new IdentityVerification(repos.projects, keys.sealing),
     evaluationsService,
     challenges,
     challengeTokens,
     events,
-    webhookEndpoints: new WebhookEndpointsService(repos),
+    webhookEndpoints: new WebhookEndpointsService(repos, config),
     devices,
     users,
     privacy,
     accountSharing,
+    operators: new OperatorsService(repos, config, rateLimiter),
     onClose: [() => delivery.close()],
     async close() {
       for (const fn of services.onClose.reverse()) await fn();
@@ -110,6 +146,7 @@ export async function createServices(config: Config, opts: { migrate?: boolean; 
   };
   services.onClose.push(() => rateLimiter.close());
   if (adminMailer) services.onClose.push(() => adminMailer.close());
+  metrics.webhookQueueDepth(() => repos.webhooks.pendingCount());
   if (config.WORKERS) startWorkers(services);
   return services;
 }

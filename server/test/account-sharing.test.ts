@@ -34,12 +34,15 @@ describe.each(STORES)("account sharing on %s", (kind) => {
     );
   const adminMails = () => smtp.mails.filter((m) => m.to === ADMIN);
 
-  /** A login of `user` from its own browser and address (`n`); answers the account_sharing risk's severity. */
+  /**
+   * A login of `user` from its own browser and network (`n`: a /24 of its own, private so that no place is involved);
+   * answers the account_sharing risk's severity.
+   */
   async function login(user: string, n: number): Promise<string | undefined> {
     const r = await t.app.inject({
       method: "POST",
       url: "/v3/client/evaluate/login",
-      headers: { "x-forwarded-for": `203.0.113.${n}` },
+      headers: { "x-forwarded-for": `10.77.${n}.1` },
       payload: {
         client_id: t.clientId,
         user,
@@ -51,6 +54,8 @@ describe.each(STORES)("account sharing on %s", (kind) => {
     const ev = await t.app.inject({ method: "GET", url: `/v3/evaluations/${evaluation_id}`, headers: t.auth });
     const { verdict, risks } = ev.json() as { verdict: string; risks: Array<{ name: string; severity: string }> };
     expect(verdict).toBe("allow");
+    // The backend lets the login in and consumes it: the account is confirmed (a provisional user is not signalled).
+    expect((await t.app.inject({ method: "POST", url: `/v3/evaluations/${evaluation_id}/consume`, headers: t.auth })).statusCode).toBe(200);
     return risks.find((x) => x.name === "account_sharing")?.severity;
   }
 
@@ -88,4 +93,53 @@ describe.each(STORES)("account sharing on %s", (kind) => {
     const env = await t.services.repos.projects.environmentByClientId(t.clientId);
     return env!.id;
   }
+});
+
+describe.each(STORES)("the account-sharing risk on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind, { TRUST_PROXY: "1" });
+  });
+  afterAll(async () => t?.close());
+
+  async function access(action: string, user: string, n: number) {
+    const r = await t.app.inject({
+      method: "POST",
+      url: `/v3/client/evaluate/${action}`,
+      headers: { "x-forwarded-for": "10.78.0.1" },
+      payload: {
+        client_id: t.clientId,
+        user,
+        signals: { components: fakeComponents(`${user}-${n}`), visitor_token: `tok-${user}-${n}-xxxxxxxx` },
+      },
+    });
+    expect(r.statusCode, r.body).toBe(200);
+    const ev = await t.app.inject({ method: "GET", url: `/v3/evaluations/${r.json().evaluation_id}`, headers: t.auth });
+    return ev.json() as { checks: Record<string, unknown>; risks: Array<{ name: string; indicators: string[] }> };
+  }
+  const sharing = (ev: Awaited<ReturnType<typeof access>>) => ev.risks.find((r) => r.name === "account_sharing")?.indicators ?? [];
+
+  it("its limit_exceeded indicator reads the sharing policy's device_limit, not a constant", async () => {
+    // Two devices on one network: over a limit of 1, within the default 3.
+    await access("watch", "viewer", 1);
+    expect(sharing(await access("watch", "viewer", 2))).not.toContain("limit_exceeded");
+    const policy = await t.app.inject({
+      method: "POST",
+      url: "/v3/policies",
+      headers: t.auth,
+      payload: {
+        name: "One screen per account",
+        actions: ["watch"],
+        priority: 10,
+        conditions: { check: "devices_over_limit", op: "gt", value: 0 },
+        verdict: "challenge",
+        challenge: { type: "account_sharing", channels: ["email"], device_limit: 1 },
+      },
+    });
+    expect(policy.statusCode, policy.body).toBe(201);
+    await access("watch", "viewer2", 1);
+    const over = await access("watch", "viewer2", 2);
+    expect(over.checks).toMatchObject({ device_limit: 1, devices_over_limit: 1 });
+    expect(sharing(over)).toContain("limit_exceeded");
+  });
 });

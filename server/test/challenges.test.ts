@@ -12,6 +12,8 @@ describe.each(STORES)("challenges on %s", (kind) => {
     smtp = await startSmtp();
     // Every test request comes from 127.0.0.1: lift the per-IP limit so that only the per-challenge one is tested.
     t = await startTestApp(kind, { SMTP_URL: smtp.url, EMAIL_FROM: "Tessera <no-reply@test.local>", CHALLENGE_IP_RATE_LIMIT: "100000" });
+    // Return URLs must be on an allowed origin (SPEC.md 12).
+    await t.services.repos.projects.setAllowedOrigins(t.project.id, "development", ["https://app.example.com"]);
     const policy = await t.app.inject({
       method: "POST",
       url: "/v3/policies",
@@ -105,7 +107,8 @@ describe.each(STORES)("challenges on %s", (kind) => {
     expect(sent.statusCode, sent.body).toBe(200);
     const sentView = ChallengeView.parse(sent.json());
     expect(sentView.challenge.status).toBe("code_sent");
-    expect(sentView.challenge.delivery_status).toBe("sent");
+    // The mail server took it: delivered, as far as SMTP tells.
+    expect(sentView.challenge.delivery_status).toBe("delivered");
     expect(sentView.challenge.channels).toEqual(["email"]);
     const mail = await smtp.next("alice@example.com", { since });
     expect(mail.subject).toMatch(/code de vérification/);
@@ -265,17 +268,18 @@ describe.each(STORES)("challenges on %s", (kind) => {
     }
     const c = await challengedLogin("kate", "kate@example.com", "share_test", "k3");
     await call("POST", `/v3/challenges/${c.id}/open`, c.headers);
-    const list = (await call("GET", `/v3/challenges/${c.id}/devices`, c.headers)).json() as {
-      data: Array<{ id: string; current?: boolean }>;
-    };
-    expect(list.data.map((d) => d.id).sort()).toEqual([...devices].sort());
-    expect(list.data.find((d) => d.current)?.id).toBe(devices[2]);
-    // Kicking before verifying is refused.
+    // Listing (SPEC.md 12) and kicking before verifying are refused.
+    expect((await call("GET", `/v3/challenges/${c.id}/devices`, c.headers)).statusCode).toBe(403);
     expect((await call("POST", `/v3/challenges/${c.id}/kick`, c.headers, { device: devices[0] })).statusCode).toBe(409);
     const since = smtp.mails.length;
     await call("POST", `/v3/challenges/${c.id}/send`, c.headers, { channel: "email" });
     const code = codeFrom(await smtp.next("kate@example.com", { since }));
     expect((await call("POST", `/v3/challenges/${c.id}/verify`, c.headers, { code })).statusCode).toBe(200);
+    const list = (await call("GET", `/v3/challenges/${c.id}/devices`, c.headers)).json() as {
+      data: Array<{ id: string; current?: boolean }>;
+    };
+    expect(list.data.map((d) => d.id).sort()).toEqual([...devices].sort());
+    expect(list.data.find((d) => d.current)?.id).toBe(devices[2]);
     const over = await call("POST", `/v3/challenges/${c.id}/complete`, c.headers, {});
     expect(over.statusCode).toBe(409);
     expect(over.json().error.code).toBe("over_device_limit");

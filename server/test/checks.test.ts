@@ -5,8 +5,9 @@
 // evaluation with GET /v3/evaluations/:id. IPs are real public addresses whose place and network the shipped
 // data knows; counting checks get private IPs of their own so that cases do not count each other.
 import { CHECKS, type CheckName, type ChecksSnapshot, Evaluation } from "@tessera/sdk/contract";
+import { userToken } from "@tessera/sdk/node";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { BROWSER_UA, fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { BROWSER_UA, fakeComponents, iphoneComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
 
 // Real public IPs of the shipped data (server/data + the DB-IP lite database), as the scenarios pick them.
 const IP = {
@@ -18,6 +19,11 @@ const IP = {
   proxy: "83.245.108.10", // Key Proxy (proxy ASN)
   tor: "185.220.101.7", // in the shipped Tor exit-node snapshot
   aws: "3.5.1.1", // Amazon (hosting ASN)
+  grangemouth: "90.202.235.82", // GB, 554 km from the London address
+  newYork: "82.21.91.112", // US, residential
+  tmobileFlorida: "172.56.1.1", // T-Mobile USA (a carrier), placed in Florida
+  tmobileGeorgia: "172.58.1.1", // T-Mobile USA, another /24, placed in Georgia
+  tmobileSpokane: "172.56.200.1", // T-Mobile USA, placed in Washington state
 };
 
 const IPAD_UA =
@@ -25,6 +31,15 @@ const IPAD_UA =
 const IPHONE_UA =
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
 const BOT_UA = "python-requests/2.31.0";
+const WINDOWS_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
+const LINUX_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
+/** What a Chrome on Linux reports over the Windows laptop of the test browsers (no high-entropy hints collected). */
+const ON_LINUX = { platform: "Linux x86_64", userAgentData: undefined };
+const LINUX_HINTS = { "sec-ch-ua": '"Chromium";v="142"', "sec-ch-ua-platform": '"Linux"', "sec-ch-ua-mobile": "?0" };
+const SWIFTSHADER = {
+  renderer: "WebKit WebGL",
+  rendererUnmasked: "ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)",
+};
 const DAY = 24 * 3600 * 1000;
 
 type CheckValue = ChecksSnapshot[string];
@@ -38,6 +53,8 @@ interface Browser {
 
 interface ClientRequest {
   user?: string;
+  /** The backend's signature of `user` (identity verification). */
+  user_token?: string;
   email?: string;
   phone?: string;
   /** The client IP (X-Forwarded-For); a fresh private IP when not given, so that per-IP counts stay per case. */
@@ -50,6 +67,8 @@ interface ClientRequest {
   ua?: string;
   automation?: Record<string, unknown>;
   timezone?: string;
+  /** Window and screen sizes (signals.window). */
+  window?: Record<string, number>;
 }
 
 /** What a case may do: HTTP calls through the real app, and fresh names so that cases stay independent. */
@@ -63,10 +82,20 @@ interface Harness {
   id(prefix: string): string;
   /** A private IP not used by any other case (no geolocation; per-IP counts start at zero). */
   ip(): string;
-  /** A browser not used by any other case. */
-  browser(ua?: string): Browser;
+  /** A private IP on a /24 no other case uses (a network of its own). */
+  net(): string;
+  /** A browser not used by any other case (its components with `overrides`). */
+  browser(ua?: string, overrides?: Record<string, unknown>): Browser;
+  /** An iPhone's Safari not used by any other case: the same components as every iPhone of its model. */
+  phone(): Browser;
+  /** A /24 no other case uses (its first three octets). */
+  network(): string;
+  /** The backend consumes the evaluation. */
+  consume(ev: Evaluation): Promise<void>;
   /** Verifies the user's email or phone through a challenge, with the code read from the development outbox. */
   verify(user: string, channel: "email" | "text"): Promise<void>;
+  /** Passes an issued challenge by email, with the code read from the development outbox. */
+  pass(challenge: string | undefined, channel?: "email" | "text"): Promise<void>;
 }
 
 /** A number strictly above `n`. */
@@ -112,37 +141,138 @@ const TABLE: Row[] = [
   },
   {
     check: "is_new_ip",
-    set: {
-      why: "a known user from an IP never seen for them",
-      value: true,
-      run: async (h) => {
-        const [user, b] = [h.id("u"), h.browser()];
-        await h.client("visit", { user, browser: b, ip: h.ip() });
-        return h.client("visit", { user, browser: b, ip: h.ip() });
+    set: [
+      {
+        why: "a known user from an IP never seen for them",
+        value: true,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.client("visit", { user, browser: b, ip: h.ip() });
+          return h.client("visit", { user, browser: b, ip: h.ip() });
+        },
       },
-    },
-    unset: {
-      why: "a known user from their usual IP",
-      value: false,
-      run: async (h) => {
-        const [user, b, ip] = [h.id("u"), h.browser(), h.ip()];
-        await h.client("visit", { user, browser: b, ip });
-        return h.client("visit", { user, browser: b, ip });
+      {
+        why: "an IP seen only in a challenge nobody passed (an attacker's attempt) stays new",
+        value: true,
+        run: async (h) => {
+          const [user, ip] = [h.id("u"), h.net()];
+          await h.client("login", { user, ip: h.net() });
+          expect((await h.client("login", { user, ip })).verdict).toBe("challenge");
+          return h.client("login", { user, ip });
+        },
       },
-    },
+    ],
+    unset: [
+      {
+        why: "a known user from their usual IP",
+        value: false,
+        run: async (h) => {
+          const [user, b, ip] = [h.id("u"), h.browser(), h.ip()];
+          await h.client("visit", { user, browser: b, ip });
+          return h.client("visit", { user, browser: b, ip });
+        },
+      },
+      {
+        why: "an IP whose challenge the user passed is theirs",
+        value: false,
+        run: async (h) => {
+          const [user, ip] = [h.id("u"), h.net()];
+          await h.client("login", { user, email: `${user}@example.com`, ip: h.net() });
+          const attempt = await h.client("login", { user, ip });
+          expect(attempt.verdict).toBe("challenge");
+          await h.pass(attempt.challenge?.id);
+          return h.client("login", { user, ip });
+        },
+      },
+    ],
+  },
+  {
+    check: "is_new_network",
+    set: [
+      {
+        why: "a known user from another /24",
+        value: true,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.client("visit", { user, browser: b, ip: h.net() });
+          return h.client("visit", { user, browser: b, ip: h.net() });
+        },
+      },
+      {
+        why: "a network seen only in a challenge nobody passed stays new",
+        value: true,
+        run: async (h) => {
+          const [user, ip] = [h.id("u"), h.net()];
+          await h.client("login", { user, ip: h.net() });
+          expect((await h.client("login", { user, ip })).verdict).toBe("challenge");
+          return h.client("login", { user, ip: ip.replace(/\.\d+$/, ".200") });
+        },
+      },
+    ],
+    unset: [
+      {
+        why: "another address of the same /24 (the second exit of one gateway)",
+        value: false,
+        run: async (h) => {
+          const [user, b, ip] = [h.id("u"), h.browser(), h.net()];
+          await h.client("visit", { user, browser: b, ip });
+          return h.client("visit", { user, browser: b, ip: ip.replace(/\.\d+$/, ".200") });
+        },
+      },
+      {
+        why: "another /24 of the same carrier (a phone hopping across its carrier's pool)",
+        value: false,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.client("visit", { user, browser: b, ip: IP.tmobileFlorida });
+          return h.client("visit", { user, browser: b, ip: IP.tmobileGeorgia });
+        },
+      },
+      {
+        why: "a backend evaluation without an IP: unknown (null)",
+        value: null,
+        run: async (h) => {
+          const user = h.id("u");
+          await h.server("visit", { user, ip: h.net() });
+          return h.server("visit", { user });
+        },
+      },
+    ],
   },
   {
     check: "is_new_fingerprint",
-    set: {
-      why: "a known user on a browser they never used",
-      value: true,
-      run: (h) => twoDevices(h),
-    },
-    unset: {
-      why: "a known user on their usual browser",
-      value: false,
-      run: (h) => onTheUsualBrowser(h),
-    },
+    set: [
+      {
+        why: "a known user on a browser they never used",
+        value: true,
+        run: (h) => twoDevices(h),
+      },
+      {
+        why: "a known user's browser that sends no components (stripping them does not look familiar)",
+        value: true,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.client("login", { user, browser: b });
+          return h.client("login", { user, bare: true });
+        },
+      },
+    ],
+    unset: [
+      {
+        why: "a known user on their usual browser",
+        value: false,
+        run: (h) => onTheUsualBrowser(h),
+      },
+      {
+        why: "a backend evaluation naming no browser: unknown (null), not new",
+        value: null,
+        run: async (h) => {
+          const user = h.id("u");
+          await h.client("login", { user });
+          return h.server("login", { user, ip: h.ip() });
+        },
+      },
+    ],
   },
   {
     check: "is_new_device",
@@ -177,16 +307,46 @@ const TABLE: Row[] = [
   },
   {
     check: "fingerprint_user_count",
-    set: {
-      why: "a second account on the same browser",
-      value: 2,
-      run: async (h) => {
-        const b = h.browser();
-        await h.client("signup", { user: h.id("u"), browser: b });
-        return h.client("signup", { user: h.id("u"), browser: b });
+    set: [
+      {
+        why: "a second account on the same browser",
+        value: 2,
+        run: async (h) => {
+          const b = h.browser();
+          await h.client("signup", { user: h.id("u"), browser: b });
+          return h.client("signup", { user: h.id("u"), browser: b });
+        },
       },
-    },
-    unset: { why: "one account on its own browser", value: 1, run: (h) => h.client("signup", { user: h.id("u"), browser: h.browser() }) },
+      {
+        why: "a second email-only sign-up (no user id yet) on a browser that cleared its storage",
+        value: 2,
+        run: async (h) => {
+          const b = h.browser();
+          await h.client("signup", { email: `${h.id("e")}@example.org`, browser: b });
+          return h.client("signup", { email: `${h.id("e")}@example.org`, browser: { ...b, token: `${b.token}-cleared` } });
+        },
+      },
+    ],
+    unset: [
+      { why: "one account on its own browser", value: 1, run: (h) => h.client("signup", { user: h.id("u"), browser: h.browser() }) },
+      {
+        why: "two accounts on two phones of one model: a fingerprint every such phone shares is not identifying",
+        value: 1,
+        run: async (h) => {
+          await h.client("signup", { user: h.id("u"), browser: h.phone() });
+          return h.client("signup", { user: h.id("u"), browser: h.phone() });
+        },
+      },
+      {
+        why: "a provisional user (first seen on a login, never confirmed) on the browser is not an account",
+        value: 1,
+        run: async (h) => {
+          const b = h.browser();
+          await h.client("login", { user: h.id("u"), browser: b });
+          return h.client("signup", { user: h.id("u"), browser: b });
+        },
+      },
+    ],
   },
   {
     check: "device_user_count",
@@ -199,7 +359,102 @@ const TABLE: Row[] = [
         return h.client("signup", { user: h.id("u"), browser: { ...h.browser(), token: b.token } });
       },
     },
-    unset: { why: "one account with its own token", value: 1, run: (h) => h.client("signup", { user: h.id("u"), browser: h.browser() }) },
+    unset: [
+      { why: "one account with its own token", value: 1, run: (h) => h.client("signup", { user: h.id("u"), browser: h.browser() }) },
+      {
+        why: "a provisional user with the token is not an account",
+        value: 1,
+        run: async (h) => {
+          const b = h.browser();
+          await h.client("login", { user: h.id("u"), browser: b });
+          return h.client("signup", { user: h.id("u"), browser: b });
+        },
+      },
+    ],
+  },
+  {
+    check: "is_provisional_user",
+    set: { why: "a user first seen on a login", value: true, run: (h) => h.client("login", { user: h.id("u") }) },
+    unset: [
+      { why: "a user first seen on a sign-up", value: false, run: (h) => h.client("signup", { user: h.id("u") }) },
+      {
+        why: "a user whose login the backend consumed",
+        value: false,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.consume(await h.client("login", { user, browser: b }));
+          return h.client("login", { user, browser: b });
+        },
+      },
+    ],
+  },
+  {
+    check: "device_provisional_attempts",
+    set: {
+      why: "one browser's third login on unconfirmed users within the hour",
+      value: 3,
+      run: async (h) => {
+        const b = h.browser();
+        await h.client("login", { user: h.id("u"), browser: b });
+        await h.client("login", { user: h.id("u"), browser: b });
+        return h.client("login", { user: h.id("u"), browser: b });
+      },
+    },
+    unset: {
+      why: "a confirmed account logging in again on its browser",
+      value: 0,
+      run: async (h) => {
+        const [user, b] = [h.id("u"), h.browser()];
+        await h.client("signup", { user, browser: b });
+        return h.client("login", { user, browser: b });
+      },
+    },
+  },
+  {
+    check: "fingerprint_provisional_attempts",
+    set: {
+      why: "three logins on unconfirmed users from one browser clearing its storage between them",
+      value: 3,
+      run: async (h) => {
+        const b = h.browser();
+        await h.client("login", { user: h.id("u"), browser: { ...b, token: `${b.token}-1` } });
+        await h.client("login", { user: h.id("u"), browser: { ...b, token: `${b.token}-2` } });
+        return h.client("login", { user: h.id("u"), browser: { ...b, token: `${b.token}-3` } });
+      },
+    },
+    unset: { why: "a sign-up on a new browser", value: 0, run: (h) => h.client("signup", { user: h.id("u"), browser: h.browser() }) },
+  },
+  {
+    check: "ip_provisional_attempts",
+    set: {
+      why: "three logins on unconfirmed users from three browsers at one IP",
+      value: 3,
+      run: async (h) => {
+        const ip = h.ip();
+        await h.client("login", { user: h.id("u"), ip });
+        await h.client("login", { user: h.id("u"), ip });
+        return h.client("login", { user: h.id("u"), ip });
+      },
+    },
+    unset: { why: "a sign-up from its own IP", value: 0, run: (h) => h.client("signup", { user: h.id("u"), ip: h.ip() }) },
+  },
+  {
+    check: "network_provisional_attempts",
+    set: {
+      why: "three logins on unconfirmed users from three addresses of one /24",
+      value: 3,
+      run: async (h) => {
+        const net = h.network();
+        await h.client("login", { user: h.id("u"), ip: `${net}.11` });
+        await h.client("login", { user: h.id("u"), ip: `${net}.12` });
+        return h.client("login", { user: h.id("u"), ip: `${net}.13` });
+      },
+    },
+    unset: {
+      why: "a sign-up from a network of its own",
+      value: 0,
+      run: (h) => h.client("signup", { user: h.id("u"), ip: `${h.network()}.1` }),
+    },
   },
   {
     check: "ip_user_count",
@@ -216,36 +471,43 @@ const TABLE: Row[] = [
   },
   {
     check: "ip_is_vpn",
-    set: [
-      { why: "a VPN provider's network", value: true, run: (h) => h.client("visit", { ip: IP.vpn }) },
+    set: { why: "a VPN provider's network", value: true, run: (h) => h.client("visit", { ip: IP.vpn }) },
+    unset: [
       {
-        why: "a browser time zone far from the IP (Paris time from Tokyo)",
-        value: true,
+        why: "a residential IP with a matching time zone",
+        value: false,
+        run: (h) => h.client("visit", { ip: IP.london, timezone: "Europe/London" }),
+      },
+      {
+        why: "a traveller whose laptop keeps its home zone (Paris time from Tokyo) is not on a VPN",
+        value: false,
         run: (h) => h.client("visit", { ip: IP.tokyo, timezone: "Europe/Paris" }),
       },
     ],
-    unset: {
-      why: "a residential IP with a matching time zone",
-      value: false,
-      run: (h) => h.client("visit", { ip: IP.london, timezone: "Europe/London" }),
-    },
   },
   {
     check: "ip_is_proxy",
     set: [
       { why: "a proxy provider's network", value: true, run: (h) => h.client("visit", { ip: IP.proxy }) },
       {
-        why: "a chain of forwarding proxies in front of the client",
+        why: "a forward proxy that announces itself (X-Proxy-ID)",
         value: true,
-        run: (h) => h.client("visit", { ip: IP.london, headers: { "x-forwarded-for": `${IP.london}, 198.51.100.7, 198.51.100.8` } }),
-      },
-      {
-        why: "a Via header from another proxy",
-        value: true,
-        run: (h) => h.client("visit", { ip: IP.london, headers: { via: "1.1 squid" } }),
+        run: (h) => h.client("visit", { ip: IP.london, headers: { "x-proxy-id": "1738295" } }),
       },
     ],
-    unset: { why: "a residential IP, direct", value: false, run: (h) => h.client("visit", { ip: IP.london }) },
+    unset: [
+      { why: "a residential IP, direct", value: false, run: (h) => h.client("visit", { ip: IP.london }) },
+      {
+        why: "a Via header, which load balancers add to all traffic",
+        value: false,
+        run: (h) => h.client("visit", { ip: IP.london, headers: { via: "1.1 google" } }),
+      },
+      {
+        why: "a long forwarding chain (CDN, load balancer and router hops)",
+        value: false,
+        run: (h) => h.client("visit", { ip: IP.london, headers: { "x-forwarded-for": `${IP.london}, 198.51.100.7, 198.51.100.8` } }),
+      },
+    ],
   },
   {
     check: "ip_is_tor",
@@ -267,6 +529,16 @@ const TABLE: Row[] = [
     unset: [
       { why: "a residential IP", value: false, run: (h) => h.client("visit", { ip: IP.london, timezone: "Europe/London" }) },
       { why: "a datacenter is not anonymising by itself", value: false, run: (h) => h.server("visit", { ip: IP.aws }) },
+      {
+        why: "a browser time zone far from the IP (a traveller) is not anonymising",
+        value: false,
+        run: (h) => h.client("visit", { ip: IP.tokyo, timezone: "Europe/Paris" }),
+      },
+      {
+        why: "a proxy that announces itself in the headers is transparent, not anonymising",
+        value: false,
+        run: (h) => h.client("visit", { ip: IP.london, headers: { "x-proxy-id": "1738295" } }),
+      },
     ],
   },
   {
@@ -276,12 +548,64 @@ const TABLE: Row[] = [
   },
   {
     check: "impossible_travel",
-    set: {
-      why: "London, then Tokyo a moment later",
-      value: true,
-      run: (h) => travel(h, IP.london, IP.tokyo),
-    },
-    unset: { why: "London, then another London IP", value: false, run: (h) => travel(h, IP.london, IP.london2) },
+    set: [
+      {
+        why: "London, then Tokyo a moment later",
+        value: true,
+        run: (h) => travel(h, IP.london, IP.tokyo),
+      },
+      {
+        why: "London, then a carrier exit, then Tokyo: measured from the last place the user really was",
+        value: true,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.client("login", { user, browser: b, ip: IP.london });
+          await h.client("login", { user, browser: b, ip: IP.tmobileFlorida });
+          return h.client("login", { user, browser: b, ip: IP.tokyo });
+        },
+      },
+    ],
+    unset: [
+      { why: "London, then another London IP", value: false, run: (h) => travel(h, IP.london, IP.london2) },
+      {
+        why: "London, then Grangemouth (554 km) a minute later: within the two places' accuracy",
+        value: false,
+        run: (h) => travel(h, IP.london, IP.grangemouth),
+      },
+      {
+        why: "New York, then a carrier exit placed 3,500 km away (carrier-grade NAT says nothing about the place)",
+        value: false,
+        run: (h) => travel(h, IP.newYork, IP.tmobileSpokane),
+      },
+      {
+        why: "London, then a VPN exit (a chosen server is no place; that is ip_is_anonymous)",
+        value: false,
+        run: (h) => travel(h, IP.london, IP.vpn),
+      },
+      {
+        why: "after the user passed a challenge for a jump (Tokyo, then London), the next login from London is not that jump again",
+        value: false,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.client("login", { user, email: `${user}@example.com`, browser: b, ip: IP.tokyo });
+          const jump = await h.client("login", { user, browser: b, ip: IP.london });
+          expect(jump.checks?.impossible_travel).toBe(true);
+          await h.pass(jump.challenge?.id);
+          return h.client("login", { user, browser: b, ip: IP.london2 });
+        },
+      },
+      {
+        why: "the owner at home after a stranger's attempt from Tokyo that nobody passed",
+        value: false,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.client("login", { user, browser: b, ip: IP.london });
+          const attempt = await h.client("login", { user, ip: IP.tokyo });
+          expect(attempt.verdict).toBe("challenge");
+          return h.client("login", { user, browser: b, ip: IP.london2 });
+        },
+      },
+    ],
   },
   {
     check: "travel_speed_kmh",
@@ -291,22 +615,95 @@ const TABLE: Row[] = [
   {
     check: "concurrent_sessions",
     set: {
-      why: "a second computer of the user, active at once from another IP",
+      why: "a second computer of the user, active at once from another network",
       value: 1,
       run: async (h) => {
         const user = h.id("u");
-        await h.client("access", { user, browser: h.browser(), ip: h.ip() });
-        return h.client("access", { user, browser: h.browser(), ip: h.ip() });
+        await h.client("access", { user, browser: h.browser(), ip: h.net() });
+        return h.client("access", { user, browser: h.browser(), ip: h.net() });
+      },
+    },
+    unset: [
+      {
+        why: "a second computer of the user on the same IP",
+        value: 0,
+        run: async (h) => {
+          const [user, ip] = [h.id("u"), h.ip()];
+          await h.client("access", { user, browser: h.browser(), ip });
+          return h.client("access", { user, browser: h.browser(), ip });
+        },
+      },
+      {
+        why: "a second computer on another address of the same /24 (one office, two gateway exits)",
+        value: 0,
+        run: async (h) => {
+          const [user, ip] = [h.id("u"), h.net()];
+          await h.client("access", { user, browser: h.browser(), ip });
+          return h.client("access", { user, browser: h.browser(), ip: ip.replace(/\.\d+$/, ".200") });
+        },
+      },
+    ],
+  },
+  {
+    check: "session_impossible_travel",
+    set: {
+      why: "the user's computer in use in London while a phone logs in from Tokyo",
+      value: true,
+      run: async (h) => {
+        const user = h.id("u");
+        await h.client("access", { user, browser: h.browser(), ip: IP.london });
+        return h.client("access", { user, browser: h.browser(IPHONE_UA), ip: IP.tokyo });
+      },
+    },
+    unset: [
+      {
+        why: "the user's laptop at home and their phone on its carrier at once (a carrier exit places nobody)",
+        value: false,
+        run: async (h) => {
+          const user = h.id("u");
+          await h.client("access", { user, browser: h.browser(), ip: IP.newYork });
+          return h.client("access", { user, browser: h.browser(IPHONE_UA), ip: IP.tmobileSpokane });
+        },
+      },
+      {
+        why: "a device last used in London sixteen hours before Tokyo (a flight's pace, no longer in use)",
+        value: false,
+        run: async (h) => {
+          const user = h.id("u");
+          await h.client("access", { user, browser: h.browser(), ip: IP.london });
+          return later(16 * 3600_000, () => h.client("access", { user, browser: h.browser(IPHONE_UA), ip: IP.tokyo }));
+        },
+      },
+    ],
+  },
+  {
+    check: "device_limit",
+    set: {
+      why: "the device limit of the account-sharing policy for the action (1 on stream)",
+      value: 1,
+      run: (h) => h.client("stream", { user: h.id("u") }),
+    },
+    unset: {
+      why: "no account-sharing policy for the action: the project's default, 3",
+      value: 3,
+      run: (h) => h.client("visit", { user: h.id("u") }),
+    },
+  },
+  {
+    check: "devices_over_limit",
+    set: {
+      why: "a second computer where the sharing policy allows one",
+      value: 1,
+      run: async (h) => {
+        const user = h.id("u");
+        await h.client("stream", { user, browser: h.browser() });
+        return h.client("stream", { user, browser: h.browser() });
       },
     },
     unset: {
-      why: "a second computer of the user on the same network",
+      why: "a second computer where the limit is the default 3",
       value: 0,
-      run: async (h) => {
-        const [user, ip] = [h.id("u"), h.ip()];
-        await h.client("access", { user, browser: h.browser(), ip });
-        return h.client("access", { user, browser: h.browser(), ip });
-      },
+      run: (h) => twoDevices(h),
     },
   },
   {
@@ -375,8 +772,31 @@ const TABLE: Row[] = [
   },
   {
     check: "device_count",
-    set: { why: "a user with a computer and a tablet", value: 2, run: (h) => twoDevices(h, IPAD_UA) },
-    unset: { why: "a user with one device", value: 1, run: (h) => h.client("visit", { user: h.id("u") }) },
+    set: [
+      { why: "a user with a computer and a tablet", value: 2, run: (h) => twoDevices(h, IPAD_UA) },
+      {
+        why: "a computer the user keeps coming back to still counts hours later",
+        value: 2,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.client("visit", { user, browser: b });
+          await later(2 * 3600_000, () => h.client("visit", { user, browser: b }));
+          return later(5 * 3600_000, () => h.client("visit", { user, browser: h.browser() }));
+        },
+      },
+    ],
+    unset: [
+      { why: "a user with one device", value: 1, run: (h) => h.client("visit", { user: h.id("u") }) },
+      {
+        why: "a private window used once, hours ago, no longer counts",
+        value: 1,
+        run: async (h) => {
+          const user = h.id("u");
+          await h.client("visit", { user, browser: h.phone() });
+          return later(2 * 3600_000, () => h.client("visit", { user, browser: h.browser() }));
+        },
+      },
+    ],
   },
   {
     check: "computer_device_count",
@@ -406,8 +826,9 @@ const TABLE: Row[] = [
   {
     check: "email_is_invalid",
     set: [
-      { why: "no @", value: true, run: (h) => h.server("visit", { user: h.id("u"), email: "not-an-email" }) },
-      { why: "two dots in a row", value: true, run: (h) => h.server("visit", { user: h.id("u"), email: "a..b@example.com" }) },
+      // Not an address at all is a 400 (SPEC.md 12); these are RFC 5322 addresses no mail provider hands out.
+      { why: "a top-level domain with a digit", value: true, run: (h) => h.server("visit", { user: h.id("u"), email: "a@example.c0m" }) },
+      { why: "a label starting with a hyphen", value: true, run: (h) => h.server("visit", { user: h.id("u"), email: "a@-x.example.com" }) },
     ],
     unset: { why: "a well-formed address", value: false, run: (h) => h.server("visit", { user: h.id("u"), email: "a.b@example.com" }) },
   },
@@ -427,6 +848,75 @@ const TABLE: Row[] = [
       value: false,
       run: (h) => h.server("visit", { user: h.id("u"), email: "unverified@example.com" }),
     },
+  },
+  {
+    check: "contact_mismatch",
+    set: [
+      {
+        why: "a client login claiming another email than the stored one",
+        value: true,
+        run: async (h) => {
+          const user = h.id("u");
+          await h.client("visit", { user, email: `${user}@example.com` });
+          return h.client("login", { user, email: "someone.else@example.net" });
+        },
+      },
+      {
+        why: "a client login claiming another phone than the stored one",
+        value: true,
+        run: async (h) => {
+          const user = h.id("u");
+          await h.client("visit", { user, phone: "+33612345678" });
+          return h.client("login", { user, phone: "+33698765432" });
+        },
+      },
+    ],
+    unset: [
+      {
+        why: "the stored email again, in other capitals",
+        value: false,
+        run: async (h) => {
+          const user = h.id("u");
+          await h.client("visit", { user, email: `${user}@example.com` });
+          return h.client("login", { user, email: `${user.toUpperCase()}@EXAMPLE.COM` });
+        },
+      },
+      {
+        why: "a backend evaluation with a new email (the backend's contacts are the user's)",
+        value: false,
+        run: async (h) => {
+          const user = h.id("u");
+          await h.client("visit", { user, email: `${user}@example.com` });
+          return h.server("login", { user, email: "new.address@example.net" });
+        },
+      },
+    ],
+  },
+  {
+    check: "identity_verified",
+    set: [
+      {
+        why: "a client login with the user_token the backend signed for the user",
+        value: true,
+        run: async (h) => {
+          const user = h.id("u");
+          const secret = (await h.t.services.identity.rotate(h.t.project.id, "development")) as string;
+          return h.client("login", { user, user_token: await userToken(secret, user) });
+        },
+      },
+      { why: "a backend evaluation naming the user", value: true, run: (h) => h.server("login", { user: h.id("u") }) },
+    ],
+    unset: [
+      { why: "a client login without a token", value: false, run: (h) => h.client("login", { user: h.id("u") }) },
+      {
+        why: "a client login with a token signed for another user",
+        value: false,
+        run: async (h) => {
+          const secret = (await h.t.services.identity.rotate(h.t.project.id, "development")) as string;
+          return h.client("login", { user: h.id("u"), user_token: await userToken(secret, "someone-else") });
+        },
+      },
+    ],
   },
   {
     check: "is_phone_verified",
@@ -454,8 +944,25 @@ const TABLE: Row[] = [
     set: [
       { why: "a bot user agent", value: true, run: (h) => h.client("visit", { ua: BOT_UA }) },
       { why: "automation markers from the browser", value: true, run: (h) => h.client("visit", { automation: { headless: true } }) },
+      {
+        why: "no markers, but a forged user agent on a software renderer",
+        value: true,
+        run: (h) => h.client("visit", { ua: WINDOWS_UA, browser: h.browser(WINDOWS_UA, { ...ON_LINUX, webGlBasics: SWIFTSHADER }) }),
+      },
     ],
-    unset: { why: "a desktop browser without markers", value: false, run: (h) => h.client("visit") },
+    unset: [
+      { why: "a desktop browser without markers", value: false, run: (h) => h.client("visit") },
+      {
+        why: "a software renderer alone (a Linux desktop without GPU drivers)",
+        value: false,
+        run: (h) =>
+          h.client("visit", {
+            ua: LINUX_UA,
+            browser: h.browser(LINUX_UA, { ...ON_LINUX, webGlBasics: SWIFTSHADER }),
+            headers: LINUX_HINTS,
+          }),
+      },
+    ],
   },
   {
     check: "bot_user_agent",
@@ -470,6 +977,88 @@ const TABLE: Row[] = [
     check: "client_automation",
     set: { why: "webdriver reported by the browser", value: true, run: (h) => h.client("visit", { automation: { webdriver: true } }) },
     unset: { why: "a bot user agent without client markers", value: false, run: (h) => h.client("visit", { ua: BOT_UA }) },
+  },
+  {
+    check: "user_agent_mismatch",
+    set: [
+      {
+        why: "a Windows user agent from a browser whose platform is Linux x86_64",
+        value: true,
+        run: (h) => h.client("visit", { ua: WINDOWS_UA, browser: h.browser(WINDOWS_UA, ON_LINUX) }),
+      },
+      {
+        why: "client hints saying Linux under a Windows user agent",
+        value: true,
+        run: (h) =>
+          h.client("visit", {
+            ua: WINDOWS_UA,
+            browser: h.browser(WINDOWS_UA, { platform: "Win32" }),
+            headers: { "sec-ch-ua": '"Chromium";v="142"', "sec-ch-ua-platform": '"Linux"', "sec-ch-ua-mobile": "?0" },
+          }),
+      },
+    ],
+    unset: [
+      {
+        why: "a Linux Chrome whose hints and platform agree",
+        value: false,
+        run: (h) => h.client("visit", { ua: LINUX_UA, browser: h.browser(LINUX_UA, ON_LINUX), headers: LINUX_HINTS }),
+      },
+      {
+        why: "Firefox spoofing Windows everywhere (resistFingerprinting)",
+        value: false,
+        run: (h) => {
+          const ua = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:144.0) Gecko/20100101 Firefox/144.0";
+          return h.client("visit", { ua, browser: h.browser(ua, { platform: "Win32", userAgentData: undefined }) });
+        },
+      },
+    ],
+  },
+  {
+    check: "software_renderer",
+    set: {
+      why: "WebGL drawn by SwiftShader",
+      value: true,
+      run: (h) => h.client("visit", { browser: h.browser(undefined, { webGlBasics: SWIFTSHADER }) }),
+    },
+    unset: { why: "WebGL drawn by a GPU", value: false, run: (h) => h.client("visit", { browser: h.browser() }) },
+  },
+  {
+    check: "headless_window",
+    set: {
+      why: "the 800×600 headless screen with a window exactly the page's size",
+      value: true,
+      run: (h) =>
+        h.client("visit", {
+          window: { outer_width: 800, outer_height: 600, inner_width: 800, inner_height: 600, screen_width: 800, screen_height: 600 },
+        }),
+    },
+    unset: [
+      {
+        why: "a fullscreen window on a real display",
+        value: false,
+        run: (h) =>
+          h.client("visit", {
+            window: {
+              outer_width: 1920,
+              outer_height: 1080,
+              inner_width: 1920,
+              inner_height: 1080,
+              screen_width: 1920,
+              screen_height: 1080,
+            },
+          }),
+      },
+      { why: "an SDK that sends no sizes", value: false, run: (h) => h.client("visit") },
+    ],
+  },
+  {
+    check: "implausible_hardware",
+    set: {
+      why: "3 GB of device memory (Chromium reports powers of two)",
+      value: true,
+      run: (h) => h.client("visit", { browser: h.browser(undefined, { deviceMemory: 3 }) }),
+    },
+    unset: { why: "8 cores and 8 GB", value: false, run: (h) => h.client("visit", { browser: h.browser() }) },
   },
   {
     check: "timezone_mismatch",
@@ -515,9 +1104,9 @@ const TABLE: Row[] = [
   {
     check: "email",
     set: {
-      why: "the request's email, normalised",
+      why: "the request's email, in lower case (surrounding space is a 400: SPEC.md 12)",
       value: "alice@example.com",
-      run: (h) => h.server("visit", { user: h.id("u"), email: " Alice@Example.com" }),
+      run: (h) => h.server("visit", { user: h.id("u"), email: "Alice@Example.com" }),
     },
     unset: { why: "no email", value: null, run: (h) => h.server("visit", { user: h.id("u") }) },
   },
@@ -663,6 +1252,7 @@ describe.each(STORES)("checks on %s", (kind) => {
   let t: TestApp;
   let seq = 0;
   let ipSeq = 0;
+  let netSeq = 0;
 
   const read = async (id: string): Promise<Evaluation> => {
     const r = await t.app.inject({ method: "GET", url: `/v3/evaluations/${id}`, headers: t.auth });
@@ -679,9 +1269,21 @@ describe.each(STORES)("checks on %s", (kind) => {
       const n = ++ipSeq;
       return `10.${kind === "sqlite" ? 1 : 2}.${Math.floor(n / 250)}.${(n % 250) + 1}`;
     },
-    browser(ua) {
+    net: () => {
+      const n = ++netSeq;
+      return `10.${kind === "sqlite" ? 3 : 4}.${n % 250}.${Math.floor(n / 250) + 1}`;
+    },
+    browser(ua, overrides) {
       const seed = h.id("browser");
-      return { components: fakeComponents(seed), token: `tok-${seed}-xxxxxxxx`, ...(ua ? { ua } : {}) };
+      return { components: fakeComponents(seed, overrides), token: `tok-${seed}-xxxxxxxx`, ...(ua ? { ua } : {}) };
+    },
+    phone() {
+      return { components: iphoneComponents(), token: `tok-${h.id("phone")}-xxxxxxxx`, ua: IPHONE_UA };
+    },
+    network: () => `10.${kind === "sqlite" ? 201 : 202}.${++netSeq}`,
+    async consume(ev) {
+      const r = await t.app.inject({ method: "POST", url: `/v3/evaluations/${ev.id}/consume`, headers: t.auth });
+      expect(r.statusCode, r.body).toBe(200);
     },
     async client(action, req = {}) {
       const browser = req.bare ? undefined : (req.browser ?? h.browser());
@@ -690,6 +1292,7 @@ describe.each(STORES)("checks on %s", (kind) => {
       if (browser) signals.visitor_token = browser.token;
       if (req.automation) signals.automation = req.automation;
       if (req.timezone) signals.timezone = req.timezone;
+      if (req.window) signals.window = req.window;
       const r = await t.app.inject({
         method: "POST",
         url: `/v3/client/evaluate/${action}`,
@@ -697,6 +1300,7 @@ describe.each(STORES)("checks on %s", (kind) => {
         payload: {
           client_id: t.clientId,
           ...(req.user ? { user: req.user } : {}),
+          ...(req.user_token ? { user_token: req.user_token } : {}),
           ...(req.email ? { email: req.email } : {}),
           ...(req.phone ? { phone: req.phone } : {}),
           signals,
@@ -716,8 +1320,10 @@ describe.each(STORES)("checks on %s", (kind) => {
         email: `${user}@example.com`,
         phone: `+336${10_000_000 + seq}`,
       });
-      const challenge = ev.challenge?.id;
-      expect(challenge, "the verify_contact policy issues a challenge").toBeDefined();
+      expect(ev.challenge?.id, "the verify_contact policy issues a challenge").toBeDefined();
+      await h.pass(ev.challenge?.id, channel);
+    },
+    async pass(challenge, channel = "email") {
       const sent = await t.app.inject({ method: "POST", url: `/v3/challenges/${challenge}/send`, headers: t.auth, payload: { channel } });
       expect(sent.statusCode, sent.body).toBe(200);
       const outbox = await t.app.inject({ method: "GET", url: "/v3/dev/outbox", headers: t.auth });
@@ -754,6 +1360,21 @@ describe.each(STORES)("checks on %s", (kind) => {
       },
     });
     expect(policy.statusCode, policy.body).toBe(201);
+    // An account-sharing policy with a limit of its own, on an action of its own: device_limit reads it.
+    const sharing = await t.app.inject({
+      method: "POST",
+      url: "/v3/policies",
+      headers: t.auth,
+      payload: {
+        name: "One device per streaming account (test)",
+        actions: ["stream"],
+        priority: 10,
+        conditions: { check: "devices_over_limit", op: "gt", value: 0 },
+        verdict: "challenge",
+        challenge: { type: "account_sharing", channels: ["email"], device_limit: 1 },
+      },
+    });
+    expect(sharing.statusCode, sharing.body).toBe(201);
   });
   afterAll(async () => t?.close());
 

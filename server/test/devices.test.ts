@@ -8,6 +8,7 @@ import {
   HashResponse,
   IdentifyResponse,
 } from "@tessera/sdk/contract";
+import { userToken } from "@tessera/sdk/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
 
@@ -90,7 +91,10 @@ describe.each(STORES)("devices on %s", (kind) => {
     const noUser = await client("/v3/client/devices/attach", { signals });
     expect(noUser.statusCode).toBe(400);
     expect(noUser.json().error.param).toBe("user");
-    const a = ClientDeviceResponse.parse((await client("/v3/client/devices/attach", { user: "cad_user", signals })).json());
+    // Attach needs the backend's signature of the user (SPEC.md 12; trust-boundary.test.ts has the refusals).
+    const secret = (await t.services.identity.rotate(t.project.id, "development")) as string;
+    const user_token = await userToken(secret, "cad_user");
+    const a = ClientDeviceResponse.parse((await client("/v3/client/devices/attach", { user: "cad_user", user_token, signals })).json());
     expect(a.status).toBe("attached");
     const list = DeviceList.parse((await t.app.inject({ method: "GET", url: "/v3/user/cad_user/devices", headers: t.auth })).json());
     expect(list.map((d) => d.id)).toEqual([a.device]);
@@ -109,7 +113,7 @@ describe.each(STORES)("devices on %s", (kind) => {
     const [current, last] = HashResponse.parse((await client("/v3/client/hash", { signals })).json());
     expect(current).toMatch(/^[0-9a-f]{16,}$/);
     expect(last).toBe(current);
-    const drifted = { ...signals, components: fakeComponents("fph", { platform: "Win32" }) };
+    const drifted = { ...signals, components: fakeComponents("fph", { screenResolution: [2560, 1440] }) };
     const [cur2, last2] = HashResponse.parse((await client("/v3/client/hash", { signals: drifted })).json());
     expect(last2).toBe(current);
     expect(cur2).not.toBe(current);
@@ -142,6 +146,8 @@ describe.each(STORES)("one browser behind many accounts on %s", (kind) => {
     });
     expect(r.statusCode).toBe(200);
     const id = (r.json() as { evaluation_id: string }).evaluation_id;
+    // The backend consumes the evaluation of a login it let in: the user is an account, no longer provisional.
+    expect((await t.app.inject({ method: "POST", url: `/v3/evaluations/${id}/consume`, headers: t.auth })).statusCode).toBe(200);
     return (await t.app.inject({ method: "GET", url: `/v3/evaluations/${id}`, headers: t.auth })).json() as {
       verdict: string;
       device?: string;

@@ -36,6 +36,22 @@ describe.each(STORES)("evaluations on %s", (kind) => {
     expect(ev.consumed).toBe(false);
   });
 
+  it("risks carry stable ids: the definition per category, the risk's own id per evaluation, the same on every read", async () => {
+    const evaluateOnce = async () => {
+      const r = await t.app.inject({ method: "POST", url: "/v3/evaluate/login", headers: t.auth, payload: { user: "risk-ids" } });
+      expect(r.statusCode).toBe(200);
+      return Evaluation.parse(r.json());
+    };
+    const [a, b] = [await evaluateOnce(), await evaluateOnce()];
+    const reread = Evaluation.parse((await t.app.inject({ method: "GET", url: `/v3/evaluations/${a.id}`, headers: t.auth })).json());
+    expect(reread.risks).toEqual(a.risks);
+    expect(a.risks?.map((r) => r.definition)).toEqual(a.risks?.map((r) => `rdef_${r.name}`));
+    expect(b.risks?.map((r) => r.definition)).toEqual(a.risks?.map((r) => r.definition));
+    const ids = [...(a.risks ?? []), ...(b.risks ?? [])].map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(a.risks?.find((r) => r.name === "ato")?.id).toBe(`rsk_${a.id.slice(3)}.ato`);
+  });
+
   it("identical components give the same fingerprint; different ones another", async () => {
     const ids = [];
     for (const seed of ["same", "same", "other"]) {

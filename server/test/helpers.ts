@@ -7,6 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import pg from "pg";
+import { type BrowserState, components } from "../scenarios/population/browsers.js";
+import { type DeviceModel, FONTS, MODELS } from "../scenarios/population/catalogue.js";
+import { stream } from "../scenarios/population/random.js";
 import { buildApp } from "../src/app.js";
 import { type Config, loadConfig } from "../src/config.js";
 import { createServices, type Services } from "../src/services.js";
@@ -66,7 +69,7 @@ export interface TestApp {
 }
 
 /** What a real desktop browser sends; Fastify's inject would otherwise say "lightMyRequest", a bot user agent. */
-export const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
+export const BROWSER_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
 
 export async function startTestApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
   const db = await freshDatabase(kind);
@@ -97,22 +100,94 @@ export async function startTestApp(kind: StoreKind, env: Record<string, string> 
   };
 }
 
-/** Components like FingerprintJS produces, varied by `seed` so that distinct seeds are distinct browsers. */
-export function fakeComponents(seed: string, overrides: Record<string, unknown> = {}): Record<string, { value: unknown }> {
-  const base: Record<string, unknown> = {
-    platform: "Linux x86_64",
-    timezone: "Europe/Paris",
-    languages: [["en-US", "en"]],
-    screenResolution: [1920, 1080],
-    hardwareConcurrency: 8,
-    deviceMemory: 8,
-    colorDepth: 24,
-    vendor: "Google Inc.",
-    canvas: { winding: true, geometry: `geo-${seed}`, text: `text-${seed}` },
-    fonts: ["Arial", "Courier New", `Font-${seed}`],
-    audio: 124.04347527516074,
-    webGlBasics: { renderer: `ANGLE (${seed})`, vendor: "Google Inc." },
-    ...overrides,
+/** A browser of the population model (server/scenarios/population) on `model`, with these settings changed. */
+function browserComponents(
+  modelId: string,
+  settings: Partial<BrowserState>,
+  overrides: Record<string, unknown>,
+): Record<string, { value: unknown }> {
+  const model = MODELS.find((m) => m.id === modelId) as DeviceModel;
+  const state: BrowserState = {
+    model,
+    browser: "chrome",
+    version: 142,
+    osBuild: "11.24H2",
+    cores: model.cores[0] as number,
+    ramGb: model.ramGb[0] as number,
+    screen: 0,
+    docked: false,
+    externalScreen: [1920, 1080],
+    extraFonts: [],
+    textSize: 0,
+    dockSize: 0,
+    taskbar: 40,
+    tz: "Europe/Paris",
+    lang: "fr-FR",
+    langs: ["fr-FR", "fr", "en-US", "en"],
+    locale: "fr-FR",
+    reducedMotion: false,
+    applePay: false,
+    contentBlocker: [],
+    pdfViewer: true,
+    private: false,
+    farbleSession: 1,
+    ...settings,
   };
+  const base = { ...components(state), ...overrides };
   return Object.fromEntries(Object.entries(base).map(([k, v]) => [k, { value: v }]));
+}
+
+/**
+ * Components as FingerprintJS 5.2 reports them for Chrome on a Windows laptop (the population model's), varied by
+ * `seed` through the fonts installed and the taskbar, so that distinct seeds are distinct browsers with identifying
+ * fingerprints (SPEC.md 13) and one seed is always the same browser. `overrides` replace component values.
+ */
+export function fakeComponents(seed: string, overrides: Record<string, unknown> = {}): Record<string, { value: unknown }> {
+  const r = stream(0, "fake-components", seed);
+  const extraFonts = [...FONTS.office, ...FONTS.adobe, ...FONTS.cjk, ...FONTS.corel].filter(() => r() < 0.5);
+  return browserComponents(
+    "dell-latitude-5420",
+    { extraFonts, taskbar: [30, 40, 50][Math.floor(r() * 3)] as number, ramGb: 16 },
+    overrides,
+  );
+}
+
+/**
+ * Components of Safari on an iPhone: what every iPhone of the model reports alike (canvas and audio skipped, no
+ * screen size), so no fingerprint of them is identifying. `overrides` replace component values.
+ */
+export function iphoneComponents(overrides: Record<string, unknown> = {}): Record<string, { value: unknown }> {
+  return browserComponents(
+    "iphone-15",
+    { browser: "safari", version: 26, osBuild: "26.1", langs: ["fr-FR", "fr"], applePay: true },
+    overrides,
+  );
+}
+
+export const IPHONE_UA =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.1 Mobile/15E148 Safari/604.1";
+
+/** A challenged client evaluation (a challenge policy matches `action`): its id, and the challenge link's id and token. */
+export async function challengedEvaluation(
+  t: TestApp,
+  action: string,
+  user: string,
+  contact: { email?: string; phone?: string; url?: string } = { email: `${user}@example.com` },
+): Promise<{ evaluation_id: string; id: string; token: string; headers: { "x-challenge-token": string } }> {
+  const { url, ...contacts } = contact;
+  const r = await t.app.inject({
+    method: "POST",
+    url: `/v3/client/evaluate/${action}`,
+    payload: {
+      client_id: t.clientId,
+      user,
+      ...contacts,
+      signals: { components: fakeComponents(user), visitor_token: `tok-${user}-xxxxxxxx`, ...(url ? { url } : {}) },
+    },
+  });
+  const { evaluation_id, redirect } = r.json() as { evaluation_id?: string; redirect?: string };
+  if (r.statusCode !== 200 || !evaluation_id || !redirect) throw new Error(`${user} was not challenged: ${r.body}`);
+  const link = new URL(redirect);
+  const token = link.searchParams.get("token") ?? "";
+  return { evaluation_id, id: link.searchParams.get("challenge") ?? "", token, headers: { "x-challenge-token": token } };
 }

@@ -3,10 +3,9 @@
 // limits, velocity and device counts agree. (The webhook outbox drained by both is covered by the webhooks tests.)
 import { ClientEvaluateResponse, ErrorBody, Evaluation } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, freshDatabase, PG_AVAILABLE, type TestDatabase } from "./helpers.js";
+import { BROWSER_UA, fakeComponents, freshDatabase, PG_AVAILABLE, type TestDatabase } from "./helpers.js";
 import { type CliProject, createProjectCli, type ServerProcess, startServer } from "./server-process.js";
 
-const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 /** Requests per minute per IP on both instances: small, so the shared count is visible in a few requests. */
 const IP_LIMIT = 20;
 

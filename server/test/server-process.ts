@@ -5,7 +5,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
-import { ensureAssetsBuilt } from "../src/build-assets.js";
+import { ensureBuilt, isBundle } from "../../scripts/build.mjs";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const BIN = path.join(ROOT, "bin", "tessera.mjs");
@@ -47,12 +47,20 @@ export async function createProjectCli(env: Record<string, string>, name = "x"):
   return { id: p.id, clientId: p.environments.development.client_id, secret: p.environments.development.secret };
 }
 
+/** Runs `tessera <args>` on the given store; answers its standard output. */
+export async function runCli(env: Record<string, string>, args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, [BIN, ...args], { cwd: ROOT, env: baseEnv(env) });
+  return stdout;
+}
+
 export interface ServerProcess {
   url: string;
   port: number;
   child: ChildProcess;
   /** Everything the process wrote to stderr (warnings and errors at LOG_LEVEL=warn). */
   stderr(): string;
+  /** What the process printed on stdout (the tail). */
+  stdout(): string;
   /** Resolves with the exit code or signal once the process has ended. */
   exited: Promise<number | string>;
   /** SIGKILL: no shutdown hook runs, like a crash or `kill -9`. */
@@ -69,10 +77,10 @@ export interface StartOptions {
 }
 
 /**
- * `tessera serve` builds the SDK and the challenge app when they are missing: do it here once, under a lock, so that
+ * `tessera serve` builds the bundles it serves when they are missing or stale: do it here once, under a lock, so that
  * test files starting servers side by side do not build into the same folders at the same time.
  */
-async function assetsBuiltOnce(): Promise<void> {
+export async function assetsBuiltOnce(): Promise<void> {
   const lock = path.join(ROOT, ".tmp", "assets-build.lock");
   fs.mkdirSync(path.dirname(lock), { recursive: true });
   for (let i = 0; i < 3000; i++) {
@@ -86,7 +94,7 @@ async function assetsBuiltOnce(): Promise<void> {
       continue;
     }
     try {
-      ensureAssetsBuilt(() => {});
+      ensureBuilt({ only: isBundle, log: () => {} });
     } finally {
       fs.rmSync(lock, { recursive: true, force: true });
     }
@@ -103,7 +111,11 @@ export async function startServer(env: Record<string, string>, opts: StartOption
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, "serve"], {
     cwd: ROOT,
     env: baseEnv({ ...env, PORT: String(port), PUBLIC_URL: url }),
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    out = (out + d.toString()).slice(-20_000);
   });
   let err = "";
   child.stderr?.on("data", (d: Buffer) => {
@@ -136,5 +148,5 @@ export async function startServer(env: Record<string, string>, opts: StartOption
     if (!dead) child.kill(sig);
     return exited;
   };
-  return { url, port, child, stderr: () => err, exited, kill: () => signal("SIGKILL"), stop: () => signal("SIGTERM") };
+  return { url, port, child, stderr: () => err, stdout: () => out, exited, kill: () => signal("SIGKILL"), stop: () => signal("SIGTERM") };
 }

@@ -19,6 +19,8 @@ export interface TestSmtp {
   next(to: string, opts?: { since?: number; timeoutMs?: number }): Promise<ReceivedMail>;
   /** Make the server refuse every message (to test delivery failures). */
   refuse: boolean;
+  /** Addresses the server refuses at RCPT TO with 550, as a server with no such mailbox does (a bounce). */
+  unknownRecipients: Set<string>;
   close(): Promise<void>;
 }
 
@@ -26,11 +28,17 @@ export async function startSmtp(): Promise<TestSmtp> {
   const mails: ReceivedMail[] = [];
   const waiters: Array<() => void> = [];
   const state = { refuse: false };
+  const unknownRecipients = new Set<string>();
   const server = new SMTPServer({
     secure: false,
     authOptional: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (unknownRecipients.has(address.address.toLowerCase()))
+        return callback(Object.assign(new Error("No such user here"), { responseCode: 550 }));
+      callback();
+    },
     onData(stream, _session, callback) {
       if (state.refuse) {
         stream.resume();
@@ -58,6 +66,7 @@ export async function startSmtp(): Promise<TestSmtp> {
   const api: TestSmtp = {
     url: `smtp://127.0.0.1:${port}`,
     mails,
+    unknownRecipients,
     get refuse() {
       return state.refuse;
     },

@@ -37,14 +37,29 @@ describe.each(STORES)("users on %s", (kind) => {
     expect((await t.services.repos.users.findByExternal(env(), "up_user"))?.email).toBeNull();
   });
 
-  it("bad input is 400 naming the field; unknown user and another project's user are 404", async () => {
+  it("bad input is 400 naming the field; another project's user is out of reach", async () => {
     const bad = await update("up_user", { phone: "0612" });
     expect(bad.statusCode).toBe(400);
     expect(ErrorBody.parse(bad.json()).error.param).toBe("phone");
     const badGroups = await update("up_user", { groups: "beta" });
     expect(badGroups.statusCode).toBe(400);
     expect(badGroups.json().error.param).toBe("groups");
-    expect((await update("nobody", { groups: [] })).statusCode).toBe(404);
-    expect((await update("up_user", { groups: [] }, { authorization: `Bearer ${t.otherSecret}` })).statusCode).toBe(404);
+    // Another project's key creates its own "up_user", and never touches this one.
+    expect((await update("up_user", { email: "other@example.com" }, { authorization: `Bearer ${t.otherSecret}` })).statusCode).toBe(204);
+    expect((await t.services.repos.users.findByExternal(env(), "up_user"))?.email).toBeNull();
+  });
+
+  it("a user Tessera has not met is created with the contacts the backend gives (before any browser names it)", async () => {
+    expect((await update("pushed", { email: "pushed@example.com", phone: "+33612345678", groups: ["imported"] })).statusCode).toBe(204);
+    const user = await t.services.repos.users.findByExternal(env(), "pushed");
+    expect(user).toMatchObject({ email: "pushed@example.com", phone: "+33612345678", groups: '["imported"]' });
+    // A browser naming the account afterwards with another address changes nothing (its codes go to the backend's).
+    const r = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/login",
+      payload: { client_id: t.clientId, user: "pushed", email: "attacker@evil.example", signals: { components: {} } },
+    });
+    expect(r.statusCode).toBe(200);
+    expect((await t.services.repos.users.findByExternal(env(), "pushed"))?.email).toBe("pushed@example.com");
   });
 });

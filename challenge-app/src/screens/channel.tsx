@@ -15,6 +15,22 @@ export function Channel() {
     e.preventDefault();
     if (chosen) send(chosen);
   };
+  if (options.length === 1) {
+    // Nothing to choose (e.g. the last channel still to confirm when every channel is required): say where it goes.
+    const only = options[0]!;
+    return (
+      <section aria-labelledby="screen-title">
+        <Title>{m.channel.titleOne}</Title>
+        <p id="send-to">{m.channel.sendTo(isolate(only.destination))}</p>
+        <Notice />
+        <div class="actions">
+          <button type="button" class="primary" disabled={busy.value} aria-describedby="send-to" onClick={() => send(only.channel)}>
+            {m.channel.send}
+          </button>
+        </div>
+      </section>
+    );
+  }
   return (
     <section aria-labelledby="screen-title">
       <Title>{m.channel.title}</Title>

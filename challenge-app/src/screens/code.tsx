@@ -1,8 +1,8 @@
 // "Enter the code" (SPEC.md 11): six digits, typed or pasted, sent as soon as the sixth arrives; attempts left;
 // resend after a countdown; another channel.
 import type { Channel } from "@tessera/sdk/contract";
-import { useEffect, useRef, useState } from "preact/hooks";
-import { t } from "../i18n/index.js";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { lang, t } from "../i18n/index.js";
 import { busy, notice, now, openChannels, otherChannel, resendIn, screen, send, verify, view } from "../state.js";
 import { isolate, Notice, Title } from "../ui.js";
 
@@ -14,6 +14,33 @@ const digitsOf = (s: string) =>
     .replace(/[\u0660-\u0669\u06f0-\u06f9]/g, (d) => String(d.charCodeAt(0) & 0xf))
     .replace(/\D/g, "")
     .slice(0, CODE_LENGTH);
+
+/** "10 minutes", in the page's language: how long the code stays valid from `at` (CHALLENGE_CODE_TTL_MS on the server). */
+function validity(expiresAt: string | undefined, at: number): string | undefined {
+  const ms = expiresAt ? Date.parse(expiresAt) - at : Number.NaN;
+  if (!(ms > 0)) return undefined;
+  const [value, unit] = ms >= 60_000 ? [Math.round(ms / 60_000), "minute"] : [Math.ceil(ms / 1000), "second"];
+  return new Intl.NumberFormat(lang.value, { style: "unit", unit, unitDisplay: "long" }).format(value);
+}
+
+/**
+ * WebOTP: on a phone, the browser reads the code from the text message (whose last line names this host) and offers
+ * it; nothing happens where the API is missing or the user declines.
+ */
+function useWebOtp(active: boolean, fill: (code: string) => void): void {
+  useEffect(() => {
+    if (!active || !("OTPCredential" in window)) return;
+    const abort = new AbortController();
+    navigator.credentials
+      .get({ otp: { transport: ["sms"] }, signal: abort.signal } as CredentialRequestOptions)
+      .then((c) => {
+        const code = (c as { code?: string } | null)?.code;
+        if (code) fill(code);
+      })
+      .catch(() => undefined);
+    return () => abort.abort();
+  }, [active]);
+}
 
 export function Code({ channel }: { channel: Channel }) {
   const m = t.value;
@@ -53,11 +80,21 @@ export function Code({ channel }: { channel: Channel }) {
     if (value.length === CODE_LENGTH) void submit(value);
   };
   const failed = notice.value?.kind === "error";
+  // Read when the code arrives (a resend brings a new expiry), not every second.
+  const lasts = useMemo(() => validity(v.code_expires_at, Date.now()), [v.code_expires_at, lang.value]);
+  useWebOtp(channel === "text", (value) => {
+    const digits = digitsOf(value);
+    setCode(digits);
+    void submit(digits);
+  });
 
   return (
     <section aria-labelledby="screen-title">
       <Title>{m.code.title}</Title>
-      <p id="code-hint">{m.code.sentTo(isolate(destination))}</p>
+      <p id="code-hint">
+        {m.code.sentTo(isolate(destination))}
+        {lasts ? ` ${m.code.validFor(lasts)}` : ""}
+      </p>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -73,6 +110,8 @@ export function Code({ channel }: { channel: Channel }) {
           type="text"
           inputMode="numeric"
           autoComplete="one-time-code"
+          enterKeyHint="done"
+          name="code"
           spellcheck={false}
           dir="ltr"
           value={code}

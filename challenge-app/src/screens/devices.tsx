@@ -3,7 +3,7 @@
 import type { Device } from "@tessera/sdk/contract";
 import type { Messages } from "../i18n/en.js";
 import { lang, t } from "../i18n/index.js";
-import { attachedCount, busy, complete, deviceLimit, devices, kick, skip, view } from "../state.js";
+import { busy, complete, countedDevices, deviceLimit, devices, kick, skip, view } from "../state.js";
 import { Notice, Title } from "../ui.js";
 
 // Largest unit first: "3 days ago" rather than "72 hours ago".
@@ -30,9 +30,10 @@ export const describe = (d: Device, m: Messages) =>
 
 export function Devices() {
   const m = t.value;
-  const attached = devices.value.filter((d) => d.status === "attached");
+  // Every device listed counts, this one included (the server's count): "within the limit" means Continue works.
+  const listed = devices.value;
   const limit = deviceLimit.value;
-  const over = attachedCount.value - limit;
+  const over = countedDevices.value - limit;
 
   const onKick = async (d: Device, index: number) => {
     await kick(d, describe(d, m));
@@ -44,13 +45,13 @@ export function Devices() {
   return (
     <section aria-labelledby="screen-title">
       <Title>{m.devices.title}</Title>
-      <p>{m.devices.status(attachedCount.value, limit)}</p>
+      <p>{m.devices.status(countedDevices.value, limit)}</p>
       <p class={over > 0 ? "state over" : "state within"}>{over > 0 ? m.devices.over(over) : m.devices.within}</p>
-      {attached.length === 0 ? (
+      {listed.length === 0 ? (
         <p>{m.devices.none}</p>
       ) : (
         <ul class="devices">
-          {attached.map((d, i) => {
+          {listed.map((d, i) => {
             const what = describe(d, m);
             const seen = ago(d.last_seen_at);
             return (

@@ -1,7 +1,7 @@
 // "Why you are asked" (SPEC.md 11): the challenge type explained, what was noticed, and the ways forward.
 import { t } from "../i18n/index.js";
-import { begin, busy, deviceLimit, signup, skip, view } from "../state.js";
-import { Notice, Title } from "../ui.js";
+import { begin, busy, deviceLimit, openChannels, signup, skip, view } from "../state.js";
+import { isolate, Notice, Title } from "../ui.js";
 
 // Reasons arrive as machine names (checks, risks, indicators); each known family gets one plain sentence.
 // Order matters: the first pattern that matches names the family.
@@ -27,6 +27,8 @@ export function Intro() {
     if (hit && m.reasons[hit[1]]) families.add(hit[1]);
   }
   const offersSignup = type === "account_sharing" && !!v.signup_url;
+  // One place to send the code: say where, and send it on the button (no one-option choice screen).
+  const only = openChannels.value.length === 1 ? openChannels.value[0] : undefined;
   return (
     <section aria-labelledby="screen-title">
       <Title>{title}</Title>
@@ -42,10 +44,11 @@ export function Intro() {
           </ul>
         </>
       )}
+      {only && <p id="send-to">{m.channel.sendTo(isolate(only.destination))}</p>}
       <Notice />
       <div class="actions">
-        <button type="button" class="primary" onClick={begin} disabled={busy.value}>
-          {m.continue}
+        <button type="button" class="primary" onClick={begin} disabled={busy.value} aria-describedby={only ? "send-to" : undefined}>
+          {only ? m.channel.send : m.continue}
         </button>
         {v.allow_skip && (
           <button type="button" class="secondary" onClick={skip} disabled={busy.value}>

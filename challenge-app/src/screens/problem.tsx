@@ -1,14 +1,13 @@
 // The dead ends of SPEC.md 11, each with its own plain explanation: expired link, failed, too many attempts,
 // invalid link, replaced by a newer challenge, delivery failure, and any other error (shown, never swallowed).
 import { t } from "../i18n/index.js";
-import { busy, type Problem as Kind, lastChannel, otherChannel, projectName, retry, send, view } from "../state.js";
+import { backHref, busy, type Problem as Kind, lastChannel, otherChannel, projectName, retry, send, view } from "../state.js";
 import { Notice, Title } from "../ui.js";
 
 export function Problem({ problem, detail }: { problem: Kind; detail?: string }) {
   const m = t.value;
   const [title, body] = m.problem[problem] ?? m.problem.error!;
-  const origin = view.value?.challenge.origin_url;
-  const back = origin && /^https?:\/\//i.test(origin) ? origin : null;
+  const back = backHref.value;
   const channel = lastChannel.value;
   return (
     <section aria-labelledby="screen-title" class="problem">

@@ -3,7 +3,7 @@
 import * as z from "zod/mini";
 import { Metadata } from "../contract/common.js";
 import { ActionName } from "../contract/evaluation.js";
-import { Email, Phone, UserId } from "../contract/user.js";
+import { Email, Phone, UserId, UserToken } from "../contract/user.js";
 
 /**
  * How much the SDK may collect. `full` (default): every FingerprintJS source, the visitor token (localStorage
@@ -24,12 +24,23 @@ export const TesseraOptions = z.object({
   timeout: z.optional(z.number().check(z.minimum(100), z.maximum(120_000))),
   /** Extra attempts after a network error or a 5xx. */
   retries: z.optional(z.number().check(z.minimum(0), z.maximum(5))),
+  /**
+   * Ask the server every `interval` ms (default 30 s) whether this device was logged out (kicked), so that
+   * `on_logout` runs within a minute rather than at the next evaluation. `true` for the default interval.
+   */
+  // Checked by hand in the constructor (heartbeatMs), like on_logout: a zod union costs bundle size for two shapes.
+  heartbeat: z.optional(z.unknown()),
 });
-export type TesseraOptions = Omit<z.infer<typeof TesseraOptions>, "on_logout"> & { on_logout?: () => void };
+export type TesseraOptions = Omit<z.infer<typeof TesseraOptions>, "on_logout" | "heartbeat"> & {
+  on_logout?: () => void;
+  heartbeat?: boolean | { interval?: number };
+};
 
 export const EvaluateOptions = z.optional(
   z.object({
     user: z.optional(UserId),
+    /** The backend's signature of `user` (identity verification, SPEC.md 12). */
+    user_token: z.optional(UserToken),
     email: z.optional(Email),
     phone: z.optional(Phone),
     metadata: z.optional(Metadata),
@@ -39,7 +50,7 @@ export const EvaluateOptions = z.optional(
 );
 export type EvaluateOptions = z.infer<typeof EvaluateOptions>;
 
-export const DeviceOptions = z.optional(z.object({ user: z.optional(UserId) }));
+export const DeviceOptions = z.optional(z.object({ user: z.optional(UserId), user_token: z.optional(UserToken) }));
 export type DeviceOptions = z.infer<typeof DeviceOptions>;
 
 export { ActionName };

@@ -5,6 +5,7 @@ import { automationSignals } from "./automation.js";
 import { collectComponents } from "./components.js";
 import type { Consent } from "./options.js";
 import { visitorToken } from "./visitor-token.js";
+import { windowMetrics } from "./window-metrics.js";
 
 function timeZone(): string | undefined {
   try {
@@ -29,5 +30,6 @@ export async function collectSignals(consent: Consent): Promise<Signals> {
     url: pageUrl(consent),
     timezone: timeZone(),
     consent,
+    window: windowMetrics(),
   };
 }

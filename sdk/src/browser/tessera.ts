@@ -2,12 +2,13 @@
 // errors. Every verb is async and validates its arguments first, so nothing ever throws synchronously into
 // the page and nothing is collected before the app calls a verb.
 import * as z from "zod/mini";
-import { ClientDeviceResponse, FingerprintResponse, HashResponse, IdentifyResponse } from "../contract/device.js";
+import { ClientDeviceResponse, ClientHeartbeatResponse, FingerprintResponse, HashResponse, IdentifyResponse } from "../contract/device.js";
 import { ClientEvaluateResponse } from "../contract/evaluation.js";
 import { ApiError, ArgumentError, argumentErrorFrom, NetworkError, TesseraError, TimeoutError } from "./errors.js";
 import { ActionName, Consent, DeviceOptions, EvaluateOptions, TesseraOptions } from "./options.js";
 import { collectSignals } from "./signals.js";
 import { type Post, transport } from "./transport.js";
+import { visitorToken } from "./visitor-token.js";
 
 export interface EvaluateResult {
   evaluation_id: string;
@@ -37,11 +38,24 @@ const scriptOrigin = ((): string | undefined => {
 // Defaults in one place: one attempt plus two retries, 10 s each.
 const DEFAULT_TIMEOUT = 10_000;
 const DEFAULT_RETRIES = 2;
+// Twice a minute: a kicked device hears of it within a minute even when one beat is lost.
+const DEFAULT_HEARTBEAT_MS = 30_000;
 
 interface Setup {
   post: Post;
   clientId: string;
   onLogout: (() => void) | undefined;
+  /** Milliseconds between heartbeats; 0: none. */
+  heartbeat: number;
+}
+
+/** The `heartbeat` option as milliseconds between beats (0: none): true, or { interval } from 1 s to 10 min. */
+function heartbeatMs(option: unknown): number {
+  if (!option) return 0;
+  const interval = option === true ? undefined : (option as { interval?: unknown }).interval;
+  if (interval === undefined) return DEFAULT_HEARTBEAT_MS;
+  if (typeof interval === "number" && interval >= 1000 && interval <= 600_000) return interval;
+  throw new ArgumentError("options.heartbeat.interval", "expected 1000 to 600000 (ms)");
 }
 
 function parse<T extends z.ZodMiniType>(schema: T, value: unknown, name: string): z.infer<T> {
@@ -61,6 +75,7 @@ export class Tessera {
   #setup: Setup | ArgumentError;
   #consent: Consent = "full";
   #loggedOut = false;
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: TesseraOptions) {
     // A bad option is kept and every verb rejects with it: a constructor that throws would break the page.
@@ -73,6 +88,7 @@ export class Tessera {
         post: transport({ baseUrl, timeout: o.timeout ?? DEFAULT_TIMEOUT, retries: o.retries ?? DEFAULT_RETRIES }),
         clientId: o.clientId,
         onLogout: o.on_logout as (() => void) | undefined,
+        heartbeat: heartbeatMs(o.heartbeat),
       };
     } catch (error) {
       this.#setup = error instanceof ArgumentError ? error : new ArgumentError("options", String(error));
@@ -128,6 +144,7 @@ export class Tessera {
       ClientEvaluateResponse,
     );
     if (logout) this.#logout(setup);
+    else this.#beat(setup);
     const result: EvaluateResult = { evaluation_id: data.evaluation_id };
     if (data.redirect) result.redirect = data.redirect;
     // A device just logged out (kicked) is not sent on to a challenge: the app's on_logout decides where it goes.
@@ -141,6 +158,7 @@ export class Tessera {
     const signals = await collectSignals(this.#consent);
     const { data, logout } = await setup.post(`v3/client/${path}`, { client_id: setup.clientId, ...opts, signals }, schema);
     if (logout) this.#logout(setup);
+    else this.#beat(setup);
     return data;
   }
 
@@ -149,10 +167,30 @@ export class Tessera {
     return this.#setup;
   }
 
+  /**
+   * Starts the heartbeat, if asked for, once a verb has run (nothing is sent before the app calls the SDK). Each beat
+   * names the visitor token only; a hidden page skips its beats and beats again when shown.
+   */
+  #beat(setup: Setup): void {
+    if (!setup.heartbeat || this.#heartbeat !== undefined || this.#loggedOut) return;
+    const beat = () => {
+      if (document.visibilityState === "hidden" || this.#loggedOut) return;
+      const body = { client_id: setup.clientId, visitor_token: visitorToken(this.#consent === "full") };
+      setup.post("v3/client/heartbeat", body, ClientHeartbeatResponse).then(
+        ({ data }) => data.logout && this.#logout(setup),
+        // A lost beat: the next one (or the next evaluation) tells.
+        () => undefined,
+      );
+    };
+    this.#heartbeat = setInterval(beat, setup.heartbeat);
+    document.addEventListener("visibilitychange", beat);
+  }
+
   #logout(setup: Setup): void {
     // Once per page: the server repeats `logout` on every call from a detached device.
     if (this.#loggedOut) return;
     this.#loggedOut = true;
+    clearInterval(this.#heartbeat);
     try {
       setup.onLogout?.();
     } catch (error) {

@@ -1,6 +1,6 @@
 // The challenge (interface specification 2.2) and the requests of its operations (SPEC.md 5, 7).
 import * as z from "zod/mini";
-import { Timestamp } from "./common.js";
+import { Page, Timestamp } from "./common.js";
 import { Device } from "./device.js";
 import { ChallengeStatus } from "./evaluation.js";
 import { ChallengeType, Channel } from "./policy.js";
@@ -31,6 +31,7 @@ export const Challenge = z.object({
   updatedAt: z.optional(Timestamp),
 });
 export type Challenge = z.infer<typeof Challenge>;
+export const ChallengePage = Page(Challenge);
 
 /** What the hosted app needs beyond the challenge itself: masked contacts, limits, branding. */
 export const ChallengeView = z.object({
@@ -48,8 +49,12 @@ export const ChallengeView = z.object({
   attached_devices: z.optional(z.number()),
   delivery_error: z.optional(z.string()),
   resend_available_at: z.optional(Timestamp),
+  /** When the code last sent stops working (CHALLENGE_CODE_TTL_MS after the send). */
+  code_expires_at: z.optional(Timestamp),
   expires_at: z.optional(Timestamp),
   success_url: z.optional(z.string()),
+  /** The customer's page the user came from (on an allowed origin), for a way back that does not finish the challenge. */
+  back_url: z.optional(z.string()),
   signup_url: z.optional(z.string()),
   project: z.object({ name: z.string(), logo_url: z.optional(z.string()), color: z.optional(z.string()) }),
 });
@@ -78,9 +83,34 @@ export type KickDeviceRequest = z.infer<typeof KickDeviceRequest>;
 
 export const SignupChoiceResponse = z.object({ redirect: z.string() });
 
+/** An admin resolves a pending challenge (secret key only); the reason goes into the challenge.overridden event. */
+export const OverrideChallengeRequest = z.object({ reason: z.optional(z.string().check(z.minLength(1), z.maxLength(500))) });
+export type OverrideChallengeRequest = z.infer<typeof OverrideChallengeRequest>;
+
 export const ChallengeDevices = z.object({ data: z.array(Device) });
 
 export const CompleteChallengeRequest = z.object({
   /** "skip" when the user chose to skip (only where the policy allows it). */
   outcome: z.optional(z.enum(["complete", "skip"])),
 });
+
+/**
+ * What an SMS provider reports to the signed status-callback URL of one text send: Twilio's form field
+ * `MessageStatus`, or `status` from a generic provider (delivered, undelivered, failed; other states change nothing).
+ */
+export const DeliveryReceipt = z.object({ status: z.optional(z.string()), MessageStatus: z.optional(z.string()) });
+
+/** A code sent in development without SMTP_URL (or an SMS provider): GET /v3/dev/outbox, newest first. */
+export const DevOutboxMessage = z.object({
+  id: z.string(),
+  challenge_id: z.string(),
+  channel: Channel,
+  recipient: z.string(),
+  subject: z.string(),
+  body: z.string(),
+  /** The one-time code the message carries. */
+  code: z.optional(z.string()),
+  created_at: Timestamp,
+});
+export type DevOutboxMessage = z.infer<typeof DevOutboxMessage>;
+export const DevOutbox = z.object({ data: z.array(DevOutboxMessage) });

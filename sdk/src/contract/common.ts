@@ -37,11 +37,18 @@ export const ERROR_CODES = [
   "payload_too_large",
   "unsupported_media_type",
   "rate_limited",
+  "request_timeout",
+  "invalid_url",
+  "invalid_user_token",
+  "identity_verification_required",
   "delivery_failed",
   "internal",
 ] as const;
 export const ErrorCode = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof ErrorCode>;
+
+/** GET /healthz and /readyz. */
+export const Health = z.object({ status: z.literal("ok"), store: z.optional(z.string()) });
 
 export const ErrorBody = z.object({
   error: z.object({

@@ -2,7 +2,7 @@
 import * as z from "zod/mini";
 import { Metadata, Timestamp } from "./common.js";
 import { Signals } from "./evaluation.js";
-import { UserId } from "./user.js";
+import { UserId, UserToken } from "./user.js";
 
 export const DEVICE_TYPES = ["computer", "tablet", "mobile"] as const;
 export const DeviceType = z.enum(DEVICE_TYPES);
@@ -40,10 +40,15 @@ export type Device = z.infer<typeof Device>;
 
 export const DeviceMetadataRequest = z.object({ metadata: Metadata });
 
+/** Backend attach (secret key): the device joins this user's account. */
+export const DeviceAttachRequest = z.object({ user: UserId });
+export type DeviceAttachRequest = z.infer<typeof DeviceAttachRequest>;
+
 /** Client operations carry the client id and the same signals as an evaluation. */
 export const ClientDeviceRequest = z.object({
   client_id: z.string().check(z.minLength(1), z.maxLength(100)),
   user: z.optional(UserId),
+  user_token: z.optional(UserToken),
   signals: z._default(Signals, { components: {} }),
 });
 export type ClientDeviceRequest = z.infer<typeof ClientDeviceRequest>;
@@ -55,3 +60,15 @@ export const HashResponse = z.tuple([z.nullable(z.string()), z.nullable(z.string
 export const IdentifyResponse = z.object({ identification_id: z.string() });
 
 export const DeviceList = z.array(Device);
+
+/**
+ * The SDK's heartbeat (`heartbeat` option): a light call naming only this browser's visitor token, so that a device
+ * kicked from the account learns it within a minute instead of at its next evaluation.
+ */
+export const ClientHeartbeatRequest = z.object({
+  client_id: z.string().check(z.minLength(1), z.maxLength(100)),
+  visitor_token: z.string().check(z.minLength(8), z.maxLength(128)),
+});
+export type ClientHeartbeatRequest = z.infer<typeof ClientHeartbeatRequest>;
+/** `logout: true` once, when this browser's device was detached (kicked) since it last heard. */
+export const ClientHeartbeatResponse = z.object({ logout: z.boolean() });

@@ -3,7 +3,7 @@ import * as z from "zod/mini";
 import { ChecksSnapshot, RiskCategory } from "./checks.js";
 import { Metadata, Timestamp } from "./common.js";
 import { ChallengeType, Verdict } from "./policy.js";
-import { Email, EmbeddedUser, Phone, UserId } from "./user.js";
+import { Email, EmbeddedUser, Phone, UserId, UserToken } from "./user.js";
 
 export const CHALLENGE_STATUSES = [
   "created",
@@ -93,6 +93,20 @@ export const Automation = z.object({
 });
 export type Automation = z.infer<typeof Automation>;
 
+/** A window or screen side in CSS pixels: 0 is a real (headless) value; 100,000 is beyond any display. */
+const Pixels = z.optional(z.int().check(z.minimum(0), z.maximum(100_000)));
+
+/** The window and screen sizes (issue 15): what a headless browser gives away. Optional: older SDKs send none. */
+export const WindowMetrics = z.object({
+  outer_width: Pixels,
+  outer_height: Pixels,
+  inner_width: Pixels,
+  inner_height: Pixels,
+  screen_width: Pixels,
+  screen_height: Pixels,
+});
+export type WindowMetrics = z.infer<typeof WindowMetrics>;
+
 export const Signals = z.object({
   components: z._default(Components, {}),
   visitor_token: z.optional(z.string().check(z.minLength(8), z.maxLength(128))),
@@ -100,6 +114,7 @@ export const Signals = z.object({
   url: z.optional(z.string().check(z.maxLength(4096))),
   timezone: z.optional(z.string().check(z.maxLength(64))),
   consent: z.optional(z.enum(["full", "security"])),
+  window: z.optional(WindowMetrics),
 });
 export type Signals = z.infer<typeof Signals>;
 
@@ -113,6 +128,7 @@ const userFields = {
 export const ClientEvaluateRequest = z.object({
   client_id: z.string().check(z.minLength(1), z.maxLength(100)),
   ...userFields,
+  user_token: z.optional(UserToken),
   signals: z._default(Signals, { components: {} }),
 });
 export type ClientEvaluateRequest = z.infer<typeof ClientEvaluateRequest>;

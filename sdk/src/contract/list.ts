@@ -1,5 +1,6 @@
 // Lists (SPEC.md 5): named sets of values a policy can test with in_list / not_in_list.
 import * as z from "zod/mini";
+import { Timestamp } from "./common.js";
 
 export const LIST_KINDS = ["user", "ip", "email", "email_domain", "fingerprint", "phone", "country", "device"] as const;
 export const ListKind = z.enum(LIST_KINDS);
@@ -20,4 +21,28 @@ export const ListRemoveRequest = z.object({
   values: z.array(z.string().check(z.minLength(1), z.maxLength(320))).check(z.minLength(1), z.maxLength(500)),
 });
 export const ListAddResponse = z.object({ added: z.number(), updated: z.number(), total: z.number() });
+/** One live value of a list. */
+export const ListEntry = z.object({
+  value: z.string(),
+  comment: z.optional(z.string()),
+  expires_at: z.optional(Timestamp),
+  createdAt: Timestamp,
+});
+/** A page of a list's live entries, by value. */
+export const ListEntries = z.object({ id: z.string(), data: z.array(ListEntry), total: z.number(), page: z.number(), limit: z.number() });
 export const ListRemoveResponse = z.object({ removed: z.number(), total: z.number() });
+
+/**
+ * Test mode (issue 19): in a development environment, a value on one of these lists (a user id, email, IP, …)
+ * forces the verdict of every evaluation that carries it, whatever the policies say, so a customer's own end-to-end
+ * tests can meet each branch. Most restrictive first: a value on several lists gets the first one's verdict.
+ * Production environments refuse these lists.
+ */
+export const TEST_LISTS = {
+  test_deny: "deny",
+  test_challenge_and_restrict: "challenge_and_restrict",
+  test_challenge: "challenge",
+  test_restrict: "restrict",
+  test_allow: "allow",
+} as const;
+export type TestList = keyof typeof TEST_LISTS;

@@ -1,6 +1,6 @@
 // Policies (SPEC.md 6): a JSON condition tree over checks, a verdict, and for challenge verdicts the challenge to run.
 import * as z from "zod/mini";
-import { Timestamp } from "./common.js";
+import { Page, Timestamp } from "./common.js";
 
 export const VERDICTS = ["allow", "deny", "challenge", "restrict", "challenge_and_restrict"] as const;
 export const Verdict = z.enum(VERDICTS);
@@ -88,6 +88,8 @@ export const Policy = z.object({
   updatedAt: Timestamp,
 });
 export type Policy = z.infer<typeof Policy>;
+export const PolicyPage = Page(Policy);
+export const PolicyDeleted = z.object({ id: z.string(), deleted: z.boolean() });
 
 export const PolicyCreateRequest = z.object({
   ...policyFields,

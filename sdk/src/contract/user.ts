@@ -8,9 +8,21 @@ export const Email = z.string().check(z.maxLength(320));
 /** International format with leading + (E.164: up to 15 digits). */
 export const Phone = z.string().check(z.regex(/^\+[1-9]\d{6,14}$/, "phone must be in international format, e.g. +33612345678"));
 
+/**
+ * SPEC.md 12: base64url (no padding) HMAC-SHA256 of the user id under the environment's identity secret, computed by
+ * the customer's backend (`userToken` of the backend client) and passed by the browser beside `user`.
+ */
+export const UserToken = z.string().check(z.minLength(1), z.maxLength(128));
+
+/** Whether client calls naming a user need a valid user_token: never checked, checked when sent, or required. */
+export const IDENTITY_VERIFICATION_MODES = ["off", "optional", "required"] as const;
+export const IdentityVerificationMode = z.enum(IDENTITY_VERIFICATION_MODES);
+export type IdentityVerificationMode = z.infer<typeof IdentityVerificationMode>;
+
 export const EmbeddedUser = z.object({
   service_id: z.string(),
-  id: z.string(),
+  /** The customer's user id; absent for an account known by its email only (an email-only sign-up, SPEC.md 13). */
+  id: z.optional(z.string()),
   email: z.optional(z.string()),
   phone: z.optional(z.string()),
 });

@@ -1,6 +1,6 @@
 // Webhook endpoints, events and deliveries (SPEC.md 9).
 import * as z from "zod/mini";
-import { Timestamp } from "./common.js";
+import { Page, Timestamp } from "./common.js";
 
 export const WEBHOOK_EVENTS = [
   "challenge.initiated",
@@ -8,12 +8,16 @@ export const WEBHOOK_EVENTS = [
   "challenge.pending",
   "challenge.skipped",
   "challenge.completed",
+  /** An admin resolved the challenge (POST /v3/challenges/:id/override) instead of the user. */
+  "challenge.overridden",
   "account_sharing.signal",
   "account_sharing.admin_notified",
   "device.detached",
   "user.converted",
 ] as const;
 export const WebhookEvent = z.enum(WEBHOOK_EVENTS);
+/** POST /v3/webhook-endpoints/:id/test: the event to send (else the endpoint's first). */
+export const WebhookTestRequest = z.object({ event: z.optional(WebhookEvent) });
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
 export const WebhookEndpoint = z.object({
@@ -29,6 +33,7 @@ export const WebhookEndpoint = z.object({
   updatedAt: Timestamp,
 });
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
+export const WebhookEndpointList = z.object({ data: z.array(WebhookEndpoint) });
 
 export const WebhookEndpointCreateRequest = z.object({
   url: z.url().check(z.maxLength(2048)),
@@ -50,6 +55,7 @@ export const WebhookDelivery = z.object({
   updatedAt: Timestamp,
 });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+export const WebhookDeliveryPage = Page(WebhookDelivery);
 
 export const WebhookPayload = z.object({
   id: z.string(),

@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ApiError, ArgumentError, Client, NetworkError, TimeoutError } from "./index.js";
+import { ApiError, ArgumentError, Client, NetworkError, TimeoutError, userToken } from "./index.js";
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 interface Seen {
@@ -199,6 +199,18 @@ describe("Client", () => {
     expect(seen.map((s) => s.url)).toEqual(["/v3/user/acct_42/devices", "/v3/lists/blocked_ips/add", "/v3/lists/blocked_ips/remove"]);
   });
 
+  it("overrideChallenge posts the reason to the challenge's override route and parses the challenge", async () => {
+    const challenge = { id: "ch_1", status: "overridden", createdAt: "2026-11-22T19:43:00.000Z" };
+    handlers.push((_req, _body, res) => json(res, 200, challenge));
+    expect((await client().overrideChallenge("ch_1", { reason: "verified by phone" })).status).toBe("overridden");
+    expect(seen[0]).toMatchObject({ method: "POST", url: "/v3/challenges/ch_1/override", body: '{"reason":"verified by phone"}' });
+    const bad = await client()
+      .overrideChallenge("ch_1", { reason: "" })
+      .catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(ArgumentError);
+    expect(seen).toHaveLength(1);
+  });
+
   it("bad arguments reject with an ArgumentError naming them, before any request", async () => {
     const c = client();
     await expect(c.evaluate("bad action!", {})).rejects.toMatchObject({ name: "ArgumentError", param: "action" });
@@ -206,5 +218,40 @@ describe("Client", () => {
     await expect(c.addToList("blocked", { values: [] })).rejects.toBeInstanceOf(ArgumentError);
     expect(seen).toHaveLength(0);
     expect(() => new Client("")).toThrow(ArgumentError);
+  });
+});
+
+describe("identity verification helpers", () => {
+  it("userToken is base64url HMAC-SHA256 of the user id under the identity secret, as node:crypto computes it", async () => {
+    const { createHmac } = await import("node:crypto");
+    for (const user of ["acct_42", "ünïcode-user", "a".repeat(256)]) {
+      const expected = createHmac("sha256", "idsec_test").update(user, "utf8").digest("base64url");
+      expect(await userToken("idsec_test", user)).toBe(expected);
+    }
+    await expect(userToken("", "acct_42")).rejects.toBeInstanceOf(ArgumentError);
+    await expect(userToken("idsec_test", "")).rejects.toBeInstanceOf(ArgumentError);
+  });
+
+  it("attachDevice and detachDevice post to the device's attach and detach routes", async () => {
+    const device = {
+      id: "dev_1",
+      user: "acct_42",
+      status: "attached",
+      type: "computer",
+      info: {},
+      metadata: {},
+      actively_connected: false,
+      createdAt: "2026-11-22T19:43:00.000Z",
+      updatedAt: "2026-11-22T19:43:00.000Z",
+    };
+    handlers.push((_req, _body, res) => json(res, 200, device));
+    handlers.push((_req, _body, res) => json(res, 200, { ...device, status: "detached" }));
+    const client = new Client("sk_test_1", { baseUrl });
+    expect((await client.attachDevice("dev_1", "acct_42")).status).toBe("attached");
+    expect((await client.detachDevice("dev_1")).status).toBe("detached");
+    expect(seen.slice(-2).map((s) => `${s.method} ${s.url} ${s.body}`)).toEqual([
+      'POST /v3/devices/dev_1/attach {"user":"acct_42"}',
+      "POST /v3/devices/dev_1/detach ",
+    ]);
   });
 });

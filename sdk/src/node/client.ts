@@ -3,9 +3,9 @@
 // only network errors and 5xx are retried, with exponential backoff and a cap.
 import * as z from "zod/mini";
 import { ApiError, ArgumentError, argumentErrorFrom, NetworkError, TimeoutError } from "../browser/errors.js";
-import { Challenge, ChallengeListQuery } from "../contract/challenge.js";
-import { ErrorBody, Page } from "../contract/common.js";
-import { Device } from "../contract/device.js";
+import { Challenge, ChallengeListQuery, ChallengePage, OverrideChallengeRequest } from "../contract/challenge.js";
+import { ErrorBody } from "../contract/common.js";
+import { Device, DeviceAttachRequest } from "../contract/device.js";
 import { ActionName, Evaluation, ServerEvaluateRequest } from "../contract/evaluation.js";
 import { ListAddRequest, ListAddResponse, ListIdParam, ListRemoveRequest, ListRemoveResponse } from "../contract/list.js";
 import { UserId, UserUpdateRequest } from "../contract/user.js";
@@ -25,7 +25,6 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
-const ChallengePage = Page(Challenge);
 const DeviceList = z.array(Device);
 const NoBody = z.undefined();
 
@@ -39,6 +38,23 @@ function check<T extends z.ZodMiniType>(schema: T, value: unknown, name: string)
 
 const id = (value: unknown, name: string): string => encodeURIComponent(check(UserId, value, name));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The user_token of `user` for the browser SDK (identity verification, SPEC.md 12): base64url (no padding) of
+ * HMAC-SHA256 over the user id (UTF-8) with the environment's identity secret (`tessera keys identity-secret`).
+ * Compute it on your backend for the signed-in user and hand it to the page; never ship the secret to a browser.
+ * Web Crypto, so it runs wherever this client does.
+ */
+export async function userToken(identitySecret: string, user: string): Promise<string> {
+  if (typeof identitySecret !== "string" || identitySecret.length === 0) throw new ArgumentError("identitySecret", "required");
+  check(UserId, user, "user");
+  const encoder = new TextEncoder();
+  const key = await crypto.subtle.importKey("raw", encoder.encode(identitySecret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(user)));
+  let binary = "";
+  for (const byte of mac) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
 
 export class Client {
   readonly #secret: string;
@@ -85,6 +101,19 @@ export class Client {
     return this.#call("GET", `/v3/challenges/${id(challengeId, "challengeId")}`, undefined, Challenge);
   }
 
+  /**
+   * Resolves a pending challenge as an admin (e.g. your support verified the user another way): status `overridden`,
+   * the challenged device joins the account, and a `challenge.overridden` webhook carries the `reason`.
+   */
+  async overrideChallenge(challengeId: string, options: { reason?: string } = {}): Promise<Challenge> {
+    return this.#call(
+      "POST",
+      `/v3/challenges/${id(challengeId, "challengeId")}/override`,
+      check(OverrideChallengeRequest, options, "options"),
+      Challenge,
+    );
+  }
+
   /** Lists challenges, newest first: `{ data, total, page, limit }`. */
   async listChallenges(query: Query = {}): Promise<z.infer<typeof ChallengePage>> {
     const q = check(ChallengeListQuery, query, "query");
@@ -96,6 +125,17 @@ export class Client {
 
   async getUserDevices(user: string): Promise<Device[]> {
     return this.#call("GET", `/v3/user/${id(user, "user")}/devices`, undefined, DeviceList);
+  }
+
+  /** Attaches a device (an evaluation's `device`) to a user's account: the backend's side of the SDK's `attach`. */
+  async attachDevice(device: string, user: string): Promise<Device> {
+    const body = check(DeviceAttachRequest, { user }, "user");
+    return this.#call("POST", `/v3/devices/${id(device, "device")}/attach`, body, Device);
+  }
+
+  /** Detaches a device from its user; its SDK is told to log out at its next call. */
+  async detachDevice(device: string): Promise<Device> {
+    return this.#call("POST", `/v3/devices/${id(device, "device")}/detach`, undefined, Device);
   }
 
   /** Changes only the fields sent (`email`, `phone`, `metadata`, `groups`). */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { codeMatches, hashCode, maskEmail, maskPhone, newCode } from "./codes.js";
 
@@ -8,12 +9,16 @@ describe("one-time codes", () => {
     expect(codes.size).toBeGreaterThan(190);
   });
 
-  it("match only the right code for the right challenge", () => {
-    const h = hashCode("ch_1", "123456");
-    expect(codeMatches("ch_1", "123456", h)).toBe(true);
-    expect(codeMatches("ch_1", "123457", h)).toBe(false);
-    expect(codeMatches("ch_2", "123456", h)).toBe(false);
+  it("match only the right code for the right challenge under the right key", () => {
+    const key = Buffer.alloc(32, 1);
+    const h = hashCode(key, "ch_1", "123456");
+    expect(codeMatches(key, "ch_1", "123456", h)).toBe(true);
+    expect(codeMatches(key, "ch_1", "123457", h)).toBe(false);
+    expect(codeMatches(key, "ch_2", "123456", h)).toBe(false);
+    expect(codeMatches(Buffer.alloc(32, 2), "ch_1", "123456", h)).toBe(false);
     expect(h).not.toContain("123456");
+    // Not the bare SHA-256 of the code that a copy of the database could be tried against.
+    expect(h).not.toBe(createHash("sha256").update("ch_1:123456").digest("hex"));
   });
 
   it("mask contacts", () => {

@@ -1,6 +1,7 @@
 // One-time codes (SPEC.md 7): 6 digits uniform over 000000–999999 from a CSPRNG, stored only as a hash bound to
-// the challenge, compared in constant time.
-import { createHash, randomInt, timingSafeEqual } from "node:crypto";
+// the challenge, compared in constant time. The hash is an HMAC under a server key (SPEC.md 12): a bare SHA-256 of a
+// million possible codes is reversed by trying them all, from any copy of the database.
+import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 
 export const CODE_TTL_MS = 10 * 60 * 1000;
 export const MAX_VERIFY_ATTEMPTS = 5;
@@ -10,10 +11,12 @@ export const RESEND_COOLDOWN_MS = 30 * 1000;
 
 export const newCode = (): string => String(randomInt(0, 1_000_000)).padStart(6, "0");
 
-export const hashCode = (challengeId: string, code: string): string => createHash("sha256").update(`${challengeId}:${code}`).digest("hex");
+/** `key`: ServerKeys.codeHash (secrets.ts). */
+export const hashCode = (key: Buffer, challengeId: string, code: string): string =>
+  createHmac("sha256", key).update(`${challengeId}:${code}`).digest("hex");
 
-export function codeMatches(challengeId: string, code: string, storedHash: string): boolean {
-  const a = Buffer.from(hashCode(challengeId, code), "hex");
+export function codeMatches(key: Buffer, challengeId: string, code: string, storedHash: string): boolean {
+  const a = Buffer.from(hashCode(key, challengeId, code), "hex");
   const b = Buffer.from(storedHash, "hex");
   return a.length === b.length && timingSafeEqual(a, b);
 }
@@ -26,4 +29,16 @@ export function maskEmail(email: string): string {
 
 export function maskPhone(phone: string): string {
   return `${phone.slice(0, 3)}${"•".repeat(Math.max(0, phone.length - 5))}${phone.slice(-2)}`;
+}
+
+/**
+ * What a challenge link may read of the user (SPEC.md 12): contacts masked, in a challenge or a challenge view. The
+ * link travels in a URL (history, logs, a shoulder): it must not hand out a full address to whoever holds it.
+ */
+export function maskUserContacts<T>(payload: T): T {
+  const p = payload as { user?: { email?: string; phone?: string }; challenge?: { user?: { email?: string; phone?: string } } };
+  const user = p?.challenge?.user ?? p?.user;
+  if (user?.email) user.email = maskEmail(user.email);
+  if (user?.phone) user.phone = maskPhone(user.phone);
+  return payload;
 }

@@ -1,25 +1,47 @@
 // Challenges (SPEC.md 7): issued by a matching challenge policy, run by the hosted app (challenge token) or a
 // backend (secret key). Every status change goes through the transition table and a conditional update.
-import type { Challenge, ChallengeStatus, ChallengeView, Channel, Device, Language, PolicyChallenge } from "@tessera/sdk/contract";
+import type {
+  Challenge,
+  ChallengeStatus,
+  ChallengeType,
+  ChallengeView,
+  Channel,
+  Device,
+  DevOutboxMessage,
+  Language,
+  PolicyChallenge,
+} from "@tessera/sdk/contract";
 import type { Kysely } from "kysely";
 import type { Config } from "../config.js";
+import { destinationKey, parseEmail, parsePhone } from "../delivery/addresses.js";
+import { callbackUrl, callbackValid, type Receipt } from "../delivery/callbacks.js";
 import type { CodeDelivery } from "../delivery/index.js";
-import { ApiError, badRequest, conflict, notFound } from "../errors.js";
+import { ApiError, badRequest, conflict, notFound, rateLimited } from "../errors.js";
 import { newId } from "../ids.js";
 import type { ChallengeIssuer, EventSink } from "../pipeline/evaluate.js";
-import type { ChallengeRow } from "../store/challenges.js";
+import type { RateLimiter } from "../rate-limit/limiter.js";
+import type { ServerKeys } from "../secrets.js";
+import { type ChallengeRow, toWireOutboxMessage } from "../store/challenges.js";
 import { toWireDevice } from "../store/devices.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
 import type { Database } from "../store/schema.js";
-import type { UserRow } from "../store/users.js";
+import { customerIdOf, type UserRow } from "../store/users.js";
 import { iso } from "../time.js";
 import { codeMatches, hashCode, MAX_SENDS, MAX_VERIFY_ATTEMPTS, maskEmail, maskPhone, newCode, RESEND_COOLDOWN_MS } from "./codes.js";
+import { allowedReturnUrl } from "./return-urls.js";
 import type { ChallengeTokens } from "./tokens.js";
 import { canTransition, isPending, transition } from "./transitions.js";
 
 /** The project's default device limit for account sharing when neither policy nor project sets one. */
 export const DEFAULT_DEVICE_LIMIT = 3;
+/**
+ * Challenges a user may have pending at once (SPEC.md 12): each holds its own code and its own 5 guesses, so more
+ * would multiply an attacker's guesses; 3 leaves room for the owner on a phone and a computer besides one stray.
+ */
+export const MAX_PENDING_CHALLENGES = 3;
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
 
 const parseConfig = (row: ChallengeRow): PolicyChallenge => JSON.parse(row.config) as PolicyChallenge;
 const parseList = <T>(s: string): T[] => JSON.parse(s) as T[];
@@ -33,22 +55,37 @@ export class ChallengeService implements ChallengeIssuer {
     private readonly events: () => EventSink | undefined,
     /** The devices service's detach: marks the device for logout and emits device.detached. */
     private readonly detachDevice: (environmentId: string, deviceId: string) => Promise<unknown>,
+    /** The server's derived keys: code hashes, signed delivery-callback URLs. */
+    private readonly keys: Pick<ServerKeys, "codeHash" | "deliveryCallback">,
+    /** The shared limiter: sends per recipient and per user, wrong codes per user (SPEC.md 12). */
+    private readonly limiter: RateLimiter,
   ) {}
 
   // ---- issuing (inside the evaluation's transaction) ----
+
+  async admit(db: Kysely<Database>, { input, identity }: Parameters<ChallengeIssuer["admit"]>[1]): Promise<boolean> {
+    const userId = identity.user?.id;
+    if (!userId) return true;
+    await this.repos.challenges.lockUser(db, userId);
+    // A newer challenge for the same user and device supersedes a pending one — when the device is this browser's by
+    // its own visitor token (or a backend evaluates without a device): a browser matched only by a look-alike
+    // fingerprint must not push the owner's challenge out.
+    const device = identity.device?.row;
+    const token = input.signals.visitor_token;
+    if (!device || (token !== undefined && device.visitor_token === token)) {
+      for (const old of await this.repos.challenges.pendingFor(input.env.id, userId, device?.id ?? null, db)) {
+        const from = old.status as ChallengeStatus;
+        await this.repos.challenges.moveIf(old.id, from, transition(from, "override"), input.at, db);
+      }
+    }
+    return (await this.repos.challenges.countPending(input.env.id, userId, input.at, db)) < MAX_PENDING_CHALLENGES;
+  }
 
   async issue(db: Kysely<Database>, args: Parameters<ChallengeIssuer["issue"]>[1]) {
     const { input, evaluationId, identity, decision, policy } = args;
     const at = input.at;
     const userId = identity.user?.id ?? null;
     const deviceId = identity.device?.row.id ?? null;
-    // A newer challenge for the same user and device supersedes a pending one.
-    if (userId) {
-      for (const old of await this.repos.challenges.pendingFor(input.env.id, userId, deviceId, db)) {
-        const from = old.status as ChallengeStatus;
-        await this.repos.challenges.moveIf(old.id, from, transition(from, "override"), at, db);
-      }
-    }
     const row: ChallengeRow = {
       id: newId("ch"),
       environment_id: input.env.id,
@@ -109,6 +146,11 @@ export class ChallengeService implements ChallengeIssuer {
     return row.user_id ? this.repos.users.findById(row.user_id) : undefined;
   }
 
+  /** A return URL as the environment allows it now (SPEC.md 12), else undefined: dropped rather than followed. */
+  private returnUrl(env: EnvironmentRecord, url: string | null | undefined): string | undefined {
+    return allowedReturnUrl(env, url, new URL(this.config.publicUrl).origin);
+  }
+
   actions(row: ChallengeRow): string[] {
     const s = row.status as ChallengeStatus;
     const cfg = parseConfig(row);
@@ -141,7 +183,7 @@ export class ChallengeService implements ChallengeIssuer {
     if (row.delivery_status) c.delivery_status = row.delivery_status as Challenge["delivery_status"];
     if (row.origin_url) c.origin_url = row.origin_url;
     if (user) {
-      c.user = { service_id: user.id, id: user.external_id };
+      c.user = { service_id: user.id, ...customerIdOf(user) };
       if (user.email) c.user.email = user.email;
       if (user.phone) c.user.phone = user.phone;
     }
@@ -238,14 +280,20 @@ export class ChallengeService implements ChallengeIssuer {
         ...(env.settings.color ? { color: env.settings.color } : {}),
       },
     };
-    const success = cfg.success_url ?? row.origin_url;
+    const origin = this.returnUrl(env, row.origin_url);
+    const success = this.returnUrl(env, cfg.success_url) ?? origin;
     if (success) view.success_url = success;
-    if (cfg.signup_url) view.signup_url = cfg.signup_url;
+    // Back to where the user was, never elsewhere: the page URL comes from the browser (SPEC.md 12).
+    const back = origin ?? success;
+    if (back) view.back_url = back;
+    const signup = this.returnUrl(env, cfg.signup_url);
+    if (signup) view.signup_url = signup;
     if (row.type === "account_sharing") {
       view.device_limit = this.deviceLimit(env, cfg);
       view.attached_devices = (await this.attachedDevices(env, row)).length;
     }
     if (row.last_sent_at && row.send_count < MAX_SENDS) view.resend_available_at = iso(row.last_sent_at + RESEND_COOLDOWN_MS);
+    if (row.code_expires_at != null && status === "code_sent") view.code_expires_at = iso(row.code_expires_at);
     if (row.delivery_error) view.delivery_error = row.delivery_error;
     if (status === "failed") view.failure_reason = row.verify_attempts >= MAX_VERIFY_ATTEMPTS ? "too_many_attempts" : "expired";
     if (status === "overridden") view.failure_reason = "overridden";
@@ -289,6 +337,9 @@ export class ChallengeService implements ChallengeIssuer {
     const user = await this.user(row);
     const to = channel === "email" ? user?.email : user?.phone;
     if (!to) throw badRequest(`The user has no ${channel === "email" ? "email address" : "phone number"} to send a code to`, "channel");
+    // Stored before the address rules existed, or by hand: a code goes to one valid destination or nowhere.
+    if (!(channel === "email" ? parseEmail(to) : parsePhone(to)))
+      throw badRequest(`The user's ${channel === "email" ? "email address" : "phone number"} is not a valid destination`, "channel");
     const at = Date.now();
     if (row.send_count >= MAX_SENDS)
       throw new ApiError(429, "rate_limited", "Too many codes sent for this challenge", undefined, {
@@ -298,12 +349,19 @@ export class ChallengeService implements ChallengeIssuer {
       const wait = Math.ceil((row.last_sent_at + RESEND_COOLDOWN_MS - at) / 1000);
       throw new ApiError(429, "rate_limited", `Wait ${wait} s before asking for another code`, undefined, { "retry-after": String(wait) });
     }
+    // Beyond this challenge's own limits: codes per destination and per user, across challenges and instances.
+    const caps = await this.limiter.hitMany([
+      { key: `code-to:${destinationKey(channel, to)}`, limit: this.config.CODE_SENDS_PER_RECIPIENT, windowMs: HOUR },
+      ...(row.user_id ? [{ key: `code-user:${row.user_id}`, limit: this.config.CODE_SENDS_PER_USER, windowMs: DAY }] : []),
+    ]);
+    const capped = caps.filter((c) => !c.allowed);
+    if (capped.length) throw rateLimited(Math.max(...capped.map((c) => c.retryAfterMs)) / 1000, "Too many codes sent: try again later");
     const code = newCode();
     const channels = parseList<Channel>(row.channels);
     if (channels[channels.length - 1] !== channel) channels.push(channel);
     // Record the code (hashed) and the pending delivery first: a crash mid-send leaves an honest "pending".
     let moved = await this.move(row, "send", {
-      code_hash: hashCode(row.id, code),
+      code_hash: hashCode(this.keys.codeHash, row.id, code),
       code_channel: channel,
       code_expires_at: at + this.config.CHALLENGE_CODE_TTL_MS,
       send_count: row.send_count + 1,
@@ -313,26 +371,35 @@ export class ChallengeService implements ChallengeIssuer {
       delivery_error: null,
     });
     await this.repos.durable();
-    const result = await this.delivery.send({ channel, to, code, language, project: env.projectName });
-    if (result.status === "failed") {
+    const result = await this.delivery.send({
+      channel,
+      to,
+      code,
+      language,
+      type: row.type as ChallengeType,
+      project: { name: env.projectName, logo_url: env.settings.logo_url, color: env.settings.color },
+      statusCallback:
+        channel === "text" ? callbackUrl(this.config.publicUrl, this.keys.deliveryCallback, row.id, moved.send_count) : undefined,
+    });
+    if ("error" in result) {
       moved =
         (await this.repos.challenges.updateIf(row.id, ["code_sent"], {
-          delivery_status: "failed",
+          delivery_status: result.status,
           delivery_error: result.error,
           updated_at: Date.now(),
         })) ?? moved;
       throw new ApiError(502, "delivery_failed", `The code could not be delivered: ${result.error}`, "channel");
     }
+    const { status: delivered, outbox } = result;
     await this.repos.db.transaction().execute(async (tx) => {
-      if (result.outbox) {
+      if (outbox) {
         await this.repos.challenges.addToOutbox(
-          { id: newId("msg"), environment_id: env.id, challenge_id: row.id, ...result.outbox, created_at: Date.now() },
+          { id: newId("msg"), environment_id: env.id, challenge_id: row.id, ...outbox, created_at: Date.now() },
           tx,
         );
       }
       moved =
-        (await this.repos.challenges.updateIf(row.id, ["code_sent"], { delivery_status: result.status, updated_at: Date.now() }, tx)) ??
-        moved;
+        (await this.repos.challenges.updateIf(row.id, ["code_sent"], { delivery_status: delivered, updated_at: Date.now() }, tx)) ?? moved;
       await this.emit(tx, moved, "challenge.pending", user);
     });
     return this.view(env, moved);
@@ -341,6 +408,13 @@ export class ChallengeService implements ChallengeIssuer {
   async verify(env: EnvironmentRecord, id: string, code: string): Promise<ChallengeView> {
     const row = await this.load(env, id);
     if (row.status !== "code_sent") transition(row.status as ChallengeStatus, "verify");
+    // Wrong codes per user across challenges (SPEC.md 12): each attempt is counted first and given back if right, so
+    // that once the budget is spent no answer, right or wrong, tells a guesser anything.
+    const wrongKey = row.user_id ? `wrong-code:${row.user_id}` : undefined;
+    if (wrongKey) {
+      const budget = await this.limiter.hit(wrongKey, this.config.WRONG_CODES_PER_USER, HOUR);
+      if (!budget.allowed) throw rateLimited(budget.retryAfterMs / 1000, "Too many wrong codes for this account: try again later");
+    }
     const at = Date.now();
     const counted = await this.repos.challenges.countAttempt(row.id, at);
     if (!counted) throw conflict("invalid_transition", "The challenge changed meanwhile; reload it");
@@ -348,7 +422,7 @@ export class ChallengeService implements ChallengeIssuer {
       await this.repos.challenges.updateIf(row.id, ["code_sent"], { status: "failed", updated_at: at });
       throw new ApiError(409, "too_many_attempts", "Too many wrong codes: this challenge has failed");
     }
-    if (!counted.code_hash || !codeMatches(row.id, code, counted.code_hash)) {
+    if (!counted.code_hash || !codeMatches(this.keys.codeHash, row.id, code, counted.code_hash)) {
       if (counted.verify_attempts >= MAX_VERIFY_ATTEMPTS) {
         await this.repos.challenges.updateIf(row.id, ["code_sent"], { status: transition("code_sent", "fail"), updated_at: at });
         throw new ApiError(409, "too_many_attempts", "Too many wrong codes: this challenge has failed");
@@ -356,6 +430,7 @@ export class ChallengeService implements ChallengeIssuer {
       const left = MAX_VERIFY_ATTEMPTS - counted.verify_attempts;
       throw new ApiError(400, "invalid_code", `Wrong code: ${left} attempt${left === 1 ? "" : "s"} left`, "code");
     }
+    if (wrongKey) await this.limiter.refund(wrongKey, HOUR);
     if (counted.code_expires_at != null && at > counted.code_expires_at)
       throw new ApiError(400, "code_expired", "This code has expired: ask for a new one", "code");
     const channel = counted.code_channel as Channel;
@@ -417,14 +492,40 @@ export class ChallengeService implements ChallengeIssuer {
     const moved = await this.repos.db.transaction().execute(async (tx) => {
       const m = await this.move(row, "complete", {}, tx);
       await this.admitDevice(tx, m);
+      // The user proved who they are: a provisional user is an account (SPEC.md 13).
+      if (m.user_id) await this.repos.users.confirm(m.user_id, tx);
       await this.emit(tx, m, "challenge.completed", user);
       return m;
     });
     return this.view(env, moved);
   }
 
-  async devices(env: EnvironmentRecord, id: string): Promise<{ data: Device[] }> {
+  /**
+   * An admin (secret key) resolves a pending challenge instead of the user, e.g. support who verified them another
+   * way: → overridden, the challenged device joins the account as on completion, and challenge.overridden is emitted
+   * (with the reason). The evaluation's own verdict is not changed: the backend accepts `completed` only, and the
+   * user's next evaluation from that device is no longer from an unknown device.
+   */
+  async override(env: EnvironmentRecord, id: string, reason?: string): Promise<Challenge> {
     const row = await this.load(env, id);
+    const user = await this.user(row);
+    const moved = await this.repos.db.transaction().execute(async (tx) => {
+      const m = await this.move(row, "override", {}, tx);
+      await this.admitDevice(tx, m);
+      await this.emit(tx, m, "challenge.overridden", user, reason ? { reason } : {});
+      return m;
+    });
+    return this.toWire(moved, user);
+  }
+
+  /**
+   * The devices of the challenged account. `holder: "link"` is the hosted app with the challenge link: it may list
+   * them only once a code is verified (SPEC.md 12); a secret key always may.
+   */
+  async devices(env: EnvironmentRecord, id: string, holder: "link" | "secret" = "secret"): Promise<{ data: Device[] }> {
+    const row = await this.load(env, id);
+    if (holder === "link" && this.verifiedChannels(row).length === 0)
+      throw new ApiError(403, "forbidden", "Verify the code before listing the account's devices");
     if (!row.user_id) return { data: [] };
     const user = await this.user(row);
     const at = Date.now();
@@ -442,7 +543,7 @@ export class ChallengeService implements ChallengeIssuer {
     const device = await this.repos.devices.find(env.id, deviceId);
     if (!device || device.user_id !== row.user_id) throw notFound("Device");
     if (device.status === "attached") await this.detachDevice(env.id, device.id);
-    return this.devices(env, id);
+    return this.devices(env, id, "link");
   }
 
   /** Records a conversion intent in the caller's transaction (set by services.ts: the users service's markers). */
@@ -454,9 +555,8 @@ export class ChallengeService implements ChallengeIssuer {
   /** The sharer chose "create my own account": remember it (a later signup from this device is user.converted). */
   async chooseSignup(env: EnvironmentRecord, id: string): Promise<{ redirect: string }> {
     const row = await this.load(env, id);
-    const cfg = parseConfig(row);
-    if (row.type !== "account_sharing" || !cfg.signup_url)
-      throw conflict("invalid_transition", "This challenge offers no account creation");
+    const signupUrl = this.returnUrl(env, parseConfig(row).signup_url);
+    if (row.type !== "account_sharing" || !signupUrl) throw conflict("invalid_transition", "This challenge offers no account creation");
     if (!isPending(row.status as ChallengeStatus)) throw conflict("invalid_transition", `The challenge is ${row.status}`);
     await this.repos.db.transaction().execute(async (tx) => {
       await this.repos.challenges.updateIf(
@@ -469,17 +569,43 @@ export class ChallengeService implements ChallengeIssuer {
         await this.onSignupChosen(tx, { environmentId: env.id, deviceId: row.device_id, fromUserId: row.user_id, challengeId: row.id });
       }
     });
-    return { redirect: cfg.signup_url };
+    return { redirect: signupUrl };
   }
 
-  async outbox(env: EnvironmentRecord) {
-    return (await this.repos.challenges.outbox(env.id)).map((m) => ({ ...m, created_at: iso(m.created_at) }));
+  /**
+   * The SMS provider's report on one send (delivery/callbacks.ts): moves delivery_status to delivered, bounced or
+   * failed. Answers false for a URL that was not signed for that send; a report on an older send changes nothing.
+   */
+  async receipt(challengeId: string, send: number, token: string, receipt: Receipt): Promise<boolean> {
+    if (!this.receiptUrlValid(challengeId, send, token)) return false;
+    await this.repos.challenges.setDeliveryStatus(
+      challengeId,
+      send,
+      receipt,
+      receipt === "delivered" ? null : "The carrier could not deliver the text message",
+    );
+    return true;
   }
 
-  private async emit(db: Kysely<Database>, row: ChallengeRow, event: string, user?: UserRow): Promise<void> {
+  receiptUrlValid(challengeId: string, send: number, token: string): boolean {
+    return callbackValid(this.keys.deliveryCallback, challengeId, send, token);
+  }
+
+  /** The environment's dev outbox, newest first (development servers without SMTP_URL only). */
+  async outbox(env: EnvironmentRecord): Promise<DevOutboxMessage[]> {
+    return (await this.repos.challenges.outbox(env.id)).map(toWireOutboxMessage);
+  }
+
+  private async emit(
+    db: Kysely<Database>,
+    row: ChallengeRow,
+    event: string,
+    user?: UserRow,
+    extra: Record<string, unknown> = {},
+  ): Promise<void> {
     const sink = this.events();
     if (!sink) return;
     const u = user ?? (row.user_id ? await db.selectFrom("users").selectAll().where("id", "=", row.user_id).executeTakeFirst() : undefined);
-    await sink.emit(db, row.environment_id, event, { challenge: this.toWire(row, u), ...(u ? { account: u.external_id } : {}) });
+    await sink.emit(db, row.environment_id, event, { challenge: this.toWire(row, u), ...(u ? { account: u.external_id } : {}), ...extra });
   }
 }

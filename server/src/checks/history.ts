@@ -1,8 +1,11 @@
 // What the checks need from the store, fetched in one round of parallel, indexed, bounded queries.
+
+import { networkOf } from "../geo/ip.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { Identity } from "../pipeline/identity.js";
 import type { SignalSet } from "../signals/index.js";
-import type { RecentEvaluation, UserDevice } from "../store/history.js";
+import type { RecentEvaluation, TrustedPlace, UserDevice } from "../store/history.js";
+import { type AttemptCounts, deviceKey } from "../store/login-attempts.js";
 import type { Repos } from "../store/repos.js";
 
 /** Sliding windows of the velocity checks. */
@@ -14,11 +17,16 @@ export const WINDOWS = {
   content: 24 * 60 * 60 * 1000,
   // Accounts per browser: three months covers a trial period and its repeats.
   fingerprintUsers: 90 * 24 * 60 * 60 * 1000,
+  // Logins on provisional users: a stuffing run lasts minutes to hours; an honest first login is confirmed in seconds.
+  provisionalAttempts: 60 * 60 * 1000,
 };
 
 export interface History {
   recent: RecentEvaluation[];
-  seenIp: boolean;
+  /** The user's latest trusted evaluations with a location (travel is measured from them). */
+  trusted: TrustedPlace[];
+  /** Whether the user's trusted evaluations include this IP and this network. */
+  familiar: { ip: boolean; network: boolean };
   userEvents: number;
   ipEvents: number;
   fingerprintEvents: number;
@@ -26,6 +34,8 @@ export interface History {
   devices: UserDevice[];
   fingerprintUsers: string[];
   tokenUsers: string[];
+  /** Logins on provisional users within WINDOWS.provisionalAttempts, by this request's keys (the current one not counted). */
+  attempts: AttemptCounts;
   lists: { list_id: string; value: string }[];
   content?: { users: number; total: number };
 }
@@ -49,27 +59,69 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
   const at = input.at;
   const h = repos.history;
   const userId = identity.user?.id;
-  const fp = identity.fingerprint && !identity.fingerprint.isNew ? identity.fingerprint.row.id : undefined;
+  const fingerprint = identity.fingerprint;
+  const fp = fingerprint && !fingerprint.isNew ? fingerprint.row.id : undefined;
+  // Only an identifying fingerprint that is not popular links accounts (SPEC.md 13).
+  const linking = fp && fingerprint?.identifying && !fingerprint.popular ? fp : undefined;
   const token = input.signals.visitor_token;
+  const device = identity.device && !identity.device.isNew ? identity.device.row.id : undefined;
   const none = Promise.resolve([] as never[]);
-  const [recent, { seenIp, userEvents, ipEvents, fingerprintEvents }, ipUsers, devices, fingerprintUsers, tokenUsers, lists, content] =
-    await Promise.all([
+  const here = signals.network;
+  const [recent, trusted, familiar, counters, ipUsers, devices, fingerprintUsers, tokenUsers, lists, content, attempts] = await Promise.all(
+    [
       userId ? h.recentForUser(env, userId) : none,
+      userId ? h.trustedPlaces(env, userId) : none,
+      userId && input.ip && here
+        ? h.familiarity(env, userId, { ip: input.ip, network: here.prefix, asn: here.asn })
+        : Promise.resolve({ ip: false, network: false }),
       h.counters(
         env,
-        { userId, ip: input.ip, fingerprintId: fp },
+        // Velocity is counted by the customer's user id and the fingerprint even when new (not stored yet): the first
+        // evaluation of a burst counts for the others.
+        { userId, externalUser: input.user ?? identity.user?.external_id, ip: input.ip, fingerprintId: identity.fingerprint?.row.id },
         { user: at - WINDOWS.user, ip: at - WINDOWS.ip, fingerprint: at - WINDOWS.fingerprint },
+        at,
       ),
       input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
       userId ? h.userDevices(env, userId) : none,
-      fp ? h.fingerprintUsers(env, fp, at - WINDOWS.fingerprintUsers) : none,
-      token ? repos.devices.tokenUsers(env, token, identity.tokenDevices) : none,
+      linking ? repos.fingerprints.confirmedUsers(env, linking, at - WINDOWS.fingerprintUsers) : none,
+      token ? confirmedTokenUsers(repos, env, token, identity) : none,
       repos.lists.membership(
         env,
         Object.values(listValues(input, identity, signals)).filter((v): v is string => !!v),
         at,
       ),
       signals.content ? h.contentUsers(env, signals.content.hash, at - WINDOWS.content, userId ?? null) : Promise.resolve(undefined),
-    ]);
-  return { recent, seenIp, userEvents, ipEvents, fingerprintEvents, ipUsers, devices, fingerprintUsers, tokenUsers, lists, content };
+      repos.loginAttempts.counts(
+        env,
+        { deviceKey: deviceKey(token, device), fingerprintId: fp, ip: input.ip, network: networkOf(input.ip) },
+        at - WINDOWS.provisionalAttempts,
+      ),
+    ],
+  );
+  const { userEvents, ipEvents, fingerprintEvents } = counters;
+  return {
+    recent,
+    trusted,
+    familiar,
+    userEvents,
+    ipEvents,
+    fingerprintEvents,
+    ipUsers,
+    devices,
+    fingerprintUsers,
+    tokenUsers,
+    lists,
+    content,
+    attempts,
+  };
+}
+
+/** The accounts behind the visitor token's devices, provisional users left out (the current user is counted apart). */
+async function confirmedTokenUsers(repos: Repos, env: string, token: string, identity: Identity): Promise<string[]> {
+  const users = await repos.devices.tokenUsers(env, token, identity.tokenDevices);
+  const others = users.filter((u) => u !== identity.user?.id);
+  if (others.length === 0) return users;
+  const confirmed = new Set(await repos.users.confirmedAmong(others));
+  return users.filter((u) => u === identity.user?.id || confirmed.has(u));
 }

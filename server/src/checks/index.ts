@@ -2,12 +2,14 @@
 // `checks` snapshot and tested by risks and policies. One table, one line per check; the names and types are the
 // contract's catalogue (sdk/src/contract/checks.ts).
 import type { CheckName, ChecksSnapshot } from "@tessera/sdk/contract";
+import { geo } from "../geo/index.js";
+import { networkOf } from "../geo/ip.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { Identity } from "../pipeline/identity.js";
 import type { SignalSet } from "../signals/index.js";
-import { ACTIVE_WINDOW_MS } from "../store/devices.js";
 import { type History, listValues } from "./history.js";
-import { IMPOSSIBLE_KMH, MIN_TRAVEL_KM, travelSpeedKmh } from "./travel.js";
+import { otherSessions, type Sessions } from "./sharing.js";
+import { isImpossible, placeOf, travelBetween } from "./travel.js";
 
 export { gatherHistory, type History } from "./history.js";
 
@@ -24,7 +26,9 @@ interface Derived {
   deviceIsNewForUser: boolean;
   deviceCounts: { all: number; computer: number; tablet: number; mobile: number };
   travel?: { km: number; kmh: number };
-  concurrent: number;
+  sessions: Sessions;
+  /** The device limit of the account-sharing policy that applies (sharing.ts). */
+  deviceLimit: number;
 }
 
 /** Velocity limits per window (see WINDOWS): beyond any person's pace, well within a script's. */
@@ -35,36 +39,49 @@ function countDevice(counts: Derived["deviceCounts"], type: string): void {
   if (type === "computer" || type === "tablet" || type === "mobile") counts[type]++;
 }
 
-function derive(input: EvaluationInput, identity: Identity, h: History): Derived {
+/**
+ * A device counts among an account's devices while it is in use: seen within the last 30 days, and either used over
+ * more than an hour (a browser that keeps coming back) or active within the last hour. A private window or a browser
+ * that lost its token makes a device of a single visit (SPEC.md 13): it stops counting an hour after it was used.
+ */
+const DEVICE_STALE_MS = 30 * 24 * 3600 * 1000;
+const DEVICE_ESTABLISHED_MS = 3600 * 1000;
+
+function inUse(d: History["devices"][number], at: number): boolean {
+  if (d.last_seen_at == null || at - d.last_seen_at > DEVICE_STALE_MS) return false;
+  return d.last_seen_at - d.created_at >= DEVICE_ESTABLISHED_MS || at - d.last_seen_at < DEVICE_ESTABLISHED_MS;
+}
+
+function derive(input: EvaluationInput, identity: Identity, signals: SignalSet, h: History, deviceLimit: number): Derived {
   const user = identity.user;
   const device = identity.device;
   const deviceIsNewForUser = !device || device.isNew || !user || device.row.user_id !== user.id || device.row.status === "detached";
   const attached = h.devices.filter((d) => d.status === "attached" && d.id !== device?.row.id);
   const counts = { all: 0, computer: 0, tablet: 0, mobile: 0 };
-  for (const d of attached) countDevice(counts, d.type);
+  for (const d of attached) if (inUse(d, input.at)) countDevice(counts, d.type);
   // The current device counts for a known user and for a new one (it joins the account with this evaluation).
   if ((user || identity.userIsNew) && device) countDevice(counts, identity.deviceType);
-  // Concurrent sessions: other attached devices of the user, active in the last 15 minutes, of the same type,
-  // from another IP (two browsers of one person on one network are not sharing).
-  const concurrent = attached.filter(
-    (d) =>
-      d.last_seen_at != null &&
-      input.at - d.last_seen_at < ACTIVE_WINDOW_MS &&
-      d.type === identity.deviceType &&
-      d.last_ip !== (input.ip ?? null),
-  ).length;
-  return { deviceIsNewForUser, deviceCounts: counts, concurrent };
+  const sessions = otherSessions(input, identity, signals, h.devices);
+  return { deviceIsNewForUser, deviceCounts: counts, sessions, deviceLimit };
 }
 
+/**
+ * Travel from the user's latest trusted place that is somewhere (not a VPN, proxy, Tor, datacenter or carrier exit).
+ * When that latest place is this network (the same address or /24: one site), the user was last seen here and nothing
+ * was travelled. The earlier place's network kind and accuracy are looked up again from its IP (the same offline
+ * data, cached); its coordinates are those it was stored with.
+ */
 function travelOf(ctx: CheckContext): { km: number; kmh: number } | undefined {
-  const here = ctx.signals.geolocation;
-  if (here?.latitude === undefined || here.longitude === undefined) return undefined;
-  const prev = ctx.history.recent.find((r) => r.latitude != null && r.longitude != null && r.ip !== ctx.input.ip);
-  if (!prev) return undefined;
-  return travelSpeedKmh(
-    { lat: prev.latitude as number, lon: prev.longitude as number, at: prev.created_at },
-    { lat: here.latitude, lon: here.longitude, at: ctx.input.at },
-  );
+  const here = placeOf(ctx.signals.geolocation, ctx.input.at);
+  if (!here) return undefined;
+  const network = ctx.signals.network?.prefix;
+  for (const prev of ctx.history.trusted) {
+    if (!prev.ip) continue;
+    if (prev.ip === ctx.input.ip || (network && prev.network === network)) return undefined;
+    const there = placeOf(geo().lookup(prev.ip), prev.created_at, { lat: prev.latitude, lon: prev.longitude });
+    if (there) return travelBetween(there, here);
+  }
+  return undefined;
 }
 
 const DAY = 24 * 3600 * 1000;
@@ -77,46 +94,96 @@ function withCurrent(users: string[], current: string | undefined, isNewUser: bo
   return set.size;
 }
 
+/**
+ * The request's account as account figures count it (SPEC.md 13): a confirmed user, or a new account created other
+ * than by a login. A provisional user (first seen on a login, not yet confirmed by the backend) is not an account.
+ */
+function countedAccount(c: CheckContext): { id?: string; isNew: boolean } {
+  const user = c.identity.user;
+  if (user) return user.provisional === 1 ? { isNew: false } : { id: user.id, isNew: false };
+  const creates = c.identity.userIsNew && (!!c.input.user || !!c.identity.emailKey);
+  return { isNew: creates && c.input.action !== "login" };
+}
+
+const isProvisional = (c: CheckContext): boolean =>
+  c.identity.user ? c.identity.user.provisional === 1 : c.identity.userIsNew && c.input.action === "login";
+
+/** Logins on provisional users by one key, this one included when it is one. */
+const attempts = (c: CheckContext, key: keyof History["attempts"], present: boolean): number =>
+  present ? c.history.attempts[key] + (c.input.action === "login" && isProvisional(c) ? 1 : 0) : 0;
+
 type CheckFn = (c: CheckContext) => ChecksSnapshot[string];
 
 export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   action: (c) => c.input.action,
   is_new_user: (c) => c.identity.userIsNew,
-  // New for this user: a browser the user has never used (a known fingerprint of someone else's is still new).
+  // New for this user: a browser the user has never used (a known fingerprint of someone else's is still new). A
+  // fingerprint that is not identifying says nothing by itself (every phone of a model shares it): the device decides.
+  // A backend evaluation naming no browser (no `evaluation` or `fingerprint`) has none to judge: null, unknown, which
+  // `eq true` and `eq false` both leave alone. A browser sending too little to fingerprint is new: stripping the
+  // components must not make a stranger look familiar.
   is_new_fingerprint: (c) => {
     const fp = c.identity.fingerprint;
-    if (!fp) return true;
+    if (!fp) return c.input.source === "server" ? null : true;
     if (fp.isNew) return true;
     if (!c.identity.user) return false;
+    if (!fp.identifying || fp.popular) return c.derived.deviceIsNewForUser;
     return !c.history.devices.some((d) => d.fingerprint_id === fp.row.id) && !c.history.recent.some((r) => r.fingerprint_id === fp.row.id);
   },
   is_new_device: (c) => c.derived.deviceIsNewForUser,
-  is_new_ip: (c) => (c.identity.user ? !c.history.seenIp : true),
+  // Both from the user's trusted evaluations only (allowed, or verified through a challenge): an attacker's failed
+  // attempts never make their IP or network familiar. is_new_ip is per address; is_new_network per /24 (/48), or per
+  // ASN for networks that belong to their users (a carrier, an ISP, a company), so a phone hopping across its
+  // carrier's pool or the second exit of one corporate gateway is not new. Unknown without an IP.
+  is_new_ip: (c) => (c.identity.user ? !c.history.familiar.ip : true),
+  is_new_network: (c) => (!c.signals.network ? null : c.identity.user ? !c.history.familiar.network : true),
   user_age_days: (c) => (c.identity.user ? Math.floor((c.input.at - Number(c.identity.user.created_at)) / DAY) : 0),
   fingerprint_confidence: (c) => c.identity.fingerprint?.confidence ?? 0,
-  fingerprint_user_count: (c) =>
-    c.identity.fingerprint ? withCurrent(c.history.fingerprintUsers, c.identity.user?.id, !c.identity.user && !!c.input.user) : 0,
-  device_user_count: (c) =>
-    c.input.signals.visitor_token ? withCurrent(c.history.tokenUsers, c.identity.user?.id, !c.identity.user && !!c.input.user) : 0,
+  // Accounts (not provisional users) on this browser: over the identifying, non-popular fingerprint (SPEC.md 13), else
+  // the current account alone; and over the visitor token's devices.
+  fingerprint_user_count: (c) => {
+    if (!c.identity.fingerprint) return 0;
+    const me = countedAccount(c);
+    return withCurrent(
+      c.history.fingerprintUsers.filter((u) => u !== c.identity.user?.id),
+      me.id,
+      me.isNew,
+    );
+  },
+  device_user_count: (c) => {
+    if (!c.input.signals.visitor_token) return 0;
+    const me = countedAccount(c);
+    return withCurrent(
+      c.history.tokenUsers.filter((u) => u !== c.identity.user?.id),
+      me.id,
+      me.isNew,
+    );
+  },
+  is_provisional_user: (c) => isProvisional(c),
+  device_provisional_attempts: (c) => attempts(c, "device", !!c.identity.device),
+  fingerprint_provisional_attempts: (c) => attempts(c, "fingerprint", !!c.identity.fingerprint),
+  ip_provisional_attempts: (c) => attempts(c, "ip", !!c.input.ip),
+  network_provisional_attempts: (c) => attempts(c, "network", !!networkOf(c.input.ip)),
   ip_user_count: (c) =>
     c.input.ip ? withCurrent(c.history.ipUsers, c.identity.user?.id ?? (c.input.user ? "__new__" : undefined), false) : 0,
-  ip_is_vpn: (c) => c.signals.geolocation?.network === "vpn" || c.signals.timezone.mismatch,
+  // A VPN provider's network. A browser time zone far from the IP is not one: a traveller's laptop keeps its home
+  // zone (that is `timezone_mismatch`, a weak check of its own).
+  ip_is_vpn: (c) => c.signals.geolocation?.network === "vpn",
   ip_is_proxy: (c) => c.signals.geolocation?.network === "proxy" || c.signals.forwarding.proxied,
   ip_is_tor: (c) => c.signals.geolocation?.tor === true || c.signals.geolocation?.network === "tor",
   ip_is_hosting: (c) => c.signals.geolocation?.network === "hosting",
+  // Networks that hide who is behind them. A proxy that announces itself in the headers is transparent (it is
+  // `ip_is_proxy`), and a far time zone is a traveller as often as a VPN (`timezone_mismatch`).
   ip_is_anonymous: (c) =>
     c.signals.geolocation?.network === "vpn" ||
     c.signals.geolocation?.network === "proxy" ||
-    c.signals.geolocation?.tor === true ||
-    c.signals.forwarding.proxied ||
-    c.signals.timezone.mismatch,
+    c.signals.geolocation?.network === "tor" ||
+    c.signals.geolocation?.tor === true,
   ip_country: (c) => c.signals.geolocation?.country_code ?? null,
-  impossible_travel: (c) => {
-    const t = c.derived.travel;
-    return !!t && t.km >= MIN_TRAVEL_KM && t.kmh > IMPOSSIBLE_KMH;
-  },
+  impossible_travel: (c) => isImpossible(c.derived.travel),
   travel_speed_kmh: (c) => (c.derived.travel ? Math.round(c.derived.travel.kmh) : 0),
-  concurrent_sessions: (c) => c.derived.concurrent,
+  concurrent_sessions: (c) => c.derived.sessions.concurrent,
+  session_impossible_travel: (c) => c.derived.sessions.farApart,
   has_high_velocity: (c) =>
     c.history.userEvents + 1 > HIGH_VELOCITY.user ||
     c.history.ipEvents + 1 > HIGH_VELOCITY.ip ||
@@ -129,14 +196,39 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   computer_device_count: (c) => c.derived.deviceCounts.computer,
   tablet_device_count: (c) => c.derived.deviceCounts.tablet,
   mobile_device_count: (c) => c.derived.deviceCounts.mobile,
+  device_limit: (c) => c.derived.deviceLimit,
+  devices_over_limit: (c) => Math.max(0, c.derived.deviceCounts.all - c.derived.deviceLimit),
   email_is_disposable: (c) => c.signals.email?.disposable ?? false,
   email_is_webmail: (c) => c.signals.email?.webmail ?? false,
   email_is_invalid: (c) => c.signals.email?.invalid ?? false,
   is_email_verified: (c) => c.identity.user?.email_verified === 1,
   is_phone_verified: (c) => c.identity.user?.phone_verified === 1,
-  is_bot: (c) => c.signals.automation.detected || c.signals.userAgent.bot,
+  // A backend names its users with its secret; a browser, with a valid user_token.
+  identity_verified: (c) => (c.input.source === "server" ? c.input.user !== undefined : c.input.identityVerified === true),
+  // The browser named a contact other than the stored one: never written to the user (store/users.ts), kept here.
+  contact_mismatch: (c) => {
+    const user = c.identity.user;
+    if (c.input.source !== "client" || !user) return false;
+    const { email, phone } = c.input;
+    return (
+      (email !== undefined && user.email !== null && email.toLowerCase() !== user.email.toLowerCase()) ||
+      (phone !== undefined && user.phone !== null && phone !== user.phone)
+    );
+  },
+  // A bot by its own markers, its user agent, a headless window, or a forged user agent on a machine that draws
+  // without a GPU or has hardware no device has. A software renderer or a user-agent switcher alone is not a bot.
+  is_bot: (c) =>
+    c.signals.automation.detected ||
+    c.signals.userAgent.bot ||
+    c.signals.window.headless.length > 0 ||
+    (c.signals.clientHints.mismatches.length > 0 && (c.signals.renderer.software || c.signals.hardware.implausible.length > 0)),
   bot_user_agent: (c) => c.signals.userAgent.bot,
   client_automation: (c) => c.signals.automation.detected,
+  // Server-side bot checks (issue 15): what the browser reports against what its user agent claims (signals/).
+  user_agent_mismatch: (c) => c.signals.clientHints.mismatches.length > 0,
+  software_renderer: (c) => c.signals.renderer.software,
+  headless_window: (c) => c.signals.window.headless.length > 0,
+  implausible_hardware: (c) => c.signals.hardware.implausible.length > 0,
   timezone_mismatch: (c) => c.signals.timezone.mismatch,
   in_list: (c) => [...new Set(c.history.lists.map((l) => l.list_id))].sort(),
   user_id: (c) => c.input.user ?? null,
@@ -157,8 +249,15 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
 /** The table as pairs, listed once rather than on every evaluation. */
 const CHECK_ENTRIES = Object.entries(CHECK_FUNCTIONS) as [string, CheckFn][];
 
-export function computeChecks(input: EvaluationInput, identity: Identity, signals: SignalSet, history: History): ChecksSnapshot {
-  const ctx: CheckContext = { input, identity, signals, history, derived: derive(input, identity, history) };
+export function computeChecks(
+  input: EvaluationInput,
+  identity: Identity,
+  signals: SignalSet,
+  history: History,
+  options: { deviceLimit: number },
+): ChecksSnapshot {
+  const derived = derive(input, identity, signals, history, options.deviceLimit);
+  const ctx: CheckContext = { input, identity, signals, history, derived };
   ctx.derived.travel = travelOf(ctx);
   const out: ChecksSnapshot = {};
   for (const [name, fn] of CHECK_ENTRIES) out[name] = fn(ctx);

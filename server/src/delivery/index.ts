@@ -1,16 +1,23 @@
 // Delivery of one-time codes behind one interface (SPEC.md 7): email over SMTP (nodemailer), text through an SMS
-// provider's HTTP API, or, in development with no SMTP_URL, the dev outbox. Failures are reported, never swallowed.
-import type { Channel, Language } from "@tessera/sdk/contract";
+// provider's HTTP API, or, in development with no SMTP_URL, the dev outbox. Failures are reported, never swallowed, and
+// the state goes as far as the transport tells: an email the mail server accepted is `delivered` at our end, one whose
+// recipient it refused for good is `bounced`; a text is `sent` until the provider's status callback says more.
+import type { ChallengeType, Channel, Language } from "@tessera/sdk/contract";
 import nodemailer, { type Transporter } from "nodemailer";
 import type { Config } from "../config.js";
-import { codeEmail, codeSms } from "./messages.js";
+import { codeEmail, codeSms, type MessageInput } from "./messages.js";
 
 export interface CodeMessage {
   channel: Channel;
   to: string;
   code: string;
   language: Language;
-  project: string;
+  /** The project's name and branding (name, logo, colour), shown in the message. */
+  project: MessageInput["project"];
+  /** What the challenge guards against: the message says why it was sent. */
+  type?: ChallengeType;
+  /** Texts: where the SMS provider reports the delivery (delivery/callbacks.ts). */
+  statusCallback?: string;
 }
 
 export interface OutboxMessage {
@@ -18,9 +25,10 @@ export interface OutboxMessage {
   recipient: string;
   subject: string;
   body: string;
+  code: string;
 }
 
-export type DeliveryResult = { status: "sent" | "delivered"; outbox?: OutboxMessage } | { status: "failed"; error: string };
+export type DeliveryResult = { status: "sent" | "delivered"; outbox?: OutboxMessage } | { status: "failed" | "bounced"; error: string };
 
 export interface CodeDelivery {
   send(msg: CodeMessage): Promise<DeliveryResult>;
@@ -28,7 +36,7 @@ export interface CodeDelivery {
 }
 
 /** Twilio-compatible SMS API (SMS_PROVIDER=twilio), or a generic JSON POST (SMS_PROVIDER=http). */
-async function sendSms(config: Config, to: string, body: string): Promise<DeliveryResult> {
+async function sendSms(config: Config, to: string, body: string, statusCallback: string | undefined): Promise<DeliveryResult> {
   if (!config.SMS_PROVIDER || !config.SMS_API_URL)
     return { status: "failed", error: "Text messages are not configured (SMS_PROVIDER, SMS_API_URL)" };
   const ctl = AbortSignal.timeout(10_000);
@@ -43,7 +51,12 @@ async function sendSms(config: Config, to: string, body: string): Promise<Delive
           authorization: `Basic ${Buffer.from(`${config.SMS_ACCOUNT_SID}:${config.SMS_AUTH_TOKEN}`).toString("base64")}`,
           "content-type": "application/x-www-form-urlencoded",
         },
-        body: new URLSearchParams({ To: to, From: config.SMS_FROM ?? "", Body: body }),
+        body: new URLSearchParams({
+          To: to,
+          From: config.SMS_FROM ?? "",
+          Body: body,
+          ...(statusCallback ? { StatusCallback: statusCallback } : {}),
+        }),
       });
     } else {
       res = await fetch(config.SMS_API_URL, {
@@ -53,7 +66,7 @@ async function sendSms(config: Config, to: string, body: string): Promise<Delive
           "content-type": "application/json",
           ...(config.SMS_AUTH_TOKEN ? { authorization: `Bearer ${config.SMS_AUTH_TOKEN}` } : {}),
         },
-        body: JSON.stringify({ to, from: config.SMS_FROM, body }),
+        body: JSON.stringify({ to, from: config.SMS_FROM, body, ...(statusCallback ? { status_callback: statusCallback } : {}) }),
       });
     }
     if (!res.ok) return { status: "failed", error: `SMS provider answered ${res.status}` };
@@ -63,29 +76,61 @@ async function sendSms(config: Config, to: string, body: string): Promise<Delive
   }
 }
 
-export function createCodeDelivery(config: Config): CodeDelivery {
+/**
+ * In development without SMTP_URL (or an SMS provider), codes go to the dev outbox instead of a mailbox or a phone
+ * (GET /v3/dev/outbox, the demo's /demo/outbox page) and, so that a developer finds them where they look first, one
+ * line of the server log. Never in production: there is no outbox there.
+ */
+export function createCodeDelivery(config: Config, log: (line: string) => void = (line) => console.log(line)): CodeDelivery {
   const transport: Transporter | undefined = config.SMTP_URL
     ? nodemailer.createTransport(config.SMTP_URL, { from: config.EMAIL_FROM })
     : undefined;
   const devOutbox = !transport && config.isDev;
+  const toOutbox = (outbox: OutboxMessage): DeliveryResult => {
+    if (config.LOG_LEVEL !== "silent")
+      log(`[dev outbox] code ${outbox.code} for ${outbox.recipient} (${outbox.channel}; see /demo/outbox)`);
+    return { status: "sent", outbox };
+  };
+  // The code is typed on the challenge page, served from PUBLIC_URL: that host goes in the WebOTP line of texts.
+  const host = new URL(config.publicUrl).hostname;
   return {
     async send(msg) {
+      const input: MessageInput = {
+        language: msg.language,
+        code: msg.code,
+        type: msg.type,
+        ttlMs: config.CHALLENGE_CODE_TTL_MS,
+        project: msg.project,
+        host,
+      };
       if (msg.channel === "email") {
-        const mail = codeEmail(msg.language, msg.project, msg.code);
-        if (devOutbox) return { status: "sent", outbox: { channel: "email", recipient: msg.to, subject: mail.subject, body: mail.text } };
+        const mail = codeEmail(input);
+        if (devOutbox) return toOutbox({ channel: "email", recipient: msg.to, subject: mail.subject, body: mail.text, code: msg.code });
         if (!transport) return { status: "failed", error: "Email is not configured (SMTP_URL)" };
         try {
-          await transport.sendMail({ from: config.EMAIL_FROM, to: msg.to, subject: mail.subject, text: mail.text, html: mail.html });
-          return { status: "sent" };
+          // An address object is never split into a list or parsed for a name (SPEC.md 12: one recipient only).
+          const info = await transport.sendMail({
+            from: config.EMAIL_FROM,
+            to: { name: "", address: msg.to },
+            subject: mail.subject,
+            text: mail.text,
+            html: mail.html,
+          });
+          // The mail server took responsibility for it: as far as this transport can tell, delivered.
+          return (info.accepted?.length ?? 0) > 0
+            ? { status: "delivered" }
+            : { status: "failed", error: "Mail server accepted no recipient" };
         } catch (e) {
-          const rejected = (e as { responseCode?: number }).responseCode;
-          return { status: "failed", error: rejected ? `Mail server refused the message (${rejected})` : "Mail server unreachable" };
+          const code = (e as { responseCode?: number }).responseCode;
+          // A permanent refusal (5xx) of the recipient: the address does not take mail.
+          if ((e as { code?: string }).code === "EENVELOPE" && code !== undefined && code >= 500)
+            return { status: "bounced", error: `Mail server refused the address (${code})` };
+          return { status: "failed", error: code ? `Mail server refused the message (${code})` : "Mail server unreachable" };
         }
       }
-      const body = codeSms(msg.language, msg.project, msg.code);
-      if (devOutbox && !config.SMS_PROVIDER)
-        return { status: "sent", outbox: { channel: "text", recipient: msg.to, subject: "SMS", body } };
-      return sendSms(config, msg.to, body);
+      const body = codeSms(input);
+      if (devOutbox && !config.SMS_PROVIDER) return toOutbox({ channel: "text", recipient: msg.to, subject: "SMS", body, code: msg.code });
+      return sendSms(config, msg.to, body, msg.statusCallback);
     },
     async close() {
       transport?.close();

@@ -27,7 +27,7 @@ async function submit(form, action) {
   }
   const answer = await post(`/demo/api/${action}`, { user: data.user, email: data.email, evaluation_id: evaluation.evaluation_id });
   if (answer.body.challenge) {
-    show("Extra verification needed — taking you to the challenge…");
+    show("Extra verification needed — taking you to the challenge (the code is in the dev outbox)…");
     location.assign(answer.body.challenge);
   } else {
     show(answer.body.message, answer.status === 200 ? "ok" : "error");
@@ -66,6 +66,12 @@ if (page === "home") {
       submit(event.target, action);
     });
   }
+  const testMode = document.getElementById("test-mode");
+  testMode.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const answer = await post("/demo/api/test-mode", Object.fromEntries(new FormData(testMode)));
+    show(answer.body.message ?? answer.body.error?.message, answer.status === 200 ? "ok" : "error");
+  });
 } else if (page === "paid") {
   const who = document.getElementById("who");
   who.addEventListener("submit", (event) => {

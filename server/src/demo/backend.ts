@@ -1,10 +1,10 @@
-// The demo customer's own backend logic (docs/sdk.md "Login integration"), written exactly as a customer would
-// with the backend client: read the verdict, check it belongs to this request, then allow, deny or challenge;
-// back from a challenge, consume it and accept only a completed challenge.
+// The demo customer's own backend logic (README "Login integration"), written exactly as a customer would with the
+// backend client: read the verdict, check it belongs to this request, then let the user in (fully or restricted),
+// send them to the challenge, or refuse; back from a challenge, consume it and accept only a completed challenge.
 import { ApiError, type Client, type Evaluation } from "@tessera/sdk/node";
 
 export type Outcome =
-  | { kind: "allow"; evaluation: Evaluation }
+  | { kind: "allow" | "restrict"; evaluation: Evaluation }
   | { kind: "deny"; reason: string }
   | { kind: "challenge"; redirect: string };
 
@@ -26,7 +26,7 @@ export async function decide(client: Client, evaluationId: string, expected: { a
     case "allow":
     case "restrict":
       // Consume so the same evaluation cannot be replayed for a second login.
-      return { kind: "allow", evaluation: await client.consumeEvaluation(evaluation.id) };
+      return { kind: evaluation.verdict, evaluation: await client.consumeEvaluation(evaluation.id) };
     case "challenge":
     case "challenge_and_restrict":
       if (!evaluation.redirect) return { kind: "deny", reason: "challenge without a redirect" };
@@ -48,5 +48,6 @@ export async function afterChallenge(client: Client, evaluationId: string): Prom
     throw error;
   }
   if (evaluation.challenge?.status !== "completed") return { kind: "deny", reason: "challenge not completed" };
-  return { kind: "allow", evaluation };
+  // challenge_and_restrict: verified, and still restricted.
+  return { kind: evaluation.verdict === "challenge_and_restrict" ? "restrict" : "allow", evaluation };
 }

@@ -2,12 +2,13 @@
 // operations of SPEC.md 4 (attach, detach, fingerprint, hash, identify), which resolve identity like an evaluation.
 import type { Device, Metadata } from "@tessera/sdk/contract";
 import type { Kysely } from "kysely";
-import { conflict, notFound } from "../errors.js";
+import { badRequest, conflict, notFound } from "../errors.js";
 import { exactHash, fingerprintComponents } from "../fingerprint/index.js";
 import { newId } from "../ids.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { EventSink } from "../pipeline/evaluate.js";
 import { type Identity, newDeviceRow, parseUserAgent, resolveIdentity } from "../pipeline/identity.js";
+import { persistIdentity } from "../pipeline/persist-identity.js";
 import { type DeviceRow, toWireDevice } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
 import type { Database } from "../store/schema.js";
@@ -97,24 +98,12 @@ export class DevicesService {
   }
 
   /**
-   * Stores the fingerprint and device that a resolved identity implies (as an evaluation would), in `tx`. Identity
-   * is resolved before the transaction: on SQLite the transaction holds the only connection.
+   * Stores the fingerprint and device that a resolved identity implies (persistIdentity, as an evaluation does), in
+   * `tx`. Identity is resolved before the transaction: on SQLite the transaction holds the only connection.
    */
   async identify(input: EvaluationInput, tx: Kysely<Database>, resolved?: Identity): Promise<Identity> {
     const identity = resolved ?? (await resolveIdentity(this.repos, input));
-    const fp = identity.fingerprint;
-    if (fp) {
-      if (fp.isNew) await this.repos.fingerprints.insert(fp.row, tx);
-      else await this.repos.fingerprints.touch(fp.row, input.at, tx);
-    }
-    const d = identity.device;
-    if (d?.isNew) await this.repos.devices.insert(d.row, tx);
-    else if (d) {
-      const patch: Partial<DeviceRow> = { last_seen_at: input.at, last_ip: input.ip ?? d.row.last_ip, updated_at: input.at };
-      if (!d.row.visitor_token && input.signals.visitor_token) patch.visitor_token = input.signals.visitor_token;
-      await this.repos.devices.update(d.row.id, patch, tx);
-      Object.assign(d.row, patch);
-    }
+    await persistIdentity(tx, this.repos, input, identity);
     return identity;
   }
 
@@ -123,7 +112,7 @@ export class DevicesService {
     const resolved = await resolveIdentity(this.repos, input);
     return this.repos.db.transaction().execute(async (tx) => {
       const identity = await this.identify(input, tx, resolved);
-      const { user } = await this.repos.users.upsert(input.env.id, input.user, {}, tx);
+      const { user } = await this.repos.users.upsert(input.env.id, input.user, { source: "client" }, tx);
       const device = identity.device?.row ?? (await this.newBareDevice(input, identity, tx));
       const patch = {
         user_id: user.id,
@@ -138,14 +127,57 @@ export class DevicesService {
     });
   }
 
-  /** Client detach: the browser detaches itself (no logout to signal: it asked). */
+  /**
+   * Client detach: the browser detaches its own device, the one holding its exact visitor token (SPEC.md 12) — never
+   * one found by a similar fingerprint, which anyone can imitate. A named user must own it. No logout to signal: the
+   * browser asked.
+   */
   async clientDetach(input: EvaluationInput): Promise<{ device: string; status: "attached" | "detached" }> {
-    const resolved = await resolveIdentity(this.repos, input);
+    const token = input.signals.visitor_token;
+    if (!token)
+      throw badRequest("A browser detaches the device of its own visitor token: send signals.visitor_token", "signals.visitor_token");
+    const devices = await this.repos.devices.byToken(input.env.id, token);
+    const owner = input.user ? await this.repos.users.findByExternal(input.env.id, input.user) : undefined;
+    const device = input.user
+      ? devices.find((d) => owner && d.user_id === owner.id)
+      : (devices.find((d) => d.status === "attached" && d.user_id !== null) ?? devices[0]);
+    if (!device) throw notFound("Device of this visitor token");
+    await this.repos.db
+      .transaction()
+      .execute((tx) =>
+        detachDevice(tx, { repos: this.repos, events: this.events }, input.env.id, device.id, { logout: false, at: input.at }),
+      );
+    return { device: device.id, status: "detached" };
+  }
+
+  /**
+   * The SDK's heartbeat: whether a device of this visitor token was kicked since it last heard (then answered once,
+   * like an evaluation's `logout`). Reads the token's devices only; writes only to clear the flag.
+   */
+  async heartbeat(environmentId: string, token: string): Promise<{ logout: boolean }> {
+    const kicked = (await this.repos.devices.byToken(environmentId, token)).find((d) => d.status === "detached" && d.logout_pending === 1);
+    if (!kicked) return { logout: false };
+    await this.repos.devices.update(kicked.id, { logout_pending: 0, updated_at: now() });
+    return { logout: true };
+  }
+
+  /** Backend attach (secret key): the device joins `externalUser`'s account (created if new), whoever held it. */
+  async attach(environmentId: string, deviceId: string, externalUser: string): Promise<Device> {
+    const row = await this.repos.devices.find(environmentId, deviceId);
+    if (!row) throw notFound("Device");
     return this.repos.db.transaction().execute(async (tx) => {
-      const identity = await this.identify(input, tx, resolved);
-      const device = identity.device?.row ?? (await this.newBareDevice(input, identity, tx));
-      await detachDevice(tx, { repos: this.repos, events: this.events }, input.env.id, device.id, { logout: false, at: input.at });
-      return { device: device.id, status: "detached" as const };
+      const at = now();
+      const { user } = await this.repos.users.upsert(environmentId, externalUser, { source: "server" }, tx);
+      const patch = {
+        user_id: user.id,
+        status: "attached" as const,
+        attached_at: at,
+        detached_at: null,
+        logout_pending: 0,
+        updated_at: at,
+      };
+      await this.repos.devices.update(row.id, patch, tx);
+      return toWireDevice({ ...row, ...patch }, user.external_id, at);
     });
   }
 
@@ -168,9 +200,6 @@ export class DevicesService {
       // The hash of exactly these components, even when they matched a stored fingerprint with drift.
       const normalised = fingerprintComponents(input.signals.components, parseUserAgent(input.userAgent).info);
       const current = Object.keys(normalised).length > 0 ? exactHash(normalised) : (identity.fingerprint?.row.exact_hash ?? null);
-      if (identity.device && identity.fingerprint && identity.device.row.fingerprint_id !== identity.fingerprint.row.id) {
-        await this.repos.devices.update(identity.device.row.id, { fingerprint_id: identity.fingerprint.row.id }, tx);
-      }
       return [current, last];
     });
   }
@@ -224,7 +253,7 @@ export async function completeIdentification(
   if (found.completed_at != null) throw conflict("conflict", "This identification was already completed");
   return repos.db.transaction().execute(async (tx) => {
     const at = now();
-    const { user } = await repos.users.upsert(environmentId, account, {}, tx);
+    const { user } = await repos.users.upsert(environmentId, account, { source: "server" }, tx);
     const owned = await repos.userData.deviceWithOwner(tx, environmentId, found.device_id);
     if (!owned) throw notFound("Device of this identification");
     const { device } = owned;

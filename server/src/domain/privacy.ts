@@ -6,6 +6,9 @@ import { notFound } from "../errors.js";
 import type { Repos } from "../store/repos.js";
 import type { Database } from "../store/schema.js";
 
+/** A user first seen on a login and never confirmed by the backend is forgotten after a day. */
+export const PROVISIONAL_TTL_MS = 24 * 3600 * 1000;
+
 export interface EraseContext {
   environmentId: string;
   /** users.id (the service id). */
@@ -44,11 +47,18 @@ export class PrivacyService {
     });
   }
 
-  /** Retention: evaluations, access records and settled webhook deliveries older than `days` are deleted. */
-  async prune(days: number, at = Date.now()): Promise<{ evaluations: number; access_records: number; webhooks: number }> {
+  /**
+   * Retention: evaluations, access records and settled webhook deliveries older than `days` are deleted; provisional
+   * users never confirmed within a day go with their login attempts (SPEC.md 13).
+   */
+  async prune(
+    days: number,
+    at = Date.now(),
+  ): Promise<{ evaluations: number; access_records: number; webhooks: number; provisional_users: number }> {
     const before = at - days * 86_400_000;
     const core = await this.repos.userData.pruneBefore(before);
     const webhooks = await this.repos.webhooks.pruneBefore(before);
-    return { ...core, webhooks };
+    const provisional_users = await this.repos.users.pruneProvisional(at - PROVISIONAL_TTL_MS);
+    return { ...core, webhooks, provisional_users };
   }
 }

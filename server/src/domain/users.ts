@@ -2,7 +2,7 @@
 // "create my own account" on a device and later signs up from it as a new user (`user.converted`).
 import type { UserUpdateRequest } from "@tessera/sdk/contract";
 import type { Kysely } from "kysely";
-import { notFound } from "../errors.js";
+import { accountEmailKey } from "../pipeline/account-email.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { EvaluationResult, EventSink } from "../pipeline/evaluate.js";
 import type { Identity } from "../pipeline/identity.js";
@@ -32,15 +32,32 @@ export class UsersService {
 
   constructor(private readonly repos: Repos) {}
 
-  /** Only the sent fields change; a changed email or phone is no longer verified; null clears a field. */
+  /**
+   * The backend sets a user's contacts, metadata and groups; only the sent fields change. A user Tessera has not met
+   * yet is created with them: a backend pushes its existing accounts' contacts before any browser names them, so that
+   * no first client evaluation decides where their codes go (docs/security.md).
+   */
   async update(environmentId: string, externalId: string, req: UserUpdateRequest): Promise<void> {
-    const user = await this.repos.users.findByExternal(environmentId, externalId);
-    if (!user) throw notFound("User");
+    let user = await this.repos.users.findByExternal(environmentId, externalId);
+    if (!user) {
+      const { email, phone, metadata } = req;
+      user = (
+        await this.repos.users.upsert(environmentId, externalId, {
+          source: "server",
+          ...(email ? { email } : {}),
+          ...(phone ? { phone } : {}),
+          ...(metadata ? { metadata } : {}),
+        })
+      ).user;
+    }
     const patch: Partial<UserRow> = {};
-    if (req.email !== undefined && req.email !== user.email) Object.assign(patch, { email: req.email, email_verified: 0 });
+    if (req.email !== undefined && req.email !== user.email)
+      Object.assign(patch, { email: req.email, email_verified: 0, email_key: req.email === null ? null : accountEmailKey(req.email) });
     if (req.phone !== undefined && req.phone !== user.phone) Object.assign(patch, { phone: req.phone, phone_verified: 0 });
     if (req.metadata !== undefined) patch.metadata = JSON.stringify(req.metadata);
     if (req.groups !== undefined) patch.groups = JSON.stringify([...new Set(req.groups)]);
+    // The backend updating a user with its secret vouches for the account (SPEC.md 13).
+    if (user.provisional === 1) patch.provisional = 0;
     if (Object.keys(patch).length === 0) return;
     patch.updated_at = now();
     await this.repos.userData.update(user.id, patch);

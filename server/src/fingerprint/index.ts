@@ -1,10 +1,12 @@
-// Server-side fingerprints from FingerprintJS components (SPEC.md 6). The client's own hash is never trusted.
-// Exact components → the same id with confidence 1; small drift (a browser update, a new font, a resized window)
-// → the same id with lower confidence; large drift → a new fingerprint; too little entropy → none at all.
-// Candidates for drift come from an index on a coarse key of the most stable components, never from a scan.
+// Server-side fingerprints from FingerprintJS components (SPEC.md 6, 13). The client's own hash is never trusted.
+// What is hashed and compared is the measured part of the components (values a browser reports as skipped or
+// randomised are left out); each component weighs what it tells one machine from another of the same coarse key
+// (weights.ts, derived from the population model); a set below IDENTIFYING_BITS describes a model, not a machine.
+// Which candidates a request is compared with is decided by the identity step (pipeline/identity.ts).
 import { createHash } from "node:crypto";
 import type { Components } from "@tessera/sdk/contract";
 import { BoundedMap } from "../caches.js";
+import { FINGERPRINT_WEIGHTS } from "./weights.js";
 
 /** Components reduced to their values, keys sorted, so that the same browser always hashes the same. */
 export function normaliseComponents(components: Components): Record<string, unknown> {
@@ -61,60 +63,142 @@ export function stableStringify(v: unknown): string {
 
 export const sha256 = (s: string): string => createHash("sha256").update(s).digest("hex");
 
+/** The exact hash of a component set: over its measured components, so a farbled or skipped value changes nothing. */
 export function exactHash(normalised: Record<string, unknown>): string {
-  return sha256(stableStringify(normalised));
+  return measuredHash(measuredComponents(normalised));
+}
+
+/** exactHash of components already reduced to their measured part. */
+export const measuredHash = (measured: Record<string, unknown>): string => sha256(stableStringify(measured));
+
+/**
+ * FingerprintJS's own markers of a value the browser did not really measure (fp.esm.js, v5): the canvas "skipped"
+ * by Safari 17+ and Firefox 120+ (and "unsupported", "unstable" where the image is noised), negative special values of
+ * audio (-1 suspending, -2 unsupported, -3 timeout, -4 anti-fingerprinting in Safari 17+ and Samsung Internet 26+),
+ * of audioBaseLatency and dateTimeLocale, WebGL without a context (-1, -2), Apple Pay without the API, and screen sizes
+ * that are not numbers. Such a value is the same on every machine of a browser family: it carries no weight.
+ */
+const CANVAS_MARKERS = new Set(["skipped", "unsupported", "unstable"]);
+
+/**
+ * Components Brave farbles (randomises per session and site, brave-core "farbling"): canvas and audio are noised,
+ * hardwareConcurrency and deviceMemory drawn at random, plugins padded with fakes. Brave says who it is in
+ * userAgentData.brands (its user agent string is Chrome's).
+ */
+const BRAVE_FARBLED = ["canvas", "audio", "hardwareConcurrency", "deviceMemory", "plugins"] as const;
+
+function isBrave(n: Record<string, unknown>): boolean {
+  const uad = n.userAgentData;
+  if (!uad || typeof uad !== "object") return false;
+  const brands = (uad as Record<string, unknown>).brands;
+  return Array.isArray(brands) && brands.includes("Brave");
+}
+
+function unmeasured(key: string, v: unknown): boolean {
+  switch (key) {
+    case "canvas": {
+      if (!v || typeof v !== "object") return true;
+      const c = v as Record<string, unknown>;
+      const marked = (x: unknown) => typeof x === "string" && CANVAS_MARKERS.has(x);
+      return marked(c.geometry) || marked(c.text);
+    }
+    case "audio":
+    case "audioBaseLatency":
+    case "applePay":
+      return typeof v !== "number" || v < 0;
+    case "dateTimeLocale":
+      return typeof v !== "string";
+    case "webGlBasics":
+    case "webGlExtensions":
+      return !v || typeof v !== "object";
+    case "screenResolution":
+    case "screenFrame":
+      return !Array.isArray(v) || !v.some((x) => typeof x === "number");
+    default:
+      return false;
+  }
 }
 
 /**
- * Weight of each component: how much it tells browsers apart (uniqueness) times how rarely it changes on one
- * browser (stability). Canvas, audio, WebGL and fonts identify; screen, languages and time zone change with
- * a monitor, a setting or a trip and so weigh little. Unknown components weigh 1.
+ * The components that describe this machine: the normalised set without the values the browser reports as not
+ * measured or randomised (SPEC.md 13). Exact hashes, coarse keys, weights and similarity all read this set, so a
+ * farbled canvas or a "skipped" one neither tells browsers apart nor keeps one from matching itself.
  */
-export const COMPONENT_WEIGHTS: Record<string, number> = {
-  canvas: 10,
-  fonts: 8,
-  audio: 6,
-  webGlBasics: 6,
-  webGlExtensions: 4,
-  fontPreferences: 5,
-  math: 3,
-  platform: 3,
-  vendor: 3,
-  hardwareConcurrency: 3,
-  deviceMemory: 2,
-  plugins: 2,
-  languages: 2,
-  screenResolution: 1,
-  screenFrame: 1,
-  colorDepth: 1,
-  timezone: 1,
-  vendorFlavors: 2,
-  architecture: 2,
-  colorGamut: 1,
-  hdr: 1,
-  touchSupport: 2,
-  osCpu: 2,
-  contrast: 0.5,
-  reducedMotion: 0.5,
-  forcedColors: 0.5,
-  invertedColors: 0.5,
-  monochrome: 0.5,
-  cookiesEnabled: 0.2,
-  sessionStorage: 0.2,
-  localStorage: 0.2,
-  indexedDB: 0.2,
-  openDatabase: 0.2,
-  pdfViewerEnabled: 0.5,
-  domBlockers: 1,
-  privateClickMeasurement: 0.5,
-  applePay: 0.5,
-  // A hard constraint (see similarity), not an identifier: millions of browsers share a family.
-  [UA_FAMILY]: 1,
-};
+export function measuredComponents(n: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const brave = isBrave(n);
+  for (const key in n) {
+    const v = n[key];
+    if (v === undefined || unmeasured(key, v)) continue;
+    if (brave && (BRAVE_FARBLED as readonly string[]).includes(key)) continue;
+    out[key] = v;
+  }
+  return out;
+}
 
 /**
- * The components of the coarse key: hardware and platform facts a browser update, a font or a window leave alone
- * (the GPU renderer narrows candidate sets tenfold; a driver update that changes it is caught by the visitor token).
+ * The weight group of a component set: the engine (from FingerprintJS's vendor: "Google Inc." Blink, "Apple Computer,
+ * Inc." WebKit, "" Gecko) and the platform's OS. What varies between machines differs by group (fonts vary between
+ * Windows PCs and never between iPhones), so weights are looked up per group. Derived from the components alone, so a
+ * stored fingerprint and a request agree on it.
+ */
+export function weightGroup(n: Record<string, unknown>): string {
+  const vendor = n.vendor;
+  const engine = vendor === "Google Inc." ? "blink" : vendor === "Apple Computer, Inc." ? "webkit" : vendor === "" ? "gecko" : "other";
+  const platform = typeof n.platform === "string" ? n.platform : "";
+  const os =
+    platform === "iPhone" || platform === "iPad" || platform === "iPod"
+      ? "ios"
+      : platform.startsWith("Win")
+        ? "windows"
+        : platform.startsWith("Mac")
+          ? "macos"
+          : /^Linux (arm|aarch)/i.test(platform)
+            ? "android"
+            : platform.startsWith("Linux")
+              ? "linux"
+              : "other";
+  return `${engine}/${os}`;
+}
+
+/** Bits of a component in the group's table (FINGERPRINT_WEIGHTS, derived from the population model); unknown: 0. */
+function weightsOf(group: string): Record<string, number> {
+  return FINGERPRINT_WEIGHTS.groups[group] ?? FINGERPRINT_WEIGHTS.groups["*"] ?? {};
+}
+
+/**
+ * How much a set of measured components tells a machine from the others of its coarse key, in bits: the sum of each
+ * present component's weight (its entropy between machines of one coarse key, see weights.ts). Platform constants
+ * (math, vendor, storage flags) weigh nothing; a Windows PC's fonts, screen and locale weigh a lot; an iPhone's
+ * components almost nothing.
+ */
+export function identifyingBits(measured: Record<string, unknown>, group = weightGroup(measured)): number {
+  const w = weightsOf(group);
+  let bits = 0;
+  for (const key in measured) bits += w[key] ?? 0;
+  return bits;
+}
+
+/**
+ * At or above this many bits a fingerprint is identifying: one machine in 2^10 = 1,024 of its coarse key (same browser
+ * family, platform, GPU, cores, memory) shares it by chance. Below, the components describe a model, not a machine:
+ * they are never matched across visitor tokens and never link accounts (SPEC.md 13). FingerprintJS's components carry
+ * 5–12 bits within a model in the population model (weights.ts): Chromium on Windows and macOS reach this; Safari,
+ * Firefox, iOS and Android browsers are recognised by their visitor token only. A match across tokens is further
+ * bounded: only to the named user's own device, and a fingerprint many people present stops linking (popular).
+ */
+export const IDENTIFYING_BITS = 10;
+
+/**
+ * A browser that kept its visitor token is the same browser after a drift when at least half of its identifying
+ * information (weighted, see similarity) still agrees; below that the token is carried by another browser.
+ */
+export const TOKEN_MATCH = 0.5;
+
+/**
+ * The components of the coarse key: hardware and platform facts a browser update, a font or a window leave alone,
+ * the GPU as the unmasked renderer (Chromium's masked renderer is "WebKit WebGL" everywhere; Firefox reports the GPU
+ * in the masked one and leaves the unmasked empty). The weights are entropies within one coarse key.
  */
 const COARSE = [
   UA_FAMILY,
@@ -125,33 +209,20 @@ const COARSE = [
   "vendor",
   "architecture",
   "touchSupport",
-  "webGlBasics.renderer",
 ] as const;
 
-/** The coarse components as paths, split once: [component] or [component, field]. */
-const COARSE_PATHS = COARSE.map((k) => k.split("."));
-
-function coarseValue(n: Record<string, unknown>, [head, field]: string[]): unknown {
-  const v = n[head as string];
-  if (field === undefined) return v ?? null;
-  return v && typeof v === "object" ? ((v as Record<string, unknown>)[field] ?? null) : null;
+function gpuOf(n: Record<string, unknown>): unknown {
+  const gl = n.webGlBasics;
+  if (!gl || typeof gl !== "object") return null;
+  const g = gl as Record<string, unknown>;
+  return (typeof g.rendererUnmasked === "string" && g.rendererUnmasked) || g.renderer || null;
 }
 
-/** Below this total weight the components cannot tell browsers apart: no fingerprint rather than a false one. */
-export const MIN_ENTROPY_WEIGHT = 14;
-/** At or above this similarity a known fingerprint is the same browser. Measured by `npm run scenarios`. */
-export const MATCH_THRESHOLD = 0.8;
-
-const weightOf = (key: string): number => COMPONENT_WEIGHTS[key] ?? 1;
-
-export function entropyWeight(n: Record<string, unknown>): number {
-  let w = 0;
-  for (const key of Object.keys(n)) w += weightOf(key);
-  return w;
-}
-
-export function coarseKey(n: Record<string, unknown>): string {
-  return sha256(stableStringify(COARSE_PATHS.map((path) => coarseValue(n, path)))).slice(0, 24);
+/** The coarse key of a measured component set (see COARSE). */
+export function coarseKey(measured: Record<string, unknown>): string {
+  const values: unknown[] = COARSE.map((k) => measured[k] ?? null);
+  values.push(gpuOf(measured));
+  return sha256(stableStringify(values)).slice(0, 24);
 }
 
 /**
@@ -261,75 +332,30 @@ function componentSimilarity(a: unknown, b: unknown): number {
   return sameJson(a, b) ? 1 : 0;
 }
 
-/** Components that identify the machine: if several of them all changed, it is another browser or machine. */
-const IDENTIFYING = new Set(["canvas", "audio", "webGlBasics", "fonts"]);
-
-/** Weighted similarity in [0, 1] of two normalised component sets; 0 when the identifying components all differ. */
+/**
+ * Weighted similarity in [0, 1] of two component sets, over their measured components: each component's credit
+ * (1 when equal, partial for lists and objects) weighted by its bits in the group's table, over the bits either side
+ * has. Another browser family or OS is 0. Two sets with no identifying bits at all are alike (1): nothing tells them
+ * apart, which is why such sets are matched only through a visitor token.
+ */
 export function similarity(a: Record<string, unknown>, b: Record<string, unknown>): number {
-  // Another browser family or OS is another browser, however alike the rest.
   if (UA_FAMILY in a && UA_FAMILY in b && a[UA_FAMILY] !== b[UA_FAMILY]) return 0;
+  const ma = measuredComponents(a);
+  const mb = measuredComponents(b);
+  const w = weightsOf(weightGroup(ma));
   let total = 0;
   let got = 0;
-  // Identifying components present on both sides, and those of them that changed (credit below one half). Counted
-  // in the loop below, which sees every own key: components are plain data, where a key present is an own key.
-  let present = 0;
-  let changed = 0;
-  // Over the union of both sets' keys, a's first: the order of the sums, so the very same floating-point result.
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  for (let i = 0; i < ka.length + kb.length; i++) {
-    const key = (i < ka.length ? ka[i] : kb[i - ka.length]) as string;
-    if (i >= ka.length && Object.prototype.propertyIsEnumerable.call(a, key)) continue;
-    const w = weightOf(key);
-    total += w;
-    if (key in a && key in b) {
-      const s = componentSimilarity(a[key], b[key]);
-      got += w * s;
-      if (IDENTIFYING.has(key)) {
-        present++;
-        if (s < 0.5) changed++;
-      }
-    }
+  for (const key in ma) {
+    const bits = w[key] ?? 0;
+    if (bits === 0) continue;
+    total += bits;
+    if (key in mb) got += bits * componentSimilarity(ma[key], mb[key]);
   }
-  if (present >= 2 && changed >= present - 1 && changed >= 2) return 0;
-  return total === 0 ? 0 : got / total;
-}
-
-export interface MatchResult<T> {
-  candidate: T;
-  confidence: number;
-}
-
-/** The best candidate at or above the threshold; confidence is the similarity itself (identical → 1). */
-export function bestMatch<T extends { components: string }>(
-  n: Record<string, unknown>,
-  candidates: T[],
-  threshold = MATCH_THRESHOLD,
-): MatchResult<T> | undefined {
-  const parsed: Array<{ candidate: T; parsed: Record<string, unknown> }> = [];
-  for (const c of candidates) {
-    try {
-      parsed.push({ candidate: c, parsed: JSON.parse(c.components) as Record<string, unknown> });
-    } catch {
-      // A corrupt row is no candidate.
-    }
+  for (const key in mb) {
+    if (key in ma) continue;
+    total += w[key] ?? 0;
   }
-  const best = bestParsedMatch(n, parsed, threshold);
-  return best && { candidate: best.candidate.candidate, confidence: best.confidence };
-}
-
-/** bestMatch over candidates whose components are already parsed (the evaluate path keeps them parsed in memory). */
-export function bestParsedMatch<T extends { parsed: Record<string, unknown> }>(
-  n: Record<string, unknown>,
-  candidates: T[],
-  threshold = MATCH_THRESHOLD,
-): MatchResult<T> | undefined {
-  let best: MatchResult<T> | undefined;
-  for (const c of candidates) {
-    const s = similarity(n, c.parsed);
-    if (s >= threshold && (!best || s > best.confidence)) best = { candidate: c, confidence: Math.round(s * 1000) / 1000 };
-  }
-  return best;
+  return total === 0 ? 1 : got / total;
 }
 
 /**

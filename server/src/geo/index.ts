@@ -1,6 +1,7 @@
 // Offline geolocation and network reputation of an IP (SPEC.md 6): city, region, country and coordinates from a
-// MaxMind-format database, ASN, and hosting/VPN/proxy/Tor from shipped lists. Every file is read once, at start,
-// into memory; a lookup is a tree walk and two binary searches, with a small cache for repeated addresses.
+// MaxMind-format database, ASN, and hosting/VPN/proxy/Tor from shipped lists. The lists are read at start; each city
+// database is read into memory at its first lookup (the shipped IPv6 one, 68 MiB, only once an IPv6 address comes).
+// A lookup is a tree walk and two binary searches, with a small cache for repeated addresses.
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -14,7 +15,7 @@ interface MmdbReader<T> {
 
 import { BoundedMap } from "../caches.js";
 import { keyOf, parseIp } from "./ip.js";
-import { type NetworkKind, NetworkList } from "./networks.js";
+import { isCarrierName, type NetworkKind, NetworkList } from "./networks.js";
 
 export interface GeoResult {
   ip: string;
@@ -24,6 +25,10 @@ export interface GeoResult {
   country_code?: string;
   latitude?: number;
   longitude?: number;
+  /** The database's accuracy radius in km (MaxMind layout), when it gives one. */
+  accuracy_km?: number;
+  /** The finest level the record locates the IP at: what a default accuracy is chosen by when the database gives none. */
+  precision?: "city" | "region" | "country";
   asn?: number;
   as_org?: string;
   network?: NetworkKind;
@@ -47,7 +52,7 @@ type CityRecord = {
   // MaxMind GeoIP2/GeoLite2 City layout
   subdivisions?: { names?: Record<string, string> }[];
   country?: { iso_code?: string; names?: Record<string, string> };
-  location?: { latitude?: number; longitude?: number };
+  location?: { latitude?: number; longitude?: number; accuracy_radius?: number };
 };
 type AsnRecord = { autonomous_system_number?: number; autonomous_system_organization?: string };
 
@@ -81,6 +86,12 @@ export class GeoData {
     readonly networks: NetworkList,
     readonly tor: NetworkList,
   ) {}
+
+  /** Which city databases are in memory (each is read at its first lookup: loadGeoData). */
+  get cityLoaded(): { v4: boolean; v6: boolean } {
+    const loaded = (r: MmdbReader<CityRecord> | undefined) => (r instanceof LazyMmdb ? r.loaded : r !== undefined);
+    return { v4: loaded(this.city.v4), v6: loaded(this.city.v6) };
+  }
 
   lookup(ip: string): GeoResult {
     const hit = this.cache.get(ip);
@@ -120,6 +131,9 @@ export class GeoData {
       if (typeof lat === "number" && typeof lon === "number") {
         out.latitude = Math.round(lat * 1e4) / 1e4;
         out.longitude = Math.round(lon * 1e4) / 1e4;
+        out.precision = out.city ? "city" : out.region ? "region" : "country";
+        const radius = rec.location?.accuracy_radius;
+        if (typeof radius === "number" && radius > 0) out.accuracy_km = radius;
       }
     }
     let asn: number | undefined;
@@ -141,6 +155,8 @@ export class GeoData {
       if (net.asn && out.asn === undefined) out.asn = net.asn;
       if (net.org && out.as_org === undefined) out.as_org = net.org;
     }
+    // A carrier known by its owner's name (a GEOIP_ASN_DB names every owner; the shipped list only its own).
+    if (!out.network && isCarrierName(out.as_org)) out.network = "mobile";
     if (this.tor.lookup(key)) out.tor = true;
     return out;
   }
@@ -149,6 +165,34 @@ export class GeoData {
 function readMmdb<T>(file: string): MmdbReader<T> {
   // The record layout is checked field by field on read.
   return new Reader(fs.readFileSync(file)) as unknown as MmdbReader<T>;
+}
+
+/**
+ * A database read into memory at its first lookup. The maxmind reader walks a Buffer of the whole file (it has no
+ * memory-mapped mode, and mapping needs a native module): the shipped city data is 60 MiB for IPv4 and 68 MiB for
+ * IPv6, and read whole at start they were a third of the server's RSS. A server that never sees an IPv6 address never
+ * holds the IPv6 database. The file must exist (checked at start); the first lookup reads it synchronously (tens of
+ * milliseconds from the page cache).
+ */
+class LazyMmdb<T> implements MmdbReader<T> {
+  private reader: MmdbReader<T> | undefined;
+
+  constructor(readonly file: string) {}
+
+  get loaded(): boolean {
+    return this.reader !== undefined;
+  }
+
+  get(ip: string): T | null {
+    this.reader ??= readMmdb<T>(this.file);
+    return this.reader.get(ip);
+  }
+}
+
+/** A database that must be there: a missing file stops the start with its path, not the first lookup. */
+function lazyMmdb<T>(file: string): LazyMmdb<T> {
+  if (!fs.existsSync(file)) throw new Error(`${file}: no such file`);
+  return new LazyMmdb<T>(file);
 }
 
 function shippedCityDb(): { v4?: string; v6?: string } {
@@ -164,16 +208,17 @@ function shippedCityDb(): { v4?: string; v6?: string } {
 export function loadGeoData(paths: GeoPaths = {}): GeoData {
   let city: { v4?: MmdbReader<CityRecord>; v6?: MmdbReader<CityRecord> };
   if (paths.cityDb) {
-    const r = readMmdb<CityRecord>(paths.cityDb);
+    // One file for both families (MaxMind's layout): read at the first lookup of either.
+    const r = lazyMmdb<CityRecord>(paths.cityDb);
     city = { v4: r, v6: r };
   } else {
     const shipped = shippedCityDb();
     city = {
-      v4: shipped.v4 && fs.existsSync(shipped.v4) ? readMmdb<CityRecord>(shipped.v4) : undefined,
-      v6: shipped.v6 && fs.existsSync(shipped.v6) ? readMmdb<CityRecord>(shipped.v6) : undefined,
+      v4: shipped.v4 && fs.existsSync(shipped.v4) ? lazyMmdb<CityRecord>(shipped.v4) : undefined,
+      v6: shipped.v6 && fs.existsSync(shipped.v6) ? lazyMmdb<CityRecord>(shipped.v6) : undefined,
     };
   }
-  const asn = paths.asnDb ? readMmdb<AsnRecord>(paths.asnDb) : undefined;
+  const asn = paths.asnDb ? lazyMmdb<AsnRecord>(paths.asnDb) : undefined;
   const networks = new NetworkList();
   networks.load(fs.readFileSync(paths.networkList ?? path.join(DATA_DIR, "networks.txt"), "utf8"));
   const tor = new NetworkList();

@@ -48,3 +48,18 @@ export function cidrRange(text: string): { first: IpKey; last: IpKey } | undefin
   const start = first.n & ~host & ((1n << 128n) - 1n);
   return { first: { v: 6, n: start }, last: { v: 6, n: start | host } };
 }
+
+/**
+ * The network an address belongs to for "have we seen this network" (issue 15): its /24 for IPv4, its /48 for IPv6
+ * (what one site or one NAT gateway is usually given), as a CIDR string. Undefined for a string that is no address.
+ */
+export function networkOf(ip: string | null | undefined): string | undefined {
+  const addr = ip ? parseIp(ip) : undefined;
+  if (!addr) return undefined;
+  if (addr.kind() === "ipv4") {
+    const [a, b, c] = (addr as ipaddr.IPv4).octets;
+    return `${a}.${b}.${c}.0/24`;
+  }
+  const [a, b, c] = (addr as ipaddr.IPv6).parts;
+  return `${(a as number).toString(16)}:${(b as number).toString(16)}:${(c as number).toString(16)}::/48`;
+}

@@ -1,9 +1,22 @@
-// Hosting, VPN, proxy and Tor networks from plain text lists (format in server/data/README.md), parsed once.
+// Hosting, VPN, proxy, Tor and mobile-carrier networks from plain text lists (format in server/data/README.md),
+// parsed once; and the carrier test on an ASN owner's name.
 import { cidrRange, type IpKey, ipKey } from "./ip.js";
 import { RangeTable } from "./ranges.js";
 
-export const NETWORK_KINDS = ["hosting", "vpn", "proxy", "tor"] as const;
+export const NETWORK_KINDS = ["hosting", "vpn", "proxy", "tor", "mobile"] as const;
 export type NetworkKind = (typeof NETWORK_KINDS)[number];
+
+/**
+ * Owner names of mobile carriers, for ASN data that names owners (a GEOIP_ASN_DB). The shipped list was built with the
+ * same words (server/data/extract-networks.mjs). "Wireless" is left out: it names as many fixed-line incumbents
+ * ("Cable & Wireless") and rural fixed-wireless ISPs as carriers.
+ */
+const CARRIER_NAME = /\b(mobile|mobility|cellular|cellco|m[oó]vil|mobilfunk|gprs)\b/i;
+const NOT_CARRIER = /automobile/i;
+
+export function isCarrierName(org: string | undefined): boolean {
+  return !!org && CARRIER_NAME.test(org) && !NOT_CARRIER.test(org);
+}
 
 export interface NetworkInfo {
   kind?: NetworkKind;

@@ -1,18 +1,68 @@
-// Background workers of a server process (config WORKERS): webhook delivery and retention. Several processes may
-// run them at once on one PostgreSQL store; both are safe to run concurrently. Stopped by services.close().
+// Background workers of a server process (config WORKERS): webhook delivery, retention, recovery of interrupted code
+// sends, pruning of expired velocity counters and the console's roll-ups. Several processes may run them at once on
+// one PostgreSQL store; each is safe to run concurrently. Every failure is logged. Stopped by services.close().
+import { recoverInterruptedSends, SEND_DEADLINE_MS } from "../challenges/recovery.js";
+import { ROLLUP_EVERY_MS, ROLLUP_FIRST_MS, rollUp } from "../console/rollup-job.js";
 import type { Services } from "../services.js";
 import { WebhookWorker } from "../webhooks/worker.js";
-import { RetentionJob } from "./retention.js";
+import { PeriodicJob } from "./periodic.js";
 
-export function startWorkers(services: Services): { webhooks: WebhookWorker; retention: RetentionJob } {
-  const webhooks = new WebhookWorker(services.repos, services.config);
-  const retention = new RetentionJob(services.privacy, services.config.RETENTION_DAYS);
-  webhooks.start();
-  retention.start();
-  services.onClose.push(async () => {
-    // Stop and wait for in-flight attempts before the store closes.
-    await webhooks.stop();
-    await retention.stop();
+/** Records older than RETENTION_DAYS outlive it by at most this long. */
+const RETENTION_EVERY_MS = 3600 * 1000;
+/** First retention run shortly after start, not in the middle of it. */
+const RETENTION_FIRST_MS = 10_000;
+/** How soon an interrupted send is reported failed, at most, past its deadline. */
+const SEND_RECOVERY_EVERY_MS = 60_000;
+/** Velocity buckets leave their window within the hour; a sweep every ten minutes keeps the table to about that. */
+const VELOCITY_PRUNE_EVERY_MS = 10 * 60 * 1000;
+
+export function startWorkers(services: Services): { webhooks: WebhookWorker; jobs: PeriodicJob[] } {
+  const { repos, config, log } = services;
+  // On the embedded store this process is the only one: a lease or a send left pending was left by a process that
+  // is gone (killed, crashed), so it is taken over at once instead of after its deadline.
+  const alone = services.store.dialect === "sqlite";
+  const webhooks = new WebhookWorker(repos, config, log.child({ job: "webhooks" }), {
+    takeOverLeases: alone,
+    onOutcome: (outcome) => services.metrics.webhookDeliveries.inc({ outcome }),
   });
-  return { webhooks, retention };
+  const jobs = [
+    new PeriodicJob(
+      "retention",
+      { firstMs: RETENTION_FIRST_MS, everyMs: RETENTION_EVERY_MS },
+      () => services.privacy.prune(config.RETENTION_DAYS),
+      log,
+    ),
+    new PeriodicJob(
+      "interrupted-sends",
+      { firstMs: 0, everyMs: SEND_RECOVERY_EVERY_MS },
+      async (first) => {
+        const at = Date.now();
+        const recovered = await recoverInterruptedSends(repos, first && alone ? Number.POSITIVE_INFINITY : at - SEND_DEADLINE_MS, at);
+        if (recovered) log.warn({ job: "interrupted-sends", recovered }, "code sends interrupted by a stop were marked failed");
+        return { recovered };
+      },
+      log,
+    ),
+    new PeriodicJob(
+      "velocity-counters",
+      { firstMs: VELOCITY_PRUNE_EVERY_MS, everyMs: VELOCITY_PRUNE_EVERY_MS },
+      async () => ({ pruned: await repos.history.pruneVelocity(Date.now()) }),
+      log,
+    ),
+    // The console's overview reads hourly roll-ups of the evaluations (console/rollup-job.ts).
+    new PeriodicJob(
+      "evaluation-rollups",
+      { firstMs: ROLLUP_FIRST_MS, everyMs: ROLLUP_EVERY_MS },
+      async () => ({ hours: await rollUp(repos.evaluationStats, Date.now(), config.RETENTION_DAYS) }),
+      log,
+    ),
+  ];
+  webhooks.start();
+  for (const j of jobs) j.start();
+  services.onClose.push(async () => {
+    // Stop and wait for in-flight attempts and runs before the store closes.
+    await webhooks.stop();
+    for (const j of jobs) await j.stop();
+  });
+  return { webhooks, jobs };
 }

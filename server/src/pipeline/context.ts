@@ -12,6 +12,8 @@ export interface EvaluationInput {
   /** Request headers, for proxy and forwarding evidence. */
   headers: Record<string, string | string[] | undefined>;
   user?: string;
+  /** A client call's user_token was valid for `user` (identity-verification/): the backend vouches for the user. */
+  identityVerified?: boolean;
   email?: string;
   phone?: string;
   metadata?: Metadata;

@@ -2,9 +2,11 @@
 // this function only shows them in order and assembles the Decision the orchestrator stores.
 import type { ChecksSnapshot, Evaluation, PolicyChallenge, Risk, Verdict } from "@tessera/sdk/contract";
 import { computeChecks, gatherHistory, listMemberships } from "../checks/index.js";
+import { deviceLimitFor } from "../checks/sharing.js";
 import { geo } from "../geo/index.js";
 import { selectPolicy } from "../policies/engine.js";
 import { policiesFor } from "../policies/index.js";
+import { testModeMatch } from "../policies/test-mode.js";
 import { riskChecks, scoreRisks } from "../risks/index.js";
 import { collectSignals } from "../signals/index.js";
 import type { Repos } from "../store/repos.js";
@@ -23,18 +25,24 @@ export interface Decision {
   challenge?: PolicyChallenge;
   /** The hash of the content's text, recorded with the evaluation under the user's id (repetition across users). */
   contentHash?: string;
+  /** The IP's network, recorded with the evaluation so that the user's later evaluations know it (is_new_network). */
+  network?: { prefix: string; asn?: number };
 }
 
-export async function decide(repos: Repos, input: EvaluationInput, identity: Identity): Promise<Decision> {
+export async function decide(repos: Repos, input: EvaluationInput, identity: Identity, evaluationId: string): Promise<Decision> {
   const signals = collectSignals({ input, identity, geo: geo() });
   const [history, policies] = await Promise.all([gatherHistory(repos, input, identity, signals), policiesFor(repos, input.env)]);
-  const checks = computeChecks(input, identity, signals, history);
-  const risks = scoreRisks(checks);
+  const deviceLimit = deviceLimitFor(policies, input.action, input.env.settings.default_device_limit);
+  const checks = computeChecks(input, identity, signals, history, { deviceLimit });
+  const risks = scoreRisks(checks, evaluationId);
   const lists = listMemberships(input, identity, signals, history);
-  const match = selectPolicy(policies, input.action, { checks: { ...checks, ...riskChecks(risks) }, lists }, risks);
+  const match =
+    testModeMatch(input.env, input.action, lists) ??
+    selectPolicy(policies, input.action, { checks: { ...checks, ...riskChecks(risks) }, lists }, risks);
 
   const decision: Decision = { verdict: match?.policy.verdict ?? "allow", reasons: match?.reasons ?? [], checks, risks };
   if (signals.content) decision.contentHash = signals.content.hash;
+  if (signals.network) decision.network = signals.network;
   const g = signals.geolocation;
   if (g) {
     decision.geolocation = {

@@ -3,23 +3,35 @@
 // → challenge → one transaction storing the evaluation with everything it implies (+ events).
 import type { Evaluation, PolicyChallenge } from "@tessera/sdk/contract";
 import type { Kysely } from "kysely";
+import { networkOf } from "../geo/ip.js";
 import { newId } from "../ids.js";
 import { storeRisks } from "../risks/index.js";
 import { type EvaluationRow, toWireEvaluation } from "../store/evaluations.js";
+import { deviceKey } from "../store/login-attempts.js";
 import { insertRow } from "../store/prepared.js";
 import type { Repos } from "../store/repos.js";
 import type { Database } from "../store/schema.js";
+import type { UserRow } from "../store/users.js";
 import type { EvaluationInput } from "./context.js";
 import { type Decision, decide } from "./decide.js";
 import { type Identity, resolveIdentity } from "./identity.js";
+import { persistIdentity } from "./persist-identity.js";
 
 /** Issues a challenge inside the evaluation's transaction (implemented by the challenges service). */
 export interface ChallengeIssuer {
+  /**
+   * Whether another challenge may open for this user (SPEC.md 12: at most 3 pending), after superseding the ones it
+   * replaces; asked first, in the same transaction, so that a refusal is stored as the evaluation's verdict.
+   */
+  admit(db: Kysely<Database>, args: { input: EvaluationInput; identity: Identity }): Promise<boolean>;
   issue(
     db: Kysely<Database>,
     args: { input: EvaluationInput; evaluationId: string; identity: Identity; decision: Decision; policy: PolicyChallenge },
   ): Promise<{ id: string; status: string; type: string; redirect: string }>;
 }
+
+/** The reason added to an evaluation denied because its user already has the most pending challenges allowed. */
+export const TOO_MANY_CHALLENGES = "too_many_challenges";
 
 /** Records domain events in the same transaction as the change that caused them (the webhook outbox). */
 export interface EventSink {
@@ -33,6 +45,35 @@ export type AfterEvaluate = (
   identity: Identity,
   decision: Decision,
 ) => Promise<void> | void;
+
+/**
+ * The account of the request, written in `tx`: the named user (created if new, provisional when first seen on a
+ * login; an email-only account the same browser signed up with takes the name), or for a request naming no user
+ * but an email, the account that email names (SPEC.md 13).
+ */
+async function persistUser(tx: Kysely<Database>, repos: Repos, input: EvaluationInput, identity: Identity): Promise<UserRow | undefined> {
+  const provisional = input.action === "login";
+  if (input.user) {
+    let known = identity.user;
+    if (identity.claim && known) {
+      await repos.users.claim(known.id, input.user, input.at, tx);
+      known = { ...known, external_id: input.user };
+    }
+    const fields = { source: input.source, email: input.email, phone: input.phone, metadata: input.metadata, provisional };
+    return (await repos.users.upsert(input.env.id, input.user, fields, tx, known)).user;
+  }
+  if (identity.emailKey && input.email) {
+    return (
+      identity.user ??
+      (await repos.users.createEmailAccount(
+        input.env.id,
+        { email: input.email, emailKey: identity.emailKey, phone: input.phone, metadata: input.metadata, provisional },
+        tx,
+      ))
+    );
+  }
+  return identity.user;
+}
 
 export interface EvaluationResult {
   evaluation: Evaluation;
@@ -50,55 +91,35 @@ export class Pipeline {
   async evaluate(input: EvaluationInput): Promise<EvaluationResult> {
     const { repos } = this;
     const identity = await resolveIdentity(repos, input);
-    const decision = await decide(repos, input, identity);
+    // The id first: the risks are named after their evaluation.
     const evaluationId = newId("ev");
+    const decision = await decide(repos, input, identity, evaluationId);
     let logout = false;
 
     const result = await repos.db.transaction().execute(async (tx) => {
       const at = input.at;
-      let userRow = identity.user;
-      if (input.user) {
-        userRow = (
-          await repos.users.upsert(
-            input.env.id,
-            input.user,
-            { email: input.email, phone: input.phone, metadata: input.metadata },
-            tx,
-            identity.user,
-          )
-        ).user;
-      }
-      if (identity.fingerprint) {
-        const { row: fp, drift } = identity.fingerprint;
-        if (identity.fingerprint.isNew) await repos.fingerprints.insert(fp, tx);
-        // A drift match moves the known fingerprint to the components just seen (a sighting too, in the same write).
-        else if (drift) await repos.fingerprints.updateComponents(fp.id, { ...drift, last_seen_at: at }, tx);
-        else await repos.fingerprints.touch(fp, at, tx);
-      }
-      const device = identity.device;
-      // A device joins the user's account only on a verdict that lets the user in: a challenged device joins when
-      // its challenge completes, a denied one never (an attacker's browser must not count as the victim's).
+      const userRow = await persistUser(tx, repos, input, identity);
       const admitted = decision.verdict === "allow" || decision.verdict === "restrict";
-      if (device) {
-        const row = device.row;
-        if (device.isNew) {
-          if (userRow && admitted) Object.assign(row, { user_id: userRow.id, status: "attached", attached_at: at });
-          await repos.devices.insert(row, tx);
-        } else {
-          const patch: Partial<typeof row> = { last_seen_at: at, last_ip: input.ip ?? row.last_ip, updated_at: at };
-          if (identity.fingerprint && row.fingerprint_id !== identity.fingerprint.row.id)
-            patch.fingerprint_id = identity.fingerprint.row.id;
-          if (!row.visitor_token && input.signals.visitor_token) patch.visitor_token = input.signals.visitor_token;
-          if (row.status === "detached" && row.logout_pending === 1) {
-            // Kicked since it last asked: tell the SDK to log out once; a later login re-attaches it.
-            logout = true;
-            patch.logout_pending = 0;
-          } else if (userRow && admitted && (row.user_id !== userRow.id || row.status === "detached")) {
-            Object.assign(patch, { user_id: userRow.id, status: "attached", attached_at: at, detached_at: null });
-          }
-          await repos.devices.update(row.id, patch, tx);
-          Object.assign(row, patch);
-        }
+      // An email a browser claims finds an account for counting, but never brings its device into an account that has a
+      // customer id: only the customer's user id does (a sign-up with a victim's email must not become a known device).
+      const joins = identity.emailKey && userRow && userRow.external_id !== userRow.id ? undefined : userRow;
+      logout = (await persistIdentity(tx, repos, input, identity, { user: joins, admitted })).logout;
+      const device = identity.device;
+      // A login naming an account the backend has not confirmed: counted for credential stuffing (SPEC.md 13).
+      if (input.action === "login" && userRow?.provisional === 1) {
+        await repos.loginAttempts.record(
+          {
+            id: newId("lat"),
+            environment_id: input.env.id,
+            user_id: userRow.id,
+            device_key: deviceKey(input.signals.visitor_token, device?.row.id) ?? null,
+            fingerprint_id: identity.fingerprint?.row.id ?? null,
+            ip: input.ip ?? null,
+            network: networkOf(input.ip) ?? null,
+            created_at: at,
+          },
+          tx,
+        );
       }
 
       let accessId: string | null = null;
@@ -114,6 +135,15 @@ export class Pipeline {
           created_at: at,
           updated_at: at,
         });
+      }
+
+      // Too many challenges pending for this user: deny rather than open another (SPEC.md 12).
+      const wantsChallenge = decision.verdict === "challenge" || decision.verdict === "challenge_and_restrict";
+      if (wantsChallenge && decision.challenge && this.challenges) {
+        if (!(await this.challenges.admit(tx, { input, identity: { ...identity, user: userRow } }))) {
+          decision.verdict = "deny";
+          decision.reasons = [...decision.reasons, TOO_MANY_CHALLENGES];
+        }
       }
 
       const geo = decision.geolocation;
@@ -134,6 +164,8 @@ export class Pipeline {
         country_code: geo?.country_code ?? null,
         latitude: geo?.latitude ?? null,
         longitude: geo?.longitude ?? null,
+        network: decision.network?.prefix ?? null,
+        asn: decision.network?.asn ?? null,
         geolocation: geo ? JSON.stringify(geo) : null,
         policy: decision.policy ? JSON.stringify(decision.policy) : null,
         risks: storeRisks(decision.risks),
@@ -149,8 +181,7 @@ export class Pipeline {
       if (decision.contentHash) await repos.history.recordContent(input.env.id, decision.contentHash, userRow?.id ?? null, at, tx);
 
       let challenge: { id: string; status: string; type: string } | undefined;
-      const wantsChallenge = decision.verdict === "challenge" || decision.verdict === "challenge_and_restrict";
-      if (wantsChallenge && decision.challenge && this.challenges) {
+      if (decision.verdict !== "deny" && wantsChallenge && decision.challenge && this.challenges) {
         const issued = await this.challenges.issue(tx, {
           input,
           evaluationId,

@@ -1,35 +1,53 @@
-// Identity step: who (user), which browser (fingerprint) and which hardware (device) this request comes from.
-// Reads only; the writes it implies are returned as a plan that the orchestrator commits with the evaluation.
+// Identity step (SPEC.md 6, 13): who (user), which browser (fingerprint) and which hardware (device) this request
+// comes from. The visitor token anchors the device: a live token resolves to its own device, and its fingerprint
+// follows the browser's drift. Without a live token, only an identifying fingerprint is matched, exactly, and it
+// brings back only the named user's own device: a drifted browser without its token is a new device, since a
+// neighbour's machine of the same model drifts no differently. Reads only; persistIdentity writes what it implies.
 import type { DeviceType } from "@tessera/sdk/contract";
 import { UAParser } from "ua-parser-js";
 import { BoundedMap } from "../caches.js";
 import {
-  bestParsedMatch,
   coarseKey,
-  entropyWeight,
-  exactHash,
   fingerprintComponents,
-  MIN_ENTROPY_WEIGHT,
+  IDENTIFYING_BITS,
+  identifyingBits,
+  measuredComponents,
+  measuredHash,
   ParsedComponentsCache,
+  similarity,
+  TOKEN_MATCH,
 } from "../fingerprint/index.js";
+import { networkOf } from "../geo/ip.js";
 import { newId } from "../ids.js";
 import type { DeviceRow } from "../store/devices.js";
 import type { FingerprintRow } from "../store/fingerprints.js";
 import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
+import { accountEmailKey } from "./account-email.js";
 import type { EvaluationInput } from "./context.js";
 
 export interface Identity {
   user?: UserRow;
   userIsNew: boolean;
+  /** The request names no user but an email: the account is the one this key finds, or a new one (SPEC.md 13). */
+  emailKey?: string;
+  /** An email-only account that the named (new) user takes over: the browser of its sign-up now names its id. */
+  claim?: boolean;
   fingerprint?: {
     row: FingerprintRow;
     confidence: number;
     isNew: boolean;
-    /** Set on a drift match: the components to move the known fingerprint to (in the evaluation's transaction). */
+    /** Enough identifying bits to tell this machine from others of its model (fingerprint/IDENTIFYING_BITS). */
+    identifying: boolean;
+    /** Presented by many tokens on many networks (FingerprintsRepo.setPopular): links no accounts, merges no devices. */
+    popular: boolean;
+    /** It reached popularity with this request (persistIdentity records it). */
+    becamePopular?: boolean;
+    /** Set on a drift match of the browser's own fingerprint: the components to move it to (no other live token has it). */
     drift?: { exact_hash: string; coarse_key: string; components: string };
   };
-  device?: { row: DeviceRow; isNew: boolean; wasDetached: boolean };
+  /** `retoken`: the request's visitor token is not the one the device carries: it carries it from now on (the other is kept). */
+  device?: { row: DeviceRow; isNew: boolean; wasDetached: boolean; retoken?: boolean };
   /** The devices sharing the request's visitor token, most recently seen first (DevicesRepo.byToken). */
   tokenDevices?: DeviceRow[];
   deviceInfo: Record<string, string>;
@@ -92,79 +110,191 @@ async function parsedCandidates(
   return out;
 }
 
+/** A visitor token is live while its device was seen within this window: another browser never takes its records. */
+export const LIVE_TOKEN_MS = 30 * 24 * 3600 * 1000;
+/** Devices read per fingerprint to decide its popularity and ownership (more devices than this: surely shared). */
+const FINGERPRINT_DEVICES = 32;
+
+/** The fingerprint row of a device, with its components parsed (cached by id and hash). */
+async function fingerprintOf(
+  repos: Repos,
+  envId: string,
+  id: string,
+): Promise<{ row: FingerprintRow; parsed: Record<string, unknown> } | undefined> {
+  const row = await repos.fingerprints.findById(envId, id);
+  if (!row) return undefined;
+  const [found] = await parsedCandidates(repos, envId, [row]);
+  return found && { row, parsed: found.parsed };
+}
+
+/**
+ * Whether a fingerprint belongs to this browser alone: no device of another visitor token that is live (seen within
+ * LIVE_TOKEN_MS) has it as its fingerprint. Only then may a drift match move it (SPEC.md 13).
+ */
+async function ownedAlone(repos: Repos, envId: string, fingerprintId: string, deviceId: string, at: number): Promise<boolean> {
+  const rows = await repos.devices.byFingerprint(envId, fingerprintId, FINGERPRINT_DEVICES);
+  return rows.every((d) => d.id === deviceId || d.last_seen_at == null || at - Number(d.last_seen_at) > LIVE_TOKEN_MS);
+}
+
 export async function resolveIdentity(repos: Repos, input: EvaluationInput): Promise<Identity> {
   const envId = input.env.id;
   const { info, type } = parseUserAgent(input.userAgent);
   const id: Identity = { userIsNew: false, deviceInfo: info, deviceType: type };
+  const token = input.signals.visitor_token;
+  if (token) id.tokenDevices = await repos.devices.byToken(envId, token);
 
   if (input.user) {
     const user = await repos.users.findByExternal(envId, input.user);
     if (user) id.user = user;
+    else {
+      id.userIsNew = true;
+      // The browser of an email-only sign-up names the account's new id: the same account, not a second one.
+      const emailAccount = input.email ? await repos.users.findByEmailKey(envId, accountEmailKey(input.email)) : undefined;
+      if (emailAccount && emailAccount.external_id === emailAccount.id && id.tokenDevices?.some((d) => d.user_id === emailAccount.id)) {
+        id.user = emailAccount;
+        id.userIsNew = false;
+        id.claim = true;
+      }
+    }
+  } else if (input.email) {
+    id.emailKey = accountEmailKey(input.email);
+    const user = await repos.users.findByEmailKey(envId, id.emailKey);
+    if (user) id.user = user;
     else id.userIsNew = true;
   }
-  const token = input.signals.visitor_token;
-  if (token) id.tokenDevices = await repos.devices.byToken(envId, token);
+  const tokenDevice = id.tokenDevices?.[0];
 
   const normalised = fingerprintComponents(input.signals.components, info);
   if (input.linkedFingerprintId) {
     // A backend evaluation reuses the fingerprint (and below, the device) of the client evaluation it names.
-    const row = await repos.fingerprints.findById(envId, input.linkedFingerprintId);
-    if (row) id.fingerprint = { row, confidence: 1, isNew: false };
-  } else if (entropyWeight(normalised) >= MIN_ENTROPY_WEIGHT) {
-    const hash = exactHash(normalised);
-    const found = await repos.fingerprints.findExact(envId, hash);
-    if (found) id.fingerprint = { row: found, confidence: 1, isNew: false };
-    else {
-      // Drift: compare with the known fingerprints sharing the coarse key (indexed, bounded), plus the one last
-      // seen with this visitor token (a browser update may change a coarse component too).
-      const coarse = coarseKey(normalised);
-      const components = JSON.stringify(normalised);
-      const keys = await repos.fingerprints.candidateKeys(envId, coarse, 100);
-      const tokenDevice = id.tokenDevices?.[0];
-      if (tokenDevice?.fingerprint_id && !keys.some((c) => c.id === tokenDevice.fingerprint_id)) {
-        const row = await repos.fingerprints.findById(envId, tokenDevice.fingerprint_id);
-        if (row) keys.push({ id: row.id, exact_hash: row.exact_hash });
-      }
-      const found = await parsedCandidates(repos, envId, keys);
-      const best = bestParsedMatch(normalised, found);
-      const matchedRow = best && (await repos.fingerprints.findById(envId, best.candidate.id));
-      const match = matchedRow && best ? { candidate: matchedRow, confidence: best.confidence } : undefined;
-      id.fingerprint = match
-        ? { row: match.candidate, confidence: match.confidence, isNew: false, drift: { exact_hash: hash, coarse_key: coarse, components } }
-        : {
-            row: {
-              id: newId("fp"),
-              environment_id: envId,
-              coarse_key: coarse,
-              exact_hash: hash,
-              components,
-              created_at: input.at,
-              last_seen_at: input.at,
-            },
-            confidence: 1,
-            isNew: true,
-          };
+    const found = await fingerprintOf(repos, envId, input.linkedFingerprintId);
+    if (found) {
+      const identifying = identifyingBits(measuredComponents(found.parsed)) >= IDENTIFYING_BITS;
+      id.fingerprint = { row: found.row, confidence: 1, isNew: false, identifying, popular: found.row.popular === 1 };
     }
+  } else if (Object.keys(normalised).length > 0) {
+    const measured = measuredComponents(normalised);
+    const identifying = identifyingBits(measured) >= IDENTIFYING_BITS;
+    const hash = measuredHash(measured);
+    const coarse = coarseKey(measured);
+    const components = JSON.stringify(normalised);
+    const known = (row: FingerprintRow, confidence: number): NonNullable<Identity["fingerprint"]> => ({
+      row,
+      confidence,
+      isNew: false,
+      identifying,
+      popular: row.popular === 1,
+    });
+    // 1. The token's own fingerprint: the same browser, exactly or after a drift (the token vouches for it).
+    const own = tokenDevice?.fingerprint_id ? await fingerprintOf(repos, envId, tokenDevice.fingerprint_id) : undefined;
+    if (own && own.row.exact_hash === hash) id.fingerprint = known(own.row, 1);
+    else if (own && tokenDevice) {
+      const s = similarity(normalised, own.parsed);
+      if (s >= TOKEN_MATCH && (await ownedAlone(repos, envId, own.row.id, tokenDevice.id, input.at))) {
+        id.fingerprint = { ...known(own.row, Math.round(s * 1000) / 1000), drift: { exact_hash: hash, coarse_key: coarse, components } };
+      }
+    }
+    // 2. Without it: an identifying fingerprint is found by its exact hash; one that is not is never shared. A browser
+    // without a live token that names its user comes back to that user's own device with this fingerprint (cleared
+    // storage, a private window), never to another account's.
+    if (!id.fingerprint && identifying) {
+      const found = await repos.fingerprints.findExact(envId, hash);
+      // Only a user the request names by id: an email a browser claims never brings back an account's device.
+      const owner = input.user ? id.user?.id : undefined;
+      if (owner && !tokenDevice) {
+        for (const row of found) {
+          if (row.popular === 1) continue;
+          const mine = (await repos.devices.byFingerprint(envId, row.id, FINGERPRINT_DEVICES)).find((d) => d.user_id === owner);
+          if (mine) {
+            id.fingerprint = known(row, 1);
+            id.device = {
+              row: mine,
+              isNew: false,
+              wasDetached: mine.status === "detached",
+              retoken: !!token && mine.visitor_token !== token,
+            };
+            break;
+          }
+        }
+      }
+      if (!id.fingerprint && found[0]) id.fingerprint = known(found[0], 1);
+    }
+    id.fingerprint ??= {
+      row: {
+        id: newId("fp"),
+        environment_id: envId,
+        coarse_key: coarse,
+        exact_hash: hash,
+        components,
+        popular: 0,
+        created_at: input.at,
+        last_seen_at: input.at,
+      },
+      confidence: 1,
+      isNew: true,
+      identifying,
+      popular: false,
+    };
   }
 
-  const userId = id.user?.id ?? null;
+  if (!id.device) id.device = await resolveDevice(repos, input, id);
+  const fp = id.fingerprint;
+  const dev = id.device;
+  // A device taking up a shared fingerprint for the first time may make it popular, before this request is decided.
+  if (fp && !fp.isNew && fp.identifying && !fp.popular && dev && (dev.isNew || dev.row.fingerprint_id !== fp.row.id)) {
+    const self = id.user?.id ?? (token ? `token:${token}` : dev.row.id);
+    if (await becomesPopular(repos, envId, fp.row.id, self, networkOf(input.ip))) {
+      fp.popular = true;
+      fp.becamePopular = true;
+    }
+  }
+  return id;
+}
+
+/**
+ * A fingerprint is popular once devices of at least POPULAR_OWNERS people (their accounts, or their tokens when
+ * anonymous) on at least POPULAR_NETWORKS networks present it: the same configuration in unrelated homes, not one
+ * person's browser. One person with several accounts on one network (multi-accounting) never makes it popular.
+ */
+export const POPULAR_OWNERS = 3;
+export const POPULAR_NETWORKS = 2;
+
+async function becomesPopular(
+  repos: Repos,
+  envId: string,
+  fingerprintId: string,
+  self: string,
+  network: string | undefined,
+): Promise<boolean> {
+  const rows = await repos.devices.byFingerprint(envId, fingerprintId, FINGERPRINT_DEVICES);
+  const owners = new Set([self]);
+  const networks = new Set(network ? [network] : []);
+  for (const r of rows) {
+    owners.add(r.user_id ?? `token:${r.visitor_token ?? r.id}`);
+    const n = networkOf(r.last_ip);
+    if (n) networks.add(n);
+  }
+  return owners.size >= POPULAR_OWNERS && networks.size >= POPULAR_NETWORKS;
+}
+
+/** The device of the request (SPEC.md 13): the token's own; without a live token, the named user's by fingerprint. */
+async function resolveDevice(repos: Repos, input: EvaluationInput, id: Identity): Promise<Identity["device"]> {
+  const envId = input.env.id;
+  const token = input.signals.visitor_token;
   let device: DeviceRow | undefined;
   if (input.linkedEvaluationId) {
     const linked = await repos.evaluations.find(envId, input.linkedEvaluationId);
     if (linked?.device_id) device = await repos.devices.find(envId, linked.device_id);
   }
-  if (!device) {
-    // For a named user: their own device or an unowned one, never another account's (userId null = a new user).
-    const owner = input.user ? userId : undefined;
-    const fingerprintId = id.fingerprint && !id.fingerprint.isNew ? id.fingerprint.row.id : undefined;
-    device = await repos.devices.resolve(envId, { token, fingerprintId }, owner, id.tokenDevices);
+  // For a named account: their own device or an unowned one, never another account's (null = a new account's).
+  const owner = input.user || input.email ? (id.user?.id ?? null) : undefined;
+  if (!device && token && id.tokenDevices?.length) {
+    device = await repos.devices.ofToken(envId, token, owner, id.tokenDevices);
   }
-  if (device) {
-    id.device = { row: device, isNew: false, wasDetached: device.status === "detached" };
-  } else if (input.source === "client" || id.fingerprint) {
-    id.device = { isNew: true, wasDetached: false, row: newDeviceRow(input, id) };
-  }
-  return id;
+  if (device)
+    return { row: device, isNew: false, wasDetached: device.status === "detached", retoken: !!token && device.visitor_token !== token };
+  if (input.source === "client" || id.fingerprint) return { isNew: true, wasDetached: false, row: newDeviceRow(input, id) };
+  return undefined;
 }
 
 /** A device seen for the first time: unowned until a verdict or a client operation attaches it. */
@@ -174,6 +304,7 @@ export function newDeviceRow(input: EvaluationInput, identity: Pick<Identity, "f
     environment_id: input.env.id,
     user_id: null,
     visitor_token: input.signals.visitor_token ?? null,
+    previous_token: null,
     fingerprint_id: identity.fingerprint?.row.id ?? null,
     status: "attached",
     type: identity.deviceType,

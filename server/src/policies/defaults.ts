@@ -11,7 +11,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("deny-bots", {
       name: "Deny bots",
       description:
-        "Automation confirmed by server-side evidence: a bot user agent, or client markers with a datacenter IP or inhuman velocity.",
+        "Automation confirmed by server-side evidence: a bot user agent, or client markers or a forged browser (a user agent its own client hints and platform contradict, a headless window) with a datacenter IP or inhuman velocity.",
       actions: [],
       priority: 900,
       verdict: "deny",
@@ -20,7 +20,13 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
           { check: "bot_user_agent", op: "eq", value: true },
           {
             all: [
-              { check: "client_automation", op: "eq", value: true },
+              {
+                any: [
+                  { check: "client_automation", op: "eq", value: true },
+                  { check: "user_agent_mismatch", op: "eq", value: true },
+                  { check: "headless_window", op: "eq", value: true },
+                ],
+              },
               {
                 any: [
                   { check: "ip_is_hosting", op: "eq", value: true },
@@ -98,17 +104,23 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     }),
     p("challenge-bots", {
       name: "Challenge automation",
-      description: "Client-side automation markers alone: verify a person, never deny on them (privacy browsers trip them).",
+      description:
+        "Client-side automation markers, or a high bot risk from the server's own checks (a forged user agent on a software renderer, a headless window): verify a person, never deny on them alone (privacy browsers trip markers).",
       actions: [],
       priority: 650,
       verdict: "challenge",
       challenge: { type: "fake_account", channels: ["email"], require: "any", allow_skip: false, skip_limit: 3 },
-      conditions: { check: "client_automation", op: "eq", value: true },
+      conditions: {
+        any: [
+          { check: "client_automation", op: "eq", value: true },
+          { check: "risk.bot.severity", op: "in", value: ["high", "maximum"] },
+        ],
+      },
     }),
     p("challenge-ato", {
       name: "Verify unfamiliar logins",
       description:
-        "A known account logging in from a new browser on a new IP, after impossible travel, or through an anonymising network from a new browser or IP.",
+        "A known account logging in from a new browser on a new network, after impossible travel, or through an anonymising network from a new browser or network (networks and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
       actions: ["login"],
       priority: 600,
       verdict: "challenge",
@@ -118,20 +130,30 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
           { check: "is_new_user", op: "eq", value: false },
           {
             any: [
+              // A new IP on a familiar network (its /24, or its carrier's or ISP's ASN) is not unfamiliar: the second
+              // exit of a corporate gateway, a phone hopping across its carrier's pool. is_new_ip stays in the
+              // conditions so that the reasons still name it.
               {
                 all: [
                   { check: "is_new_fingerprint", op: "eq", value: true },
                   { check: "is_new_ip", op: "eq", value: true },
+                  { check: "is_new_network", op: "eq", value: true },
                 ],
               },
               { check: "impossible_travel", op: "eq", value: true },
+              { check: "contact_mismatch", op: "eq", value: true },
               {
                 all: [
                   { check: "ip_is_anonymous", op: "eq", value: true },
                   {
                     any: [
                       { check: "is_new_fingerprint", op: "eq", value: true },
-                      { check: "is_new_ip", op: "eq", value: true },
+                      {
+                        all: [
+                          { check: "is_new_ip", op: "eq", value: true },
+                          { check: "is_new_network", op: "eq", value: true },
+                        ],
+                      },
                     ],
                   },
                 ],
@@ -143,7 +165,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     }),
     p("challenge-account-sharing", {
       name: "Cap devices per account",
-      description: `More than ${deviceLimit} devices attached to one account: the owner verifies and removes the extra devices.`,
+      description: `More than ${deviceLimit} devices attached to one account, or two of its devices in use at once too far apart for one person: the owner verifies and removes the extra devices.`,
       actions: ["access"],
       priority: 550,
       verdict: "challenge",
@@ -155,7 +177,13 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
         skip_limit: 3,
         device_limit: deviceLimit,
       },
-      conditions: { check: "device_count", op: "gt", value: deviceLimit },
+      // devices_over_limit reads this policy's own device_limit: editing the limit is enough.
+      conditions: {
+        any: [
+          { check: "devices_over_limit", op: "gt", value: 0 },
+          { check: "session_impossible_travel", op: "eq", value: true },
+        ],
+      },
     }),
     p("challenge-repeat-trial", {
       name: "Verify repeat sign-ups",

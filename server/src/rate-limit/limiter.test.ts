@@ -18,6 +18,28 @@ describe("memory rate limiter", () => {
     await rl.close();
   });
 
+  it("a request refused by one of its keys is not charged to the others; refund takes one hit back", async () => {
+    const rl = new MemoryRateLimiter(() => 60_000 * 100);
+    const rules = (ip: string) => [
+      { key: `ip:${ip}`, limit: 2, windowMs: 60_000 },
+      { key: "id:shared", limit: 3, windowMs: 60_000 },
+    ];
+    for (let i = 0; i < 2; i++) expect((await rl.hitMany(rules("noisy"))).every((r) => r.allowed)).toBe(true);
+    // The noisy IP is refused from now on, however often it asks; the shared key keeps its 2 hits.
+    for (let i = 0; i < 10; i++) expect((await rl.hitMany(rules("noisy")))[0]?.allowed).toBe(false);
+    const other = await rl.hitMany(rules("quiet"));
+    expect(other.map((r) => r.allowed)).toEqual([true, true]);
+    expect(other[1]?.remaining).toBe(0);
+    // Refused by the shared key now: the IP key that allowed it gets its hit back (this is its only one).
+    expect((await rl.hitMany(rules("third"))).map((r) => r.allowed)).toEqual([true, false]);
+    expect((await rl.hit("ip:third", 2, 60_000)).remaining).toBe(1);
+    // The shared key counted its own refusal (4 hits); two refunds bring it back under its limit.
+    await rl.refund("id:shared", 60_000);
+    await rl.refund("id:shared", 60_000);
+    expect((await rl.hitMany(rules("fourth"))).map((r) => r.allowed)).toEqual([true, true]);
+    await rl.close();
+  });
+
   it("weighs the previous window by how much of it still overlaps", () => {
     // 10 hits last window, 0 so far, a quarter into this one: estimate 7.5 + 1 → allowed under 10, refused under 8.
     const state = { windowStart: 0, count: 1, prevCount: 10 };

@@ -1,6 +1,8 @@
 // The rate limiter shared by the client API and the challenge operations: a sliding-window counter (the current
 // fixed window plus the previous one weighted by how much of it still overlaps), counted in memory for the
 // embedded store (one process owns the file) or in PostgreSQL so that every instance counts together.
+// A request checked against several keys at once is charged to the others only when every key allows it (SPEC.md 12:
+// one noisy IP refused again and again must not use up its client id's budget for everyone else).
 import type { Store } from "../store/db.js";
 import { type CounterState, RateLimitsRepo } from "../store/rate-limits.js";
 
@@ -22,8 +24,13 @@ export interface RateLimiter {
   readonly kind: "memory" | "postgres";
   /** Counts one hit on `key` and answers whether it stays within `limit` hits per `windowMs`. */
   hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult>;
-  /** Counts one hit on each rule's key in one round trip; answers in the same order. */
+  /**
+   * Counts one hit on each rule's key in one round trip; answers in the same order. When any rule refuses, the hit is
+   * taken back from the keys that allowed it: a refused request costs only the keys that refused it.
+   */
   hitMany(rules: RateLimitRule[]): Promise<RateLimitResult[]>;
+  /** Takes back one hit counted on `key` in its current window (e.g. an attempt that turned out to be a right code). */
+  refund(key: string, windowMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -104,7 +111,20 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async hitMany(rules: RateLimitRule[]): Promise<RateLimitResult[]> {
-    return rules.map((r) => this.hitSync(r.key, r.limit, r.windowMs));
+    const results = rules.map((r) => this.hitSync(r.key, r.limit, r.windowMs));
+    if (results.some((r) => !r.allowed)) {
+      for (const [i, r] of rules.entries()) if (results[i]?.allowed) this.refundSync(r.key, r.windowMs);
+    }
+    return results;
+  }
+
+  private refundSync(key: string, windowMs: number): void {
+    const c = this.counters.get(key);
+    if (c && c.windowStart === Math.floor(this.clock() / windowMs) * windowMs && c.count > 0) c.count--;
+  }
+
+  async refund(key: string, windowMs: number): Promise<void> {
+    this.refundSync(key, windowMs);
   }
 
   async close(): Promise<void> {
@@ -133,10 +153,22 @@ export class PostgresRateLimiter implements RateLimiter {
     const at = this.clock();
     const states = await this.repo.hit(rules, at);
     const byKey = new Map(states.map((s) => [s.key, s]));
-    return rules.map((r) => {
+    const results = rules.map((r) => {
       const s = byKey.get(r.key);
       return s ? judge(s, r.limit, r.windowMs, at) : { allowed: true, retryAfterMs: 0, limit: r.limit, remaining: r.limit };
     });
+    if (results.some((r) => !r.allowed)) {
+      // A second round trip only for refused requests: the allowed keys get their hit back.
+      await this.repo.refund(
+        rules.filter((_r, i) => results[i]?.allowed),
+        at,
+      );
+    }
+    return results;
+  }
+
+  async refund(key: string, windowMs: number): Promise<void> {
+    await this.repo.refund([{ key, windowMs }], this.clock());
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,6 @@
-// Scores every risk of the table for one evaluation.
+// Scores every risk of the table for one evaluation, and gives each risk its identifiers (interface specification
+// 2.1): `definition` names the risk definition (`rdef_<category>`, stable across releases: key off it), `id` names the
+// risk itself (`rsk_<evaluation>.<category>`: one per evaluation and category, the same on every read).
 import type { ChecksSnapshot, Risk, Severity } from "@tessera/sdk/contract";
 import { compare } from "../policies/conditions.js";
 import { RISKS, type RiskDefinition } from "./table.js";
@@ -10,7 +12,17 @@ export function severityOf(def: RiskDefinition, score: number): Severity {
   return "low";
 }
 
-export function scoreRisks(checks: ChecksSnapshot, table: RiskDefinition[] = RISKS): Risk[] {
+/** The stable identifier of a risk definition: what integrations key off, whatever the weights become. */
+export function definitionId(category: string): string {
+  return `rdef_${category}`;
+}
+
+/** The risk's own identifier: derived from its evaluation, so it needs no storage and reads back the same. */
+export function riskId(evaluationId: string, category: string): string {
+  return `rsk_${evaluationId.slice(evaluationId.indexOf("_") + 1)}.${category}`;
+}
+
+export function scoreRisks(checks: ChecksSnapshot, evaluationId: string, table: RiskDefinition[] = RISKS): Risk[] {
   const ctx = { checks, lists: new Map<string, Set<string>>() };
   return table.map((def) => {
     let score = 0;
@@ -22,14 +34,21 @@ export function scoreRisks(checks: ChecksSnapshot, table: RiskDefinition[] = RIS
       }
     }
     score = Math.min(100, score);
-    return { id: `risk_${def.name}`, definition: def.definition, name: def.name, severity: severityOf(def, score), score, indicators };
+    return {
+      id: riskId(evaluationId, def.name),
+      definition: definitionId(def.name),
+      name: def.name,
+      severity: severityOf(def, score),
+      score,
+      indicators,
+    };
   });
 }
 
 /**
- * An evaluation's risks as stored: `[name, score, severity, indicators]` each. The wire objects repeat the table's
- * id and definition on every row (1.6 KB of an evaluation's 4 KB); the stored form keeps what the evaluation decided
- * (score, severity, indicators, fixed at the time) and takes the rest from the table when read.
+ * An evaluation's risks as stored: `[name, score, severity, indicators]` each. The wire objects repeat the ids on every
+ * row; the stored form keeps what the evaluation decided (score, severity, indicators, fixed at the time) and derives
+ * the ids from the category and the evaluation when read.
  */
 type StoredRisk = [name: string, score: number, severity: Severity, indicators: string[]];
 
@@ -37,16 +56,14 @@ export function storeRisks(risks: Risk[]): string {
   return JSON.stringify(risks.map((r): StoredRisk => [r.name, r.score, r.severity, r.indicators]));
 }
 
-const DEFINITIONS = new Map(RISKS.map((d) => [d.name as string, d.definition]));
-
-/** Reads the stored form (or the wire objects stored before it). */
-export function loadRisks(stored: string): Risk[] {
+/** Reads the stored form of an evaluation's risks (or the wire objects stored before it, as they were). */
+export function loadRisks(stored: string, evaluationId: string): Risk[] {
   const parsed = JSON.parse(stored) as Array<StoredRisk | Risk>;
   return parsed.map((x) =>
     Array.isArray(x)
       ? {
-          id: `risk_${x[0]}`,
-          definition: DEFINITIONS.get(x[0]) ?? "",
+          id: riskId(evaluationId, x[0]),
+          definition: definitionId(x[0]),
           name: x[0] as Risk["name"],
           severity: x[2],
           score: x[1],
@@ -54,6 +71,12 @@ export function loadRisks(stored: string): Risk[] {
         }
       : x,
   );
+}
+
+/** Category and severity of each stored risk, for code that compares levels and names no risk. */
+export function riskLevels(stored: string): Pick<Risk, "name" | "severity">[] {
+  const parsed = JSON.parse(stored) as Array<StoredRisk | Risk>;
+  return parsed.map((x) => (Array.isArray(x) ? { name: x[0] as Risk["name"], severity: x[2] } : x));
 }
 
 /** The names of a risk's derived checks, written once per risk of the table rather than on every evaluation. */

@@ -10,7 +10,8 @@ export interface RiskWeight extends Comparison {
 
 export interface RiskDefinition {
   name: RiskCategory;
-  definition: string;
+  /** What the risk is about, in words (docs/detection.md lists them); the wire carries `definitionId(name)`. */
+  description: string;
   /** Scores at or above each cutoff reach that severity; below `medium` is low. */
   cutoffs: { medium: number; high: number; maximum: number };
   weights: RiskWeight[];
@@ -27,34 +28,43 @@ const w = (check: string, op: Comparison["op"], value: Comparison["value"], poin
 export const RISKS: RiskDefinition[] = [
   {
     name: "ato",
-    definition: "Account takeover: a known account used from an unfamiliar browser, place or network",
+    description: "Account takeover: a known account used from an unfamiliar browser, place or network",
     cutoffs: { medium: 30, high: 55, maximum: 80 },
     weights: [
       w("is_new_fingerprint", "eq", true, 20, "new_fingerprint"),
+      // Someone asking for codes to go elsewhere than the owner's stored address: high on its own.
+      w("contact_mismatch", "eq", true, 55, "contact_mismatch"),
       w("is_new_device", "eq", true, 10, "new_device"),
-      w("is_new_ip", "eq", true, 10, "new_ip"),
+      // A new address on a familiar network (a DHCP lease, a second gateway exit) says little; a new network more.
+      w("is_new_ip", "eq", true, 5, "new_ip"),
+      w("is_new_network", "eq", true, 10, "new_network"),
       w("impossible_travel", "eq", true, 35, "impossible_travel"),
       w("ip_is_anonymous", "eq", true, 20, "anonymous_network"),
       w("ip_is_tor", "eq", true, 10, "tor_detected"),
+      // Weak: a traveller's laptop keeps its home zone as often as an attacker's proxy is far from them.
+      w("timezone_mismatch", "eq", true, 5, "timezone_mismatch"),
       w("ip_user_count", "gte", 5, 15, "shared_ip"),
       w("has_high_velocity", "eq", true, 15, "high_velocity"),
     ],
   },
   {
     name: "account_sharing",
-    definition: "One account used by several people: many devices, concurrent sessions in different places",
+    description: "One account used by several people: many devices, concurrent sessions in different places",
     cutoffs: { medium: 30, high: 60, maximum: 85 },
     weights: [
-      w("device_count", "gt", 3, 40, "limit_exceeded"),
-      w("device_count", "gt", 5, 15, "many_devices"),
+      // Over the device limit of the account-sharing policy that applies (not a constant: device_limit).
+      w("devices_over_limit", "gt", 0, 40, "limit_exceeded"),
+      w("devices_over_limit", "gt", 2, 15, "many_devices"),
       w("concurrent_sessions", "gte", 1, 30, "concurrent_sessions"),
       w("concurrent_sessions", "gte", 2, 15, "many_concurrent_sessions"),
+      // Two sessions at once too far apart for one person: as strong as being over the limit.
+      w("session_impossible_travel", "eq", true, 40, "sessions_far_apart"),
       w("impossible_travel", "eq", true, 15, "impossible_travel"),
     ],
   },
   {
     name: "multi_accounting",
-    definition: "One person holding several accounts: a browser or device shared by many users",
+    description: "One person holding several accounts: a browser or device shared by many users",
     cutoffs: { medium: 30, high: 60, maximum: 85 },
     weights: [
       w("fingerprint_user_count", "gte", 3, 40, "shared_fingerprint"),
@@ -65,7 +75,7 @@ export const RISKS: RiskDefinition[] = [
   },
   {
     name: "linked_accounts",
-    definition: "Accounts linked through a shared browser, device or address",
+    description: "Accounts linked through a shared browser, device or address",
     cutoffs: { medium: 30, high: 60, maximum: 85 },
     weights: [
       w("fingerprint_user_count", "gte", 2, 35, "shared_fingerprint"),
@@ -75,7 +85,7 @@ export const RISKS: RiskDefinition[] = [
   },
   {
     name: "repeat_trial",
-    definition: "A new account from a browser or device that already had one (trial abuse)",
+    description: "A new account from a browser or device that already had one (trial abuse)",
     cutoffs: { medium: 30, high: 55, maximum: 85 },
     weights: [
       w("action", "in", ["signup", "trial", "start_trial"], 10, "signup"),
@@ -87,7 +97,7 @@ export const RISKS: RiskDefinition[] = [
   },
   {
     name: "fake_account",
-    definition: "An account not backed by a real person: throwaway email, datacenter network, automation",
+    description: "An account not backed by a real person: throwaway email, datacenter network, automation",
     cutoffs: { medium: 30, high: 55, maximum: 80 },
     weights: [
       w("email_is_disposable", "eq", true, 40, "disposable_email"),
@@ -100,11 +110,17 @@ export const RISKS: RiskDefinition[] = [
   },
   {
     name: "bot",
-    definition: "Automated traffic: automation markers, bot user agents, datacenter networks, inhuman velocity",
+    description: "Automated traffic: automation markers, bot user agents, headless browsers, datacenter networks, inhuman velocity",
     cutoffs: { medium: 30, high: 55, maximum: 80 },
     weights: [
       w("client_automation", "eq", true, 40, "automation_detected"),
       w("bot_user_agent", "eq", true, 50, "bot_user_agent"),
+      // Server-side browser evidence (issue 15). Alone each stays below high (55): a user-agent switcher, a Linux
+      // desktop without GPU drivers. Two together — a forged user agent on a software renderer — reach it.
+      w("user_agent_mismatch", "eq", true, 40, "user_agent_mismatch"),
+      w("headless_window", "eq", true, 40, "headless_window"),
+      w("implausible_hardware", "eq", true, 25, "implausible_hardware"),
+      w("software_renderer", "eq", true, 20, "software_renderer"),
       w("ip_is_hosting", "eq", true, 25, "datacenter_ip"),
       w("has_high_velocity", "eq", true, 25, "high_velocity"),
       w("ip_is_tor", "eq", true, 10, "tor_detected"),
@@ -112,7 +128,7 @@ export const RISKS: RiskDefinition[] = [
   },
   {
     name: "content_abuse",
-    definition: "Spam or abusive content: links, contact details, spam vocabulary, the same text from many users",
+    description: "Spam or abusive content: links, contact details, spam vocabulary, the same text from many users",
     cutoffs: { medium: 30, high: 55, maximum: 80 },
     weights: [
       w("content_spam_score", "gte", 25, 30, "spam_patterns"),

@@ -25,7 +25,8 @@ export const CHALLENGE_APP_CSP = [
   "form-action 'self'",
 ].join("; ");
 
-const SECURITY_HEADERS = {
+/** Also the console's (routes/console.ts): the same strict page policy. */
+export const SECURITY_HEADERS = {
   "content-security-policy": CHALLENGE_APP_CSP,
   "x-frame-options": "DENY",
   "referrer-policy": "no-referrer",
@@ -33,7 +34,7 @@ const SECURITY_HEADERS = {
   "cross-origin-opener-policy": "same-origin",
 };
 
-const CONTENT_TYPES: Record<string, string> = {
+export const CONTENT_TYPES: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",
   ".css": "text/css; charset=utf-8",
   ".map": "application/json; charset=utf-8",
@@ -44,13 +45,13 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /** Vite's output names: one flat folder of hashed files, so anything with a slash or a leading dot is refused. */
-const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+export const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
-function errorBody(status: number, code: string, message: string) {
+export function errorBody(status: number, code: string, message: string) {
   return { error: { status, code, message } };
 }
 
-const exists = (path: string) =>
+export const exists = (path: string) =>
   stat(path).then(
     (s) => s.isFile(),
     () => false,

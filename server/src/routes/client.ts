@@ -2,7 +2,9 @@
 import { ActionParam, ClientEvaluateRequest, ClientEvaluateResponse, ErrorBody } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { authenticateClient } from "../auth.js";
+import { checkContacts } from "../delivery/addresses.js";
 import type { Services } from "../services.js";
+import { ok } from "./describe.js";
 
 export const CLIENT_CORS_HEADERS = {
   "access-control-allow-methods": "POST, OPTIONS",
@@ -25,13 +27,23 @@ const clientRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
       schema: {
         tags: ["client"],
         summary: "Evaluate an action from the browser SDK",
+        description:
+          "What `tessera.evaluate.login()` (and signup, access, custom actions) sends: the public client id, the user fields and the signals the SDK collected. Answers the evaluation id (and the challenge link when one is needed) but never the verdict: your backend reads that with its secret. Everything here is written by whoever controls the browser.",
         params: ActionParam,
         body: ClientEvaluateRequest,
-        response: { 200: ClientEvaluateResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+        response: {
+          200: ok(ClientEvaluateResponse, "The evaluation's id; `redirect` when a challenge is needed; `logout` once for a kicked device"),
+          400: ErrorBody,
+          401: ErrorBody,
+          403: ErrorBody,
+          429: ErrorBody,
+        },
       },
     },
     async (req, reply) => {
       const env = await authenticateClient(services, req, reply, req.body.client_id);
+      checkContacts(req.body);
+      const identityVerified = services.identity.check(env, req.body);
       const { evaluation, logout } = await services.pipeline.evaluate({
         env,
         action: req.params.action,
@@ -40,6 +52,7 @@ const clientRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
         userAgent: req.headers["user-agent"],
         headers: req.headers,
         user: req.body.user,
+        identityVerified,
         email: req.body.email,
         phone: req.body.phone,
         metadata: req.body.metadata,

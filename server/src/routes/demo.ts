@@ -1,11 +1,17 @@
-// The demo customer site at /demo/ (issue 3; development only): static pages that load the SDK by script tag
-// from /sdk/v3/tessera.js, and the site's own small backend (/demo/api/*) that reads and consumes verdicts with
-// the backend client (demo/backend.ts), as docs/sdk.md tells customers to do.
+// The demo customer site at /demo/ (development only): static pages that load the SDK by script tag from
+// /sdk/v3/tessera.js, the site's own small backend (/demo/api/*) that reads and consumes verdicts with the backend
+// client (demo/backend.ts) as the README's "Login integration" tells customers to do, a test-mode switch for its login
+// form (README "Test mode"), and /demo/outbox, the codes sent by this development server.
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { TEST_LISTS } from "@tessera/sdk/contract";
 import { Client } from "@tessera/sdk/node";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { afterChallenge, decide, type Outcome } from "../demo/backend.js";
+import type { DevOutboxRow } from "../store/challenges.js";
+
+/** A dev-outbox message as the outbox page lists it, with its project's name. */
+type OutboxEntry = DevOutboxRow & { project: string };
 
 export interface DemoOptions {
   /** The development environment's public client id (goes into the pages). */
@@ -14,6 +20,8 @@ export interface DemoOptions {
   secret: string;
   /** Where the backend client reaches this server, e.g. http://127.0.0.1:8080. */
   baseUrl: string;
+  /** The newest dev-outbox messages of the development environments (set by the app from the store). */
+  outbox?: () => Promise<OutboxEntry[]>;
 }
 
 const DIR = fileURLToPath(new URL("../demo/", import.meta.url));
@@ -36,6 +44,12 @@ function reply(res: FastifyReply, outcome: Outcome, success: string) {
   switch (outcome.kind) {
     case "allow":
       return res.send({ message: `${success} as ${outcome.evaluation.user?.id ?? "?"} (verdict ${outcome.evaluation.verdict})` });
+    case "restrict":
+      // A real site lets the user in with reduced rights (no payouts, no settings changes, …).
+      return res.send({
+        message: `${success} as ${outcome.evaluation.user?.id ?? "?"}, with restricted access (verdict ${outcome.evaluation.verdict})`,
+        restricted: true,
+      });
     case "challenge":
       return res.send({ challenge: outcome.redirect, message: "Verification needed" });
     default:
@@ -47,9 +61,47 @@ function badRequest(res: FastifyReply, param: string) {
   return res.status(400).send({ error: { status: 400, code: "invalid_request", message: `${param} is required`, param } });
 }
 
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Seconds between reloads of the outbox page: a code sent a moment ago shows without a click. */
+const OUTBOX_REFRESH_S = 3;
+
+function outboxPage(messages: OutboxEntry[]): string {
+  const rows = messages
+    .map(
+      (m) => `<tr>
+  <td><time datetime="${new Date(m.created_at).toISOString()}">${escapeHtml(new Date(m.created_at).toISOString().slice(11, 19))}</time></td>
+  <td>${escapeHtml(m.project)}</td>
+  <td>${escapeHtml(m.recipient)}<br><span class="muted">${m.channel === "text" ? "text message" : "email"}</span></td>
+  <td class="code">${escapeHtml(m.code ?? "")}</td>
+  <td><details><summary>${escapeHtml(m.subject)}</summary><pre>${escapeHtml(m.body)}</pre></details></td>
+</tr>`,
+    )
+    .join("\n");
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta http-equiv="refresh" content="${OUTBOX_REFRESH_S}">
+  <title>Dev outbox — Tessera</title>
+  <link rel="stylesheet" href="/demo/style.css">
+</head>
+<body>
+  <header><strong>Dev outbox</strong> <span class="muted">codes this development server sent instead of emails and texts</span>
+    <nav><a href="/demo/">Demo site</a> · <a href="/docs">API reference</a></nav>
+  </header>
+  <main class="wide">
+    <p class="muted">Newest first, every development environment; refreshed every ${OUTBOX_REFRESH_S} s. With a secret key:
+      <code>GET /v3/dev/outbox</code>. Set <code>SMTP_URL</code> to send real emails.</p>
+    ${messages.length ? `<table id="outbox"><thead><tr><th>Sent (UTC)</th><th>Project</th><th>To</th><th>Code</th><th>Message</th></tr></thead><tbody>\n${rows}\n</tbody></table>` : '<p id="empty">No code sent yet. Trigger a challenge (the demo\'s test mode does it) and it shows here.</p>'}
+  </main>
+</body>
+</html>`;
+}
+
 export default async function demo(app: FastifyInstance, opts: DemoOptions): Promise<void> {
   const client = new Client(opts.secret, { baseUrl: opts.baseUrl });
-  const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
   app.get("/demo", { schema: { hide: true } }, async (_req, res) => res.redirect("/demo/"));
   for (const [path, { file, type }] of Object.entries(FILES)) {
@@ -69,6 +121,30 @@ export default async function demo(app: FastifyInstance, opts: DemoOptions): Pro
       return reply(res, await decide(client, evaluation_id, { action, user }), ACTIONS[action]);
     });
   }
+
+  app.get("/demo/outbox", { schema: { hide: true } }, async (_req, res) =>
+    res
+      .header("content-type", "text/html; charset=utf-8")
+      .header("cache-control", "no-store")
+      .header("content-security-policy", CSP)
+      .send(outboxPage((await opts.outbox?.()) ?? [])),
+  );
+
+  // Test mode (README): the site's backend puts the user on one test list (or none) with its secret key.
+  app.post<{ Body: { user?: unknown; verdict?: unknown } }>("/demo/api/test-mode", { schema: { hide: true } }, async (req, res) => {
+    const { user, verdict } = req.body ?? {};
+    if (typeof user !== "string" || !user) return badRequest(res, "user");
+    const lists = Object.entries(TEST_LISTS);
+    const chosen = lists.find(([, v]) => v === verdict)?.[0];
+    if (verdict !== "none" && !chosen) return badRequest(res, "verdict");
+    for (const [list] of lists) if (list !== chosen) await client.removeFromList(list, { values: [user] });
+    if (chosen) await client.addToList(chosen, { values: [user], comment: "demo site test mode" });
+    return res.send({
+      message: chosen
+        ? `Test mode: every evaluation of ${user} is now ${verdict} (${chosen} list)`
+        : `Test mode off for ${user}: the policies decide again`,
+    });
+  });
 
   app.post<{ Body: { evaluation_id?: unknown } }>("/demo/api/challenge-return", { schema: { hide: true } }, async (req, res) => {
     const { evaluation_id } = req.body ?? {};

@@ -19,6 +19,7 @@ import { completeIdentification } from "../domain/devices.js";
 import { badRequest } from "../errors.js";
 import type { Services } from "../services.js";
 import { iso } from "../time.js";
+import { ok } from "./describe.js";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
 /** 2026-01-01T00:00:00Z: the date from which the deprecated endpoints are deprecated. */
@@ -37,8 +38,10 @@ const legacyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
       schema: {
         tags: ["legacy"],
         summary: "Access history of a user and/or a device (paginated)",
+        description:
+          "The access records of `access` evaluations for a user, a device or both (one at least), newest first, in the legacy pagination envelope (`docs`, `totalDocs`, …; `per` 1–50).",
         querystring: AccessHistoryQuery,
-        response: { 200: AccessHistoryPage, ...errors },
+        response: { 200: ok(AccessHistoryPage, "A page of access records"), ...errors },
       },
     },
     async (req) => {
@@ -93,9 +96,10 @@ const legacyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
       schema: {
         tags: ["legacy"],
         summary: "A user's devices (deprecated: use GET /v3/user/:id/devices)",
+        description: "The same list as GET /v3/user/:id/devices, with a `Deprecation` header and a `Link` to it.",
         deprecated: true,
         params: IdParam,
-        response: { 200: DeviceList, ...errors },
+        response: { 200: ok(DeviceList, "The user's devices"), ...errors },
       },
     },
     async (req, reply) => {
@@ -110,9 +114,11 @@ const legacyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
       schema: {
         tags: ["legacy"],
         summary: "Complete an identification with the account it belongs to",
+        description:
+          "The legacy flow: the SDK's `identify()` gave the browser an identification id; your backend names the account, which records an access and answers whether the device is new to it. Once per identification (409 after).",
         params: IdParam,
         body: IdentificationCompleteRequest,
-        response: { 200: IdentificationCompleteResponse, 409: ErrorBody, ...errors },
+        response: { 200: ok(IdentificationCompleteResponse, "The access recorded and the device"), 409: ErrorBody, ...errors },
       },
     },
     async (req) => completeIdentification(repos, envOf(req).id, req.params.id, req.body.account),
@@ -124,10 +130,12 @@ const legacyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
       schema: {
         tags: ["legacy"],
         summary: "Add metadata fields to a device (deprecated: use POST /v3/devices/:id/metadata)",
+        description:
+          "Merges `metadata_fields` (each a list of values) into the device's metadata; answers a `Deprecation` header and a `Link` to the successor.",
         deprecated: true,
         params: LegacyDeviceParam,
         body: LegacyDeviceMetadataRequest,
-        response: { 200: LegacySuccess, ...errors },
+        response: { 200: ok(LegacySuccess, "Merged"), ...errors },
       },
     },
     async (req, reply) => {

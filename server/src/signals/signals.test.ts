@@ -7,6 +7,7 @@ import { automation } from "./automation.js";
 import { analyseContent, normaliseText } from "./content.js";
 import { checkEmail } from "./email.js";
 import { forwarding } from "./forwarding.js";
+import { network } from "./network.js";
 import { timezone, utcOffsetHours } from "./timezone.js";
 import type { SignalContext } from "./types.js";
 
@@ -59,17 +60,35 @@ describe("time zone against the IP's longitude", () => {
 });
 
 describe("forwarding headers", () => {
-  it("a proxy header or three forwarding hops mean another proxy in front of the client", () => {
-    expect(forwarding(ctx({ headers: { via: "1.1 squid" } })).proxied).toBe(true);
+  it("a header only forward-proxy software adds means a proxy in front of the client", () => {
     expect(forwarding(ctx({ headers: { "x-proxy-id": "abc" } })).proxied).toBe(true);
-    expect(forwarding(ctx({ headers: { "x-forwarded-for": "198.51.100.1, 198.51.100.2, 198.51.100.3" } })).proxied).toBe(true);
-    expect(forwarding(ctx({ headers: { "x-forwarded-for": ["198.51.100.1, 198.51.100.2", "198.51.100.3"] } })).proxied).toBe(true);
+    expect(forwarding(ctx({ headers: { "proxy-connection": "keep-alive" } })).proxied).toBe(true);
+    expect(forwarding(ctx({ headers: { "x-bluecoat-via": "5a1b" } })).proxied).toBe(true);
   });
 
-  it("our own load balancer's one or two hops are not a proxy", () => {
+  it("Via and forwarding chains are the operator's own edge, not a proxy (load balancers add them to all traffic)", () => {
     expect(forwarding(ctx({ headers: {} })).proxied).toBe(false);
-    expect(forwarding(ctx({ headers: { "x-forwarded-for": "198.51.100.1" } })).proxied).toBe(false);
-    expect(forwarding(ctx({ headers: { "x-forwarded-for": "198.51.100.1, 10.0.0.2" } })).proxied).toBe(false);
+    expect(forwarding(ctx({ headers: { via: "1.1 google" } })).proxied).toBe(false);
+    expect(forwarding(ctx({ headers: { via: "1.1 vegur" } })).proxied).toBe(false);
+    expect(forwarding(ctx({ headers: { "x-forwarded-for": "198.51.100.1, 198.51.100.2, 198.51.100.3" } })).proxied).toBe(false);
+    expect(forwarding(ctx({ headers: { forwarded: "for=198.51.100.1;proto=https, for=198.51.100.2" } })).proxied).toBe(false);
+  });
+});
+
+describe("network", () => {
+  it("is the address's /24, with the ASN of networks that belong to their users (a carrier, an ISP)", () => {
+    expect(network(ctx({ ip: "172.56.1.1" }), at({ asn: 21928, network: "mobile" }))).toEqual({ prefix: "172.56.1.0/24", asn: 21928 });
+    expect(network(ctx({ ip: "81.2.69.142" }), at({ asn: 20712 }))).toEqual({ prefix: "81.2.69.0/24", asn: 20712 });
+  });
+
+  it("drops the ASN that strangers share: clouds, VPN and proxy providers, Tor", () => {
+    for (const kind of ["hosting", "vpn", "proxy", "tor"] as const)
+      expect(network(ctx({ ip: "3.5.1.1" }), at({ asn: 16509, network: kind })), kind).toEqual({ prefix: "3.5.1.0/24" });
+    expect(network(ctx({ ip: "185.220.101.7" }), at({ asn: 1, tor: true }))).toEqual({ prefix: "185.220.101.0/24" });
+  });
+
+  it("is nothing without an IP", () => {
+    expect(network(ctx({}), undefined)).toBeUndefined();
   });
 });
 

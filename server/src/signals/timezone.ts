@@ -1,6 +1,8 @@
 // Signal: the browser's time zone against the IP's location. No time-zone database is needed: the zone's UTC
 // offset now is compared with the solar offset of the IP's longitude (15° per hour). More than 3.5 hours apart
-// (wider than any country's legal-versus-solar gap plus DST) means the browser is far from its IP: a VPN or proxy.
+// (wider than any country's legal-versus-solar gap plus DST) means the browser is far from its IP: a VPN or proxy, or
+// just as often a traveller whose laptop kept its home zone. So it is its own weak check (`timezone_mismatch`), never
+// counted as a VPN or an anonymous network.
 
 import { BoundedMap } from "../caches.js";
 import type { SignalContext, SignalSet } from "./types.js";

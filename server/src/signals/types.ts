@@ -2,6 +2,7 @@
 import type { GeoData, GeoResult } from "../geo/index.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { Identity } from "../pipeline/identity.js";
+import type { UserAgentFamily } from "./user-agent.js";
 
 export interface SignalContext {
   input: EvaluationInput;
@@ -11,10 +12,20 @@ export interface SignalContext {
 
 export interface SignalSet {
   geolocation?: GeoResult;
-  userAgent: { bot: boolean; present: boolean };
+  userAgent: { bot: boolean; present: boolean; family?: UserAgentFamily };
+  /** Disagreements between the user agent and the browser's client hints and platform (client-hints.ts). */
+  clientHints: { mismatches: string[] };
+  /** The WebGL renderer, and whether it is a software rasteriser (renderer.ts). */
+  renderer: { name?: string; software: boolean };
+  /** Window metrics of a headless browser (window-metrics.ts). */
+  window: { headless: string[] };
+  /** Hardware values no real device reports (hardware.ts). */
+  hardware: { implausible: string[] };
   automation: { detected: boolean; markers: string[] };
   email?: { address: string; domain: string; invalid: boolean; disposable: boolean; webmail: boolean };
   timezone: { browser?: string; offsetHours?: number; mismatch: boolean };
   forwarding: { proxied: boolean };
+  /** The IP's /24 or /48, and its ASN when the network belongs to its users (see network.ts). */
+  network?: { prefix: string; asn?: number };
   content?: { hash: string; linkCount: number; hasContactInfo: boolean; spamScore: number };
 }

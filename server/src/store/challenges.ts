@@ -1,13 +1,28 @@
 // Repository of challenges and the development outbox. Status changes are conditional updates (`from` statuses in
 // the WHERE clause), so concurrent operations on one challenge cannot both move it.
-import type { ChallengeStatus } from "@tessera/sdk/contract";
-import type { Kysely, Selectable } from "kysely";
+import type { ChallengeStatus, Channel, DevOutboxMessage } from "@tessera/sdk/contract";
+import { type Kysely, PostgresAdapter, type Selectable } from "kysely";
+import { iso } from "../time.js";
 import { insertRow, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { ChallengesTable, DevOutboxTable } from "./tables/challenges.js";
 
 export type ChallengeRow = Selectable<ChallengesTable>;
 export type DevOutboxRow = Selectable<DevOutboxTable>;
+
+export function toWireOutboxMessage(row: DevOutboxRow): DevOutboxMessage {
+  const m: DevOutboxMessage = {
+    id: row.id,
+    challenge_id: row.challenge_id,
+    channel: row.channel as Channel,
+    recipient: row.recipient,
+    subject: row.subject,
+    body: row.body,
+    created_at: iso(Number(row.created_at)),
+  };
+  if (row.code) m.code = row.code;
+  return m;
+}
 
 const PENDING: ChallengeStatus[] = ["created", "presented", "code_sent", "verified"];
 const pending = (db: Kysely<Database>, p: { env: string; user: string }) =>
@@ -58,6 +73,36 @@ export class ChallengesRepo {
     return Number(res.numAffectedRows ?? 0n) > 0;
   }
 
+  /**
+   * Code sends still "pending" that began before `before` (challenges/recovery.ts), oldest first: the process that
+   * sent them stopped between recording the code and recording the outcome.
+   */
+  async interruptedSends(before: number, limit: number): Promise<ChallengeRow[]> {
+    return this.db
+      .selectFrom("challenges")
+      .selectAll()
+      .where("delivery_status", "=", "pending")
+      .where("last_sent_at", "<", before)
+      .orderBy("last_sent_at")
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Records an interrupted send as failed, only if it is still that send (the same `last_sent_at`, still pending): a
+   * newer send, or a slow one that finished meanwhile, is left alone. Answers the updated row.
+   */
+  async failInterruptedSend(id: string, sentAt: number, error: string, at: number): Promise<ChallengeRow | undefined> {
+    return this.db
+      .updateTable("challenges")
+      .set({ delivery_status: "failed", delivery_error: error, updated_at: at })
+      .where("id", "=", id)
+      .where("delivery_status", "=", "pending")
+      .where("last_sent_at", "=", sentAt)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
   /** Counts one verify attempt atomically and answers the row as it is after counting (undefined if not code_sent). */
   async countAttempt(id: string, at: number): Promise<ChallengeRow | undefined> {
     return this.db
@@ -67,6 +112,26 @@ export class ChallengesRepo {
       .where("status", "=", "code_sent")
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /** Pending challenges of a user not yet past their expiry (expiry is applied lazily, so the time is checked here). */
+  async countPending(environmentId: string, userId: string, at: number, db: Kysely<Database>): Promise<number> {
+    const r = await pending(db, { env: environmentId, user: userId })
+      .clearSelect()
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("expires_at", ">", at)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  /**
+   * Serialises the challenges issued for one user until `db` (a transaction) ends, so that concurrent evaluations
+   * cannot both see room under the pending cap: a row lock on PostgreSQL; the embedded store runs one transaction at
+   * a time already.
+   */
+  async lockUser(db: Kysely<Database>, userId: string): Promise<void> {
+    if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+    await db.selectFrom("users").select("id").where("id", "=", userId).forUpdate().execute();
   }
 
   /** Pending challenges of this user on this device, to be overridden by a newer one. */
@@ -113,8 +178,32 @@ export class ChallengesRepo {
     return Number(res.numDeletedRows);
   }
 
+  /** The delivery state of one send (`send_count` when it was made); a later send's state is left alone. */
+  async setDeliveryStatus(id: string, sendCount: number, status: string, error: string | null): Promise<void> {
+    await this.db
+      .updateTable("challenges")
+      .set({ delivery_status: status, delivery_error: error, updated_at: Date.now() })
+      .where("id", "=", id)
+      .where("send_count", "=", sendCount)
+      .execute();
+  }
+
   async addToOutbox(row: DevOutboxRow, db: Kysely<Database> = this.db): Promise<void> {
     await db.insertInto("dev_outbox").values(row).execute();
+  }
+
+  /** The newest dev-outbox messages of every development environment, with their project's name (the demo's page). */
+  async developmentOutbox(limit = 50): Promise<Array<DevOutboxRow & { project: string }>> {
+    return this.db
+      .selectFrom("dev_outbox")
+      .innerJoin("environments", "environments.id", "dev_outbox.environment_id")
+      .innerJoin("projects", "projects.id", "environments.project_id")
+      .selectAll("dev_outbox")
+      .select("projects.name as project")
+      .where("environments.name", "=", "development")
+      .orderBy("dev_outbox.created_at", "desc")
+      .limit(limit)
+      .execute();
   }
 
   async outbox(environmentId: string, limit = 50): Promise<DevOutboxRow[]> {

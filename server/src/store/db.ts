@@ -3,7 +3,17 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { type DatabaseConnection, type Driver, Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, SqliteDriver } from "kysely";
+import {
+  type DatabaseConnection,
+  type DialectAdapter,
+  type Driver,
+  Kysely,
+  PostgresDialect,
+  SqliteAdapter,
+  type SqliteDatabase,
+  SqliteDialect,
+  SqliteDriver,
+} from "kysely";
 import pg from "pg";
 import { startCheckpointer } from "./checkpointer.js";
 import { registerDirectRunner } from "./prepared.js";
@@ -21,6 +31,8 @@ export interface Store {
    */
   durable(): Promise<void>;
   close(): Promise<void>;
+  /** Embedded store: the file this process has open (readiness notices when it is removed or replaced). */
+  sqliteFile?: { path: string; dev: number; ino: number };
 }
 
 // int8 (bigint) columns hold millisecond timestamps and counters that fit in a double: read them as numbers.
@@ -30,6 +42,10 @@ export interface StoreOptions {
   databaseUrl?: string;
   sqlitePath?: string;
   poolSize?: number;
+  /** PostgreSQL timeouts (config.ts: DATABASE_*_TIMEOUT_MS); defaults below. */
+  timeouts?: Partial<PostgresTimeouts>;
+  /** Called with every error a query or a connection of the store raises (metrics: store errors). */
+  onError?: (err: unknown) => void;
   /**
    * Embedded store only: commit the transactions of one event-loop turn together (see GroupCommit). The server turns
    * it on; short-lived commands (the CLI) leave it off so that each write is committed before they print.
@@ -37,17 +53,89 @@ export interface StoreOptions {
   groupCommit?: boolean;
 }
 
+export interface PostgresTimeouts {
+  /** Opening a connection, or waiting for a free one in the pool. */
+  connectMs: number;
+  /** One statement, enforced by the server (statement_timeout) and, for a network that never answers, by the client. */
+  statementMs: number;
+  /** An idle pooled connection is closed after this long (a firewall or pooler would drop it silently later). */
+  idleMs: number;
+}
+
+export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = { connectMs: 5_000, statementMs: 10_000, idleMs: 30_000 };
+
+/**
+ * How much longer than statement_timeout the client waits for an answer before it gives the connection up: the
+ * server cancels a slow statement itself and says so; silence past that means the network or the server is gone.
+ */
+const CLIENT_DEADLINE_MARGIN_MS = 2_000;
+/** A session left idle inside a transaction (a stuck or killed client) releases its locks after this long. */
+const IDLE_IN_TRANSACTION_MS = 60_000;
+/** TCP keepalive probes on idle connections start after this long, so a dead peer is noticed without traffic. */
+const KEEPALIVE_DELAY_MS = 10_000;
+
+/**
+ * pg's own query_timeout fails the query but leaves the connection waiting for the answer (the pool then hands that
+ * stuck connection to the next caller). Past the deadline this client destroys its socket instead: the query fails
+ * with "Connection terminated", the connection is unusable and the pool discards it on release.
+ */
+function deadlineClient(deadlineMs: number): typeof pg.Client {
+  return class DeadlineClient extends pg.Client {
+    // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; only the promise form is timed.
+    override query(...args: any[]): any {
+      // biome-ignore lint/suspicious/noExplicitAny: see above
+      const out = (super.query as any)(...args);
+      if (!out || typeof out.then !== "function") return out;
+      const timer = setTimeout(() => {
+        const stream = (this as unknown as { connection?: { stream?: { destroy(e?: Error): void } } }).connection?.stream;
+        stream?.destroy(new Error(`No answer from PostgreSQL within ${deadlineMs} ms`));
+      }, deadlineMs);
+      timer.unref();
+      return out.finally(() => clearTimeout(timer));
+    }
+  };
+}
+
+function openPostgres(opts: StoreOptions & { databaseUrl: string }): Store {
+  const t = { ...DEFAULT_POSTGRES_TIMEOUTS, ...opts.timeouts };
+  const onError = opts.onError ?? (() => {});
+  const pool = new pg.Pool({
+    connectionString: opts.databaseUrl,
+    max: opts.poolSize ?? 16,
+    Client: deadlineClient(t.statementMs + CLIENT_DEADLINE_MARGIN_MS),
+    connectionTimeoutMillis: t.connectMs,
+    idleTimeoutMillis: t.idleMs,
+    statement_timeout: t.statementMs,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+  });
+  // A connection that drops emits 'error' on its client. The pool listens only while the client is idle; a client
+  // checked out (mid-query, mid-transaction) had no listener, and the unhandled 'error' event ended the process.
+  // Every client gets one from its first connect: the query in flight fails on its own, and the pool discards the
+  // dead client when it is released.
+  pool.on("connect", (client) => client.on("error", onError));
+  pool.on("error", onError);
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    log: (event) => {
+      if (event.level === "error") onError(event.error);
+    },
+  });
+  return { db, dialect: "postgres", durable: () => RESOLVED, close: () => db.destroy() };
+}
+
 export function openStore(opts: StoreOptions): Store {
-  if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 16 });
-    // An idle client losing its connection must not crash the process; the pool replaces it.
-    pool.on("error", () => {});
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: "postgres", durable: () => RESOLVED, close: () => db.destroy() };
-  }
+  if (opts.databaseUrl) return openPostgres({ ...opts, databaseUrl: opts.databaseUrl });
   const file = opts.sqlitePath ?? path.resolve("data", "tessera.db");
-  if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ":memory:") {
+    // Users' contacts and the generated keys live in this file: readable by the server's user only (SPEC.md 12).
+    // SQLite creates the -wal and -shm files with the database file's mode.
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.closeSync(fs.openSync(file, "a", 0o600));
+  }
   const sqlite = new SQLite(file);
+  const opened = file === ":memory:" ? undefined : fs.statSync(file);
   // WAL with synchronous=NORMAL survives a process crash (kill -9) without losing a committed write;
   // only a power loss can drop the last commits. busy_timeout lets the CLI and the server share the file.
   sqlite.pragma("journal_mode = WAL");
@@ -79,7 +167,13 @@ export function openStore(opts: StoreOptions): Store {
   }
   const group = opts.groupCommit ? new GroupCommit(sqlite) : undefined;
   const database = withStatementCache(sqlite, group);
-  const db = new Kysely<Database>({ dialect: group ? new GroupCommitDialect(database, group) : new SqliteDialect({ database }) });
+  const onError = opts.onError;
+  const db = new Kysely<Database>({
+    dialect: group ? new GroupCommitDialect(database, group) : new TransactionalSqliteDialect({ database }),
+    log: (event) => {
+      if (event.level === "error") onError?.(event.error);
+    },
+  });
   if (group) {
     // Prepared queries (prepared.ts) run synchronously on the connection, unless another flow's transaction holds it:
     // a query made inside a transaction is passed that transaction, so a plain Kysely instance means "outside".
@@ -94,6 +188,7 @@ export function openStore(opts: StoreOptions): Store {
   return {
     db,
     dialect: "sqlite",
+    sqliteFile: opened && { path: file, dev: opened.dev, ino: opened.ino },
     durable: () => group?.durable() ?? RESOLVED,
     close: async () => {
       clearInterval(optimize);
@@ -247,8 +342,26 @@ export class GroupCommit {
   }
 }
 
+/**
+ * SQLite has transactional DDL (a CREATE TABLE rolls back like an INSERT), but Kysely's adapter says it has not, so its
+ * migrator ran each migration's statements one by one outside any transaction: a crash after the N-th left a
+ * half-migrated store that no later start could migrate (`table "settings" already exists`). Saying so makes the
+ * migrator run each migration, and its row in tessera_migrations, in one transaction (migrations/index.ts).
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class TransactionalSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
 /** Kysely's SQLite dialect with transactions mapped onto the group commit's savepoints. */
-class GroupCommitDialect extends SqliteDialect {
+class GroupCommitDialect extends TransactionalSqliteDialect {
   constructor(
     private readonly database: SqliteDatabase,
     private readonly group: GroupCommit,

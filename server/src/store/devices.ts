@@ -38,6 +38,13 @@ export function toWireDevice(row: DeviceRow, userExternalId: string | undefined,
 const byToken = newestFirst("last_seen_at", (db, p: { env: string; token: string }) =>
   db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("visitor_token", "=", p.token),
 );
+const byPreviousToken = newestFirst("last_seen_at", (db, p: { env: string; token: string }) =>
+  db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("previous_token", "=", p.token),
+);
+
+const byFingerprint = newestFirst("last_seen_at", (db, p: { env: string; fp: string }) =>
+  db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("fingerprint_id", "=", p.fp),
+);
 
 /** Devices by visitor token or fingerprint and owner state (see ownedBy), compiled once per variant. */
 const owned = new Map<string, Prepared<{ env: string; value: string; owner: string }, DeviceRow>>();
@@ -54,39 +61,37 @@ export class DevicesRepo {
    * per evaluation, they answer the drift candidate, the device of the request and the token's users.
    */
   async byToken(environmentId: string, token: string): Promise<DeviceRow[]> {
-    return byToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
+    const rows = await byToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
+    // A token a device carried before (its browser came back once without it): the device is still its own.
+    return rows.length > 0 ? rows : byPreviousToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
   }
 
   /**
-   * The device behind a visitor token or fingerprint, preferring the token. `owner`: undefined = any owner (the
-   * request names no user); null = unowned devices only; an id = that user's device or an unowned one. Another
-   * account's device is never answered for a named user: one browser used by two accounts is two devices.
-   * Token first, then fingerprint: two index lookups are cheaper than one OR over both indexes. `tokenRows`: the
-   * token's devices as byToken read them, which spare the token lookup unless they were cut at TOKEN_DEVICES.
+   * The device of a visitor token for `owner` (SPEC.md 13: a live token resolves to its own device, never to another):
+   * undefined = any owner (the request names no user); null = unowned devices only; an id = that user's device or an
+   * unowned one. Another account's device is never answered for a named user: one browser used by two accounts is two
+   * devices. `tokenRows`: the token's devices as byToken read them, which spare the lookup unless cut at TOKEN_DEVICES.
    */
-  async resolve(
+  async ofToken(
     environmentId: string,
-    keys: { token?: string; fingerprintId?: string },
+    token: string,
     owner: string | null | undefined,
     tokenRows?: DeviceRow[],
   ): Promise<DeviceRow | undefined> {
-    for (const [column, value] of [
-      ["visitor_token", keys.token],
-      ["fingerprint_id", keys.fingerprintId],
-    ] as const) {
-      if (!value) continue;
-      let rows: DeviceRow[];
-      if (column === "visitor_token" && tokenRows) {
-        rows = tokenRows.filter((r) => owner === undefined || r.user_id === null || r.user_id === owner);
-        if (rows.length === 0 && tokenRows.length >= TOKEN_DEVICES) rows = await this.ownedBy(environmentId, column, value, owner);
-      } else {
-        rows = await this.ownedBy(environmentId, column, value, owner);
-      }
-      // The user's own device before an unowned one.
-      const found = (owner && rows.find((r) => r.user_id === owner)) || rows[0];
-      if (found) return found;
+    let rows: DeviceRow[];
+    if (tokenRows) {
+      rows = tokenRows.filter((r) => owner === undefined || r.user_id === null || r.user_id === owner);
+      if (rows.length === 0 && tokenRows.length >= TOKEN_DEVICES) rows = await this.ownedBy(environmentId, "visitor_token", token, owner);
+    } else {
+      rows = await this.ownedBy(environmentId, "visitor_token", token, owner);
     }
-    return undefined;
+    // The user's own device before an unowned one.
+    return (owner && rows.find((r) => r.user_id === owner)) || rows[0];
+  }
+
+  /** The devices whose current fingerprint is this one, most recently seen first (at most `limit`), whoever owns them. */
+  async byFingerprint(environmentId: string, fingerprintId: string, limit: number, db: Kysely<Database> = this.db): Promise<DeviceRow[]> {
+    return byFingerprint.rows(db, { env: environmentId, fp: fingerprintId }, limit);
   }
 
   /**
@@ -113,7 +118,7 @@ export class DevicesRepo {
 
   private async ownedBy(
     environmentId: string,
-    column: "visitor_token" | "fingerprint_id",
+    column: "visitor_token",
     value: string,
     owner: string | null | undefined,
   ): Promise<DeviceRow[]> {

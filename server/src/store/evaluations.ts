@@ -6,6 +6,7 @@ import { iso, isoOrUndefined, now } from "../time.js";
 import { insertRow, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { EvaluationsTable, UsersTable } from "./tables/core.js";
+import { customerIdOf } from "./users.js";
 
 export type EvaluationRow = Selectable<EvaluationsTable>;
 type UserBits = Pick<Selectable<UsersTable>, "id" | "external_id" | "email" | "phone">;
@@ -28,9 +29,10 @@ export function toWireEvaluation(
   };
   if (row.redirect) ev.redirect = row.redirect;
   if (user) {
-    ev.user = { service_id: user.id, id: user.external_id };
-    if (user.email) ev.user.email = user.email;
-    if (user.phone) ev.user.phone = user.phone;
+    const embedded: NonNullable<Evaluation["user"]> = { service_id: user.id, ...customerIdOf(user) };
+    if (user.email) embedded.email = user.email;
+    if (user.phone) embedded.phone = user.phone;
+    ev.user = embedded;
   }
   if (challenge) {
     ev.challenge = { id: challenge.id, status: challenge.status as NonNullable<Evaluation["challenge"]>["status"] };
@@ -43,7 +45,7 @@ export function toWireEvaluation(
   if (geo) ev.geolocation = geo;
   if (row.device_id) ev.device = row.device_id;
   if (row.access_id) ev.access = row.access_id;
-  if (row.risks) ev.risks = loadRisks(row.risks);
+  if (row.risks) ev.risks = loadRisks(row.risks, row.id);
   const metadata = parse<Evaluation["metadata"]>(row.metadata);
   if (metadata) ev.metadata = metadata;
   const checks = parse<Evaluation["checks"]>(row.checks);

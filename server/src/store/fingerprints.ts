@@ -1,6 +1,6 @@
 // Repository of fingerprints: the server's record of each browser fingerprint seen in an environment.
 import type { Kysely, Selectable } from "kysely";
-import { insertRow, newestFirst, prepared, updateRow } from "./prepared.js";
+import { insertRow, prepared, updateRow } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { FingerprintsTable } from "./tables/core.js";
 
@@ -9,18 +9,25 @@ export type FingerprintRow = Selectable<FingerprintsTable>;
 const byId = prepared((db, p: { env: string; id: string }) =>
   db.selectFrom("fingerprints").selectAll().where("environment_id", "=", p.env).where("id", "=", p.id),
 );
-const byExactHash = prepared((db, p: { env: string; hash: string }) =>
-  db.selectFrom("fingerprints").selectAll().where("environment_id", "=", p.env).where("exact_hash", "=", p.hash),
-);
-const byCoarseKey = newestFirst("last_seen_at", (db, p: { env: string; coarse: string }) =>
-  db
-    .selectFrom("fingerprints")
-    .select(["id", "exact_hash", "last_seen_at"])
-    .where("environment_id", "=", p.env)
-    .where("coarse_key", "=", p.coarse),
+const byExactHash = prepared((db, p: { env: string; hash: string; limit: number }) =>
+  db.selectFrom("fingerprints").selectAll().where("environment_id", "=", p.env).where("exact_hash", "=", p.hash).limit(p.limit),
 );
 const componentsById = prepared((db, p: { env: string; id: string }) =>
   db.selectFrom("fingerprints").select(["id", "exact_hash", "components"]).where("environment_id", "=", p.env).where("id", "=", p.id),
+);
+const popularNow = prepared((db, p: { id: string }) => db.updateTable("fingerprints").set({ popular: 1 }).where("id", "=", p.id));
+/** Distinct confirmed users (not provisional) of the evaluations of one fingerprint since a time. */
+const confirmedUsersOf = prepared((db, p: { env: string; fp: string; since: number; cap: number }) =>
+  db
+    .selectFrom("evaluations")
+    .innerJoin("users", "users.id", "evaluations.user_id")
+    .select("evaluations.user_id")
+    .distinct()
+    .where("evaluations.environment_id", "=", p.env)
+    .where("evaluations.fingerprint_id", "=", p.fp)
+    .where("evaluations.created_at", ">=", p.since)
+    .where("users.provisional", "=", 0)
+    .limit(p.cap),
 );
 const touchAt = prepared((db, p: { id: string; at: number }) =>
   db.updateTable("fingerprints").set({ last_seen_at: p.at }).where("id", "=", p.id),
@@ -39,13 +46,9 @@ export class FingerprintsRepo {
     return byId.first(this.db, { env: environmentId, id });
   }
 
-  async findExact(environmentId: string, exactHash: string): Promise<FingerprintRow | undefined> {
-    return byExactHash.first(this.db, { env: environmentId, hash: exactHash });
-  }
-
-  /** Match candidates without their (large) components: the index answers these, the components come from a cache. */
-  async candidateKeys(environmentId: string, coarseKey: string, limit: number): Promise<Array<{ id: string; exact_hash: string }>> {
-    return byCoarseKey.rows(this.db, { env: environmentId, coarse: coarseKey }, limit);
+  /** The fingerprints with this exact hash (a drift can bring a browser's own record onto another's components). */
+  async findExact(environmentId: string, exactHash: string): Promise<FingerprintRow[]> {
+    return byExactHash.rows(this.db, { env: environmentId, hash: exactHash, limit: 8 });
   }
 
   async componentsOf(environmentId: string, ids: string[]): Promise<Array<{ id: string; exact_hash: string; components: string }>> {
@@ -64,13 +67,30 @@ export class FingerprintsRepo {
     await insertRow(db, "fingerprints", row);
   }
 
+  /** Marks the fingerprint popular (sticky): many visitor tokens on many networks present it. */
+  async setPopular(id: string, db: Kysely<Database> = this.db): Promise<void> {
+    await popularNow.execute(db, { id });
+  }
+
+  /**
+   * Distinct users evaluated with this fingerprint since `since` (at most `cap`), provisional users left out: they are
+   * not accounts yet (SPEC.md 13).
+   */
+  async confirmedUsers(environmentId: string, fingerprintId: string, since: number, cap = 200): Promise<string[]> {
+    const rows = await confirmedUsersOf.rows(this.db, { env: environmentId, fp: fingerprintId, since, cap });
+    return rows.map((r) => r.user_id as string);
+  }
+
   /** Records a sighting of a known fingerprint (`row` as read), unless one was recorded within TOUCH_EVERY_MS. */
   async touch(row: Pick<FingerprintRow, "id" | "last_seen_at">, at: number, db: Kysely<Database> = this.db): Promise<void> {
     if (at - Number(row.last_seen_at) < TOUCH_EVERY_MS) return;
     await touchAt.execute(db, { id: row.id, at });
   }
 
-  /** On a drift match: the fingerprint follows the browser's latest components, so the next visit is exact. */
+  /**
+   * On a drift match of a browser's own fingerprint (one no other live token presents): the record follows the
+   * browser's latest components, so the next visit is exact.
+   */
   async updateComponents(
     id: string,
     next: { exact_hash: string; coarse_key: string; components: string; last_seen_at?: number },

@@ -1,11 +1,15 @@
-// Repository of the behavioural history the checks read (SPEC.md 6): recent evaluations of a user, sliding-window
-// counts per user, IP and fingerprint, devices per user, users per fingerprint and per IP (per visitor token:
-// DevicesRepo.tokenUsers), repeated content. Every query is bounded and served by an index, and all of it lives in
+// Repository of the behavioural history the checks read (SPEC.md 6): recent evaluations of a user, velocity counts
+// per user, IP and fingerprint (on PostgreSQL atomic bucketed counters, so a burst sees itself), the user's trusted
+// places and networks (issue 15), devices per user, users per IP (per fingerprint: FingerprintsRepo.confirmedUsers;
+// per visitor token: DevicesRepo.tokenUsers), repeated content. Every query is bounded and served by an index, and all of it lives in
 // the shared store, so several instances agree on velocity and device counts.
-import type { Kysely } from "kysely";
+import { createHash } from "node:crypto";
+import type { Compilable, ExpressionBuilder, Kysely } from "kysely";
 import { newId } from "../ids.js";
+import type { Dialect } from "./db.js";
 import { newestFirst, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
+import type { VelocityTables } from "./tables/velocity.js";
 
 export interface RecentEvaluation {
   ip: string | null;
@@ -17,6 +21,15 @@ export interface RecentEvaluation {
   fingerprint_id: string | null;
 }
 
+/** A trusted evaluation of a user that has a location (issue 15): where the user has really been. */
+export interface TrustedPlace {
+  ip: string | null;
+  latitude: number;
+  longitude: number;
+  network: string | null;
+  created_at: number;
+}
+
 export interface UserDevice {
   id: string;
   type: string;
@@ -24,6 +37,7 @@ export interface UserDevice {
   fingerprint_id: string | null;
   last_seen_at: number | null;
   last_ip: string | null;
+  created_at: number;
 }
 
 const recentOfUser = prepared((db, p: { env: string; user: string; limit: number }) =>
@@ -35,27 +49,134 @@ const recentOfUser = prepared((db, p: { env: string; user: string; limit: number
     .orderBy("created_at", "desc")
     .limit(p.limit),
 );
-/** Distinct users of the evaluations since `since` by one key (IP or fingerprint), at most `cap`. */
-const evaluatedUsersBy = (by: "ip" | "fingerprint_id") =>
-  prepared((db, p: { env: string; value: string; since: number; cap: number }) =>
-    db
-      .selectFrom("evaluations")
-      .select("user_id")
-      .distinct()
-      .where("environment_id", "=", p.env)
-      .where(by, "=", p.value)
-      .where("created_at", ">=", p.since)
-      .where("user_id", "is not", null)
-      .limit(p.cap),
-  );
-const usersByIp = evaluatedUsersBy("ip");
-const usersByFingerprint = evaluatedUsersBy("fingerprint_id");
+/** Distinct users of the evaluations from one IP since `since`, at most `cap`. */
+const usersByIp = prepared((db, p: { env: string; value: string; since: number; cap: number }) =>
+  db
+    .selectFrom("evaluations")
+    .select("user_id")
+    .distinct()
+    .where("environment_id", "=", p.env)
+    .where("ip", "=", p.value)
+    .where("created_at", ">=", p.since)
+    .where("user_id", "is not", null)
+    .limit(p.cap),
+);
 const devicesOfUser = newestFirst("last_seen_at", (db, p: { env: string; user: string }) =>
   db
     .selectFrom("devices")
-    .select(["id", "type", "status", "fingerprint_id", "last_seen_at", "last_ip"])
+    .select(["id", "type", "status", "fingerprint_id", "last_seen_at", "last_ip", "created_at"])
     .where("environment_id", "=", p.env)
     .where("user_id", "=", p.user),
+);
+
+/**
+ * Velocity windows are counted in this many buckets each (a user's hour in 5-minute buckets, an IP's 10 minutes in
+ * 50-second ones). A count covers the current bucket and the ones before it that lie wholly inside the window: between
+ * 11/12 of the window and all of it, never older evaluations.
+ */
+const BUCKETS_PER_WINDOW = 12;
+
+type VelocityKind = "u" | "i" | "f";
+
+interface VelocityKey {
+  kind: VelocityKind;
+  key: string;
+  bucket: number;
+  /** The oldest bucket still inside the window. */
+  from: number;
+  expires: number;
+}
+
+/** A counter's key: the environment and value hashed, so the table holds no user id or IP in clear. */
+function velocityKey(kind: VelocityKind, env: string, value: string, at: number, windowMs: number): VelocityKey {
+  const width = Math.max(1, Math.floor(windowMs / BUCKETS_PER_WINDOW));
+  const bucket = Math.floor(at / width);
+  const key = `${kind}:${createHash("sha256").update(env).update("\0").update(value).digest("base64url").slice(0, 27)}`;
+  return { kind, key, bucket, from: bucket - BUCKETS_PER_WINDOW + 1, expires: (bucket + BUCKETS_PER_WINDOW) * width };
+}
+
+/**
+ * Counts one evaluation on each key and answers the counts of their current buckets, in one statement. An upsert takes
+ * the row's lock, so concurrent evaluations of one key serialise here and each is told a different count: 20 at once
+ * are told 1 to 20, on every instance sharing the store.
+ */
+const bumpByCount = new Map<number, ReturnType<typeof bumpQuery>>();
+function bumpQuery(n: number) {
+  return prepared(
+    (db, p: Record<string, unknown>) =>
+      db
+        .withTables<VelocityTables>()
+        .insertInto("velocity_counters")
+        .values(
+          Array.from({ length: n }, (_, i) => ({
+            key: p[`k${i}`] as string,
+            bucket: p[`b${i}`] as number,
+            count: 1,
+            expires_at: p[`e${i}`] as number,
+          })),
+        )
+        .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })))
+        .returning(["key", "count"]) as unknown as Compilable<{ key: string; count: number }>,
+  );
+}
+
+// ---- trusted history (issue 15) ----------------------------------------------------------------------------------------
+// Travel and network memory read only the evaluations that were the user's own: those the verdict let in (allow,
+// restrict) and those whose challenge the user passed (verified, completed). An attacker's denied or unanswered
+// attempts are stored like any evaluation, but they never become the place the owner is measured from, nor a network
+// the owner is "familiar" with. Challenges are joined at read time, so passing one needs no write here.
+
+/** Verdicts that let the user in. */
+const ADMITTED = ["allow", "restrict"];
+/** Challenge states reached only with the right code. */
+const PASSED = ["verified", "completed"];
+
+function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
+  return eb.or([
+    eb("evaluations.verdict", "in", ADMITTED),
+    eb.exists(
+      eb
+        .selectFrom("challenges")
+        .select("challenges.id")
+        .whereRef("challenges.id", "=", "evaluations.challenge_id")
+        .where("challenges.status", "in", PASSED),
+    ),
+  ]);
+}
+
+const trustedPlacesOfUser = prepared((db, p: { env: string; user: string; limit: number }) =>
+  db
+    .selectFrom("evaluations")
+    .select(["ip", "latitude", "longitude", "network", "created_at"])
+    .where("environment_id", "=", p.env)
+    .where("user_id", "=", p.user)
+    .where("latitude", "is not", null)
+    .where((eb) => trusted(eb))
+    .orderBy("created_at", "desc")
+    .limit(p.limit),
+);
+
+/** Whether the user's trusted evaluations include this IP, and this network (its /24 or /48, or its ASN). */
+const familiarityOfUser = prepared((db, p: { env: string; user: string; ip: string; network: string; asn: number }) =>
+  db.selectNoFrom((eb) => {
+    const own = () => eb.selectFrom("evaluations").select("id").where("environment_id", "=", p.env).where("user_id", "=", p.user);
+    return [
+      eb
+        .exists(
+          own()
+            .where("ip", "=", p.ip)
+            .where((e) => trusted(e)),
+        )
+        .as("seen_ip"),
+      eb
+        .exists(
+          own()
+            .where((e) => e.or([e("network", "=", p.network), e("asn", "=", p.asn)]))
+            .where((e) => trusted(e)),
+        )
+        .as("seen_network"),
+    ];
+  }),
 );
 
 interface CounterParams {
@@ -66,38 +187,60 @@ interface CounterParams {
   userSince: number;
   ipSince: number;
   fpSince: number;
+  uKey: string;
+  iKey: string;
+  fKey: string;
+  uFrom: number;
+  iFrom: number;
+  fFrom: number;
+  uBucket: number;
+  iBucket: number;
+  fBucket: number;
 }
 
-/** The counters statement for the keys a request has (user, IP, fingerprint): one compiled query per combination. */
-function countersQuery(hasUser: boolean, hasIp: boolean, hasFp: boolean) {
+/**
+ * The counts of each key (user, IP, fingerprint), as scalar subqueries of one statement: one compiled query per store kind and combination of keys. `rows` counts the stored evaluations in the
+ * window (the embedded store: one writer, so an evaluation is stored before the next one reads); `buckets` sums the
+ * earlier buckets of the velocity counters (PostgreSQL: the current bucket's count comes from the bump).
+ */
+function countersQuery(mode: "rows" | "buckets", hasUser: boolean, hasIp: boolean, hasFp: boolean) {
   return prepared((db, p: CounterParams) =>
     db.selectNoFrom((eb) => {
-      const count = (by: "user_id" | "ip" | "fingerprint_id", has: boolean, value: string, from: number, alias: string) =>
-        has
-          ? eb
-              .selectFrom("evaluations")
-              .select(eb.fn.countAll<number>().as("n"))
-              .where("environment_id", "=", p.env)
-              .where(by, "=", value)
-              .where("created_at", ">=", from)
-              .as(alias)
-          : eb.val(0).as(alias);
+      const v = db.withTables<VelocityTables>();
+      const count = (
+        has: boolean,
+        by: "user_id" | "ip" | "fingerprint_id",
+        rows: { value: string; since: number },
+        buckets: { key: string; from: number; before: number },
+        alias: string,
+      ) => {
+        if (!has) return eb.val(0).as(alias);
+        if (mode === "buckets")
+          return v
+            .selectFrom("velocity_counters")
+            .select((e) => e.fn.coalesce(e.fn.sum<number>("count"), e.val(0)).as("n"))
+            .where("key", "=", buckets.key)
+            .where("bucket", ">=", buckets.from)
+            .where("bucket", "<", buckets.before)
+            .as(alias) as never;
+        return eb
+          .selectFrom("evaluations")
+          .select(eb.fn.countAll<number>().as("n"))
+          .where("environment_id", "=", p.env)
+          .where(by, "=", rows.value)
+          .where("created_at", ">=", rows.since)
+          .as(alias);
+      };
       return [
-        count("user_id", hasUser, p.user, p.userSince, "user_events"),
-        count("ip", hasIp, p.ip, p.ipSince, "ip_events"),
-        count("fingerprint_id", hasFp, p.fp, p.fpSince, "fingerprint_events"),
-        hasUser && hasIp
-          ? eb
-              .exists(
-                eb
-                  .selectFrom("evaluations")
-                  .select("id")
-                  .where("environment_id", "=", p.env)
-                  .where("user_id", "=", p.user)
-                  .where("ip", "=", p.ip),
-              )
-              .as("seen_ip")
-          : eb.val(0).as("seen_ip"),
+        count(hasUser, "user_id", { value: p.user, since: p.userSince }, { key: p.uKey, from: p.uFrom, before: p.uBucket }, "user_events"),
+        count(hasIp, "ip", { value: p.ip, since: p.ipSince }, { key: p.iKey, from: p.iFrom, before: p.iBucket }, "ip_events"),
+        count(
+          hasFp,
+          "fingerprint_id",
+          { value: p.fp, since: p.fpSince },
+          { key: p.fKey, from: p.fFrom, before: p.fBucket },
+          "fingerprint_events",
+        ),
       ];
     }),
   );
@@ -105,7 +248,10 @@ function countersQuery(hasUser: boolean, hasIp: boolean, hasFp: boolean) {
 const countersByShape = new Map<string, ReturnType<typeof countersQuery>>();
 
 export class HistoryRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect = "sqlite",
+  ) {}
 
   async recentForUser(environmentId: string, userId: string, limit = 10): Promise<RecentEvaluation[]> {
     const rows = await recentOfUser.rows(this.db, { env: environmentId, user: userId, limit });
@@ -113,38 +259,124 @@ export class HistoryRepo {
   }
 
   /**
-   * The velocity counters and "has this user been seen on this IP" in one statement of scalar subqueries (each on its
-   * own index): one round trip instead of four on the evaluate hot path.
+   * How many evaluations of this user, IP and fingerprint came before this one in their windows (`userId`: the internal
+   * id of a known user). Whether the user was seen on this IP is the trusted history's question (`familiarity`).
+   *
+   * On PostgreSQL, concurrent evaluations cannot see each other's uncommitted rows: 20 evaluations of one user arriving
+   * together all counted 0 before them. There each evaluation is counted on the velocity counters first, by an atomic
+   * upsert that tells each one its own place (`externalUser`: the customer's user id, so a user not stored yet counts
+   * too), before it is stored: an evaluation that fails later still counted, as an attempt. The embedded store has one
+   * writer and counts the stored evaluations exactly.
    */
   async counters(
     environmentId: string,
-    keys: { userId?: string; ip?: string; fingerprintId?: string },
+    keys: { userId?: string; externalUser?: string; ip?: string; fingerprintId?: string },
     since: { user: number; ip: number; fingerprint: number },
-  ): Promise<{ seenIp: boolean; userEvents: number; ipEvents: number; fingerprintEvents: number }> {
-    const { userId, ip, fingerprintId } = keys;
-    const shape = `${userId ? "u" : ""}${ip ? "i" : ""}${fingerprintId ? "f" : ""}`;
+    at: number = Date.now(),
+  ): Promise<{ userEvents: number; ipEvents: number; fingerprintEvents: number }> {
+    const { userId, externalUser, ip, fingerprintId } = keys;
+    const env = environmentId;
+    const buckets = this.dialect === "postgres";
+    const u = buckets && externalUser ? velocityKey("u", env, externalUser, at, at - since.user) : undefined;
+    const i = buckets && ip ? velocityKey("i", env, ip, at, at - since.ip) : undefined;
+    const f = buckets && fingerprintId ? velocityKey("f", env, fingerprintId, at, at - since.fingerprint) : undefined;
+    const has = buckets ? { user: !!u, ip: !!i, fp: !!f } : { user: !!userId, ip: !!ip, fp: !!fingerprintId };
+
+    const shape = `${buckets ? "b" : "r"}${has.user ? "u" : ""}${has.ip ? "i" : ""}${has.fp ? "f" : ""}`;
     let query = countersByShape.get(shape);
     if (!query) {
-      query = countersQuery(!!userId, !!ip, !!fingerprintId);
+      query = countersQuery(buckets ? "buckets" : "rows", has.user, has.ip, has.fp);
       countersByShape.set(shape, query);
     }
-    const row = await query.first(this.db, {
-      env: environmentId,
-      user: userId ?? "",
-      ip: ip ?? "",
-      fp: fingerprintId ?? "",
-      userSince: since.user,
-      ipSince: since.ip,
-      fpSince: since.fingerprint,
-    });
+    const [current, row] = await Promise.all([
+      this.bump([u, i, f].filter((k): k is VelocityKey => k !== undefined)),
+      query.first(this.db, {
+        env,
+        user: userId ?? "",
+        ip: ip ?? "",
+        fp: fingerprintId ?? "",
+        userSince: since.user,
+        ipSince: since.ip,
+        fpSince: since.fingerprint,
+        uKey: u?.key ?? "",
+        iKey: i?.key ?? "",
+        fKey: f?.key ?? "",
+        uFrom: u?.from ?? 0,
+        iFrom: i?.from ?? 0,
+        fFrom: f?.from ?? 0,
+        uBucket: u?.bucket ?? 0,
+        iBucket: i?.bucket ?? 0,
+        fBucket: f?.bucket ?? 0,
+      }),
+    ]);
     if (!row) throw new Error("The counters query answered no row");
     const r = row as unknown as Record<string, unknown>;
+    // With buckets: the earlier buckets, and the current one's count less this evaluation.
+    const before = (k: VelocityKey | undefined, counted: unknown) => Number(counted) + (k ? (current.get(k.key) ?? 1) - 1 : 0);
     return {
-      seenIp: Boolean(Number(r.seen_ip) || r.seen_ip === true),
-      userEvents: Number(r.user_events),
-      ipEvents: Number(r.ip_events),
-      fingerprintEvents: Number(r.fingerprint_events),
+      userEvents: before(u, r.user_events),
+      ipEvents: before(i, r.ip_events),
+      fingerprintEvents: before(f, r.fingerprint_events),
     };
+  }
+
+  /** Counts one evaluation on each key's current bucket; answers each key's count there, this one included. */
+  private async bump(keys: VelocityKey[]): Promise<Map<string, number>> {
+    if (keys.length === 0) return new Map();
+    let bump = bumpByCount.get(keys.length);
+    if (!bump) {
+      bump = bumpQuery(keys.length);
+      bumpByCount.set(keys.length, bump);
+    }
+    const params = Object.fromEntries(
+      keys.flatMap((k, n) => [
+        [`k${n}`, k.key],
+        [`b${n}`, k.bucket],
+        [`e${n}`, k.expires],
+      ]),
+    );
+    const rows = await bump.rows(this.db, params);
+    return new Map(rows.map((b) => [b.key, Number(b.count)]));
+  }
+
+  /** Drops velocity buckets that have left their window; any instance may run it, it is idempotent. */
+  async pruneVelocity(at: number): Promise<number> {
+    const res = await this.db.withTables<VelocityTables>().deleteFrom("velocity_counters").where("expires_at", "<", at).executeTakeFirst();
+    return Number(res.numDeletedRows ?? 0n);
+  }
+
+  /** The user's latest trusted evaluations with a location, newest first (travel is measured from them). */
+  async trustedPlaces(environmentId: string, userId: string, limit = 5): Promise<TrustedPlace[]> {
+    const rows = await trustedPlacesOfUser.rows(this.db, { env: environmentId, user: userId, limit });
+    return rows.map((r) => ({
+      ip: r.ip,
+      latitude: Number(r.latitude),
+      longitude: Number(r.longitude),
+      network: r.network,
+      created_at: Number(r.created_at),
+    }));
+  }
+
+  /**
+   * Has the user been seen, in trusted evaluations, on this IP, and on this network (the same /24 or /48, or the same
+   * ASN when one is given)? One statement of two EXISTS on the user's own rows.
+   */
+  async familiarity(
+    environmentId: string,
+    userId: string,
+    here: { ip: string; network: string; asn?: number },
+  ): Promise<{ ip: boolean; network: boolean }> {
+    const row = await familiarityOfUser.first(this.db, {
+      env: environmentId,
+      user: userId,
+      ip: here.ip,
+      network: here.network,
+      // No ASN to compare: -1 matches none (ASNs are positive).
+      asn: here.asn ?? -1,
+    });
+    const r = (row ?? {}) as Record<string, unknown>;
+    const yes = (v: unknown) => v === true || Number(v) > 0;
+    return { ip: yes(r.seen_ip), network: yes(r.seen_network) };
   }
 
   /** Distinct users evaluated from this IP since `since` (at most `cap` are counted). */
@@ -155,13 +387,11 @@ export class HistoryRepo {
 
   async userDevices(environmentId: string, userId: string, cap = 200): Promise<UserDevice[]> {
     const rows = await devicesOfUser.rows(this.db, { env: environmentId, user: userId }, cap);
-    return rows.map((r) => ({ ...r, last_seen_at: r.last_seen_at == null ? null : Number(r.last_seen_at) }));
-  }
-
-  /** Distinct users evaluated with this fingerprint since `since` (at most `cap`). */
-  async fingerprintUsers(environmentId: string, fingerprintId: string, since: number, cap = 200): Promise<string[]> {
-    const rows = await usersByFingerprint.rows(this.db, { env: environmentId, value: fingerprintId, since, cap });
-    return rows.map((r) => r.user_id as string);
+    return rows.map((r) => ({
+      ...r,
+      last_seen_at: r.last_seen_at == null ? null : Number(r.last_seen_at),
+      created_at: Number(r.created_at),
+    }));
   }
 
   /** Distinct other users who submitted content with this hash since `since`. */

@@ -130,6 +130,35 @@ export class ListsRepo {
     }));
   }
 
+  /** Every list of the environment with its live entries and when it last changed (the console's lists screen). */
+  async summaries(environmentId: string): Promise<{ id: string; entries: number; updatedAt: string }[]> {
+    const rows = await this.db
+      .selectFrom("list_entries")
+      .select(["list_id", (eb) => eb.fn.countAll<number>().as("n"), (eb) => eb.fn.max("updated_at").as("updated")])
+      .where("environment_id", "=", environmentId)
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now())]))
+      .groupBy("list_id")
+      .orderBy("list_id")
+      .execute();
+    return rows.map((r) => ({ id: r.list_id, entries: Number(r.n), updatedAt: iso(Number(r.updated)) }));
+  }
+
+  /** The live values of these lists, lower-cased, at most `cap` in all (a backtest holds them in memory). */
+  async valuesOf(environmentId: string, listIds: string[], cap: number): Promise<Map<string, Set<string>>> {
+    const out = new Map<string, Set<string>>(listIds.map((id) => [id, new Set<string>()]));
+    if (listIds.length === 0) return out;
+    const rows = await this.db
+      .selectFrom("list_entries")
+      .select(["list_id", "value"])
+      .where("environment_id", "=", environmentId)
+      .where("list_id", "in", listIds)
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now())]))
+      .limit(cap)
+      .execute();
+    for (const r of rows) out.get(r.list_id)?.add(r.value.toLowerCase());
+    return out;
+  }
+
   /** (list, value) pairs of live entries holding any of the values: one indexed query per evaluation. */
   async membership(environmentId: string, values: string[], at: number): Promise<{ list_id: string; value: string }[]> {
     const unique = [...new Set(values.filter(Boolean).map(normaliseListValue))];

@@ -50,16 +50,36 @@ export class PoliciesRepo {
     this.cache.invalidate(environmentId);
   }
 
-  /** Every policy of the environment, highest priority first (ties: oldest first). */
-  async list(environmentId: string): Promise<PolicyRow[]> {
+  /** The environment's policies in the order they are tried: highest priority first (ties: oldest first). */
+  private ordered(environmentId: string) {
     return this.db
       .selectFrom("policies")
       .selectAll()
       .where("environment_id", "=", environmentId)
       .orderBy("priority", "desc")
       .orderBy("created_at", "asc")
-      .orderBy("id", "asc")
-      .execute();
+      .orderBy("id", "asc");
+  }
+
+  /** Every policy of the environment, in the order they are tried. */
+  async list(environmentId: string): Promise<PolicyRow[]> {
+    return this.ordered(environmentId).execute();
+  }
+
+  /** One page of the list above, and how many there are in all. */
+  async page(environmentId: string, page: number, limit: number): Promise<{ rows: PolicyRow[]; total: number }> {
+    const [rows, count] = await Promise.all([
+      this.ordered(environmentId)
+        .limit(limit)
+        .offset((page - 1) * limit)
+        .execute(),
+      this.db
+        .selectFrom("policies")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("environment_id", "=", environmentId)
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
   }
 
   /** The list above through the per-process cache (the evaluate hot path). */

@@ -1,6 +1,6 @@
 // Repository of projects, their environments (client ids, allowed origins) and secret keys (SPEC.md 2).
 import { createHash } from "node:crypto";
-import type { Environment } from "@tessera/sdk/contract";
+import type { Environment, IdentityVerificationMode } from "@tessera/sdk/contract";
 import type { Kysely } from "kysely";
 import { ShortCache } from "../caches.js";
 import { newId, newSecret } from "../ids.js";
@@ -14,6 +14,12 @@ export interface ProjectSettings {
   admin_email?: string;
 }
 
+/** Settings of one environment (environments.settings), beside the project's shared ones. */
+export interface EnvironmentSettings {
+  /** SPEC.md 12: whether client calls naming a user need a backend-signed user_token (default optional). */
+  identity_verification?: IdentityVerificationMode;
+}
+
 export interface EnvironmentRecord {
   id: string;
   projectId: string;
@@ -22,6 +28,9 @@ export interface EnvironmentRecord {
   clientId: string;
   allowedOrigins: string[];
   settings: ProjectSettings;
+  environmentSettings: EnvironmentSettings;
+  /** The identity secret sealed under the server key (identity-verification/), if one was created. */
+  sealedIdentitySecret?: string;
 }
 
 export interface CreatedProject {
@@ -43,6 +52,8 @@ function toRecord(r: {
   client_id: string;
   allowed_origins: string;
   settings: string;
+  environment_settings: string;
+  identity_secret: string | null;
 }): EnvironmentRecord {
   return {
     id: r.id,
@@ -52,6 +63,8 @@ function toRecord(r: {
     clientId: r.client_id,
     allowedOrigins: JSON.parse(r.allowed_origins) as string[],
     settings: JSON.parse(r.settings) as ProjectSettings,
+    environmentSettings: JSON.parse(r.environment_settings) as EnvironmentSettings,
+    ...(r.identity_secret ? { sealedIdentitySecret: r.identity_secret } : {}),
   };
 }
 
@@ -70,6 +83,8 @@ export class ProjectsRepo {
         "environments.client_id",
         "environments.allowed_origins",
         "projects.settings",
+        "environments.settings as environment_settings",
+        "environments.identity_secret",
       ]);
   }
 
@@ -93,17 +108,19 @@ export class ProjectsRepo {
             name: env,
             client_id: clientId,
             allowed_origins: JSON.stringify(opts.allowedOrigins ?? []),
+            settings: "{}",
+            identity_secret: null,
             created_at: t,
           })
           .execute();
-        const secret = await this.insertKey(tx, id, env);
+        const secret = await this.insertKey(tx, id, env, "created with the project");
         envs[env] = { id, client_id: clientId, secret };
       }
     });
     return { id: projectId, name, environments: envs };
   }
 
-  private async insertKey(db: Kysely<Database>, environmentId: string, env: Environment): Promise<string> {
+  private async insertKey(db: Kysely<Database>, environmentId: string, env: Environment, label: string | null): Promise<string> {
     const secret = newSecret(env === "production" ? "sk_live" : "sk_test");
     await db
       .insertInto("api_keys")
@@ -112,6 +129,7 @@ export class ProjectsRepo {
         environment_id: environmentId,
         hash: hashSecret(secret),
         prefix: secret.slice(0, 12),
+        label,
         created_at: now(),
         revoked_at: null,
       })
@@ -119,7 +137,7 @@ export class ProjectsRepo {
     return secret;
   }
 
-  async createKey(projectId: string, env: Environment): Promise<{ id: string; secret: string } | undefined> {
+  async createKey(projectId: string, env: Environment, label?: string): Promise<{ id: string; secret: string } | undefined> {
     const environment = await this.db
       .selectFrom("environments")
       .select("id")
@@ -127,7 +145,7 @@ export class ProjectsRepo {
       .where("name", "=", env)
       .executeTakeFirst();
     if (!environment) return undefined;
-    const secret = await this.insertKey(this.db, environment.id, env);
+    const secret = await this.insertKey(this.db, environment.id, env, label ?? null);
     const row = await this.db.selectFrom("api_keys").select("id").where("hash", "=", hashSecret(secret)).executeTakeFirstOrThrow();
     return { id: row.id, secret };
   }
@@ -147,7 +165,14 @@ export class ProjectsRepo {
     return this.db
       .selectFrom("api_keys")
       .innerJoin("environments", "environments.id", "api_keys.environment_id")
-      .select(["api_keys.id", "api_keys.prefix", "environments.name as environment", "api_keys.created_at", "api_keys.revoked_at"])
+      .select([
+        "api_keys.id",
+        "api_keys.prefix",
+        "api_keys.label",
+        "environments.name as environment",
+        "api_keys.created_at",
+        "api_keys.revoked_at",
+      ])
       .where("environments.project_id", "=", projectId)
       .orderBy("api_keys.created_at")
       .execute();
@@ -194,6 +219,12 @@ export class ProjectsRepo {
     return Number(r.n);
   }
 
+  async rename(projectId: string, name: string): Promise<boolean> {
+    const r = await this.db.updateTable("projects").set({ name, updated_at: now() }).where("id", "=", projectId).executeTakeFirst();
+    this.byClientId.invalidate();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
   async setAllowedOrigins(projectId: string, env: Environment, origins: string[]): Promise<boolean> {
     const r = await this.db
       .updateTable("environments")
@@ -208,14 +239,49 @@ export class ProjectsRepo {
   async updateSettings(projectId: string, patch: ProjectSettings): Promise<boolean> {
     const row = await this.db.selectFrom("projects").select("settings").where("id", "=", projectId).executeTakeFirst();
     if (!row) return false;
-    const settings = { ...(JSON.parse(row.settings) as ProjectSettings), ...patch };
+    await this.replaceSettings(projectId, { ...(JSON.parse(row.settings) as ProjectSettings), ...patch });
+    return true;
+  }
+
+  /** Replaces the project's settings whole (the console's settings screen, which may also clear one). */
+  async replaceSettings(projectId: string, settings: ProjectSettings): Promise<void> {
     await this.db
       .updateTable("projects")
       .set({ settings: JSON.stringify(settings), updated_at: now() })
       .where("id", "=", projectId)
       .execute();
     this.byClientId.invalidate();
+  }
+
+  /** Merges `patch` into one environment's own settings; answers whether the environment exists. */
+  async updateEnvironmentSettings(projectId: string, env: Environment, patch: EnvironmentSettings): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("environments")
+      .select(["id", "settings"])
+      .where("project_id", "=", projectId)
+      .where("name", "=", env)
+      .executeTakeFirst();
+    if (!row) return false;
+    const settings = { ...(JSON.parse(row.settings) as EnvironmentSettings), ...patch };
+    await this.db
+      .updateTable("environments")
+      .set({ settings: JSON.stringify(settings) })
+      .where("id", "=", row.id)
+      .execute();
+    this.byClientId.invalidate();
     return true;
+  }
+
+  /** Replaces an environment's sealed identity secret; answers whether the environment exists. */
+  async setIdentitySecret(projectId: string, env: Environment, sealed: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable("environments")
+      .set({ identity_secret: sealed })
+      .where("project_id", "=", projectId)
+      .where("name", "=", env)
+      .executeTakeFirst();
+    this.byClientId.invalidate();
+    return Number(r.numUpdatedRows) > 0;
   }
 
   /** The oldest project's environment of this name (the one the demo site uses). */

@@ -53,6 +53,19 @@ export class RateLimitsRepo {
     return out.map((r) => ({ key: r.key, windowStart: Number(r.window_start), count: Number(r.count), prevCount: Number(r.prev_count) }));
   }
 
+  /** Takes one hit back from each key's current window (never below zero); a window that has ended is left alone. */
+  async refund(hits: CounterHit[], at: number): Promise<void> {
+    if (hits.length === 0) return;
+    await this.db
+      .updateTable("rate_limits")
+      .set((eb) => ({ count: eb("count", "-", 1) }))
+      .where((eb) =>
+        eb.or(hits.map((h) => eb.and([eb("key", "=", h.key), eb("window_start", "=", Math.floor(at / h.windowMs) * h.windowMs)]))),
+      )
+      .where("count", ">", 0)
+      .execute();
+  }
+
   /** Drops counters whose windows are over; any instance may run it, it is idempotent. */
   async prune(at: number): Promise<number> {
     const res = await this.db.deleteFrom("rate_limits").where("expires_at", "<", at).executeTakeFirst();

@@ -1,18 +1,24 @@
 // All repositories over one store; the only way the rest of the server reaches the database.
 import type { Kysely } from "kysely";
 import { AccessRecordsRepo } from "./access-records.js";
+import { AuditLogRepo } from "./audit-log.js";
 import { ChallengesRepo } from "./challenges.js";
 import type { Dialect, Store } from "./db.js";
 import { DevicesRepo } from "./devices.js";
+import { EvaluationSearchRepo } from "./evaluation-search.js";
+import { EvaluationStatsRepo } from "./evaluation-stats.js";
 import { EvaluationsRepo } from "./evaluations.js";
 import { FingerprintsRepo } from "./fingerprints.js";
 import { HistoryRepo } from "./history.js";
 import { IdentificationsRepo } from "./identifications.js";
 import { ListsRepo } from "./lists.js";
+import { LoginAttemptsRepo } from "./login-attempts.js";
+import { OperatorsRepo } from "./operators.js";
 import { PoliciesRepo } from "./policies.js";
 import { ProjectsRepo } from "./projects.js";
 import type { Database } from "./schema.js";
 import { UserDataRepo } from "./user-data.js";
+import { UserSearchRepo } from "./user-search.js";
 import { UsersRepo } from "./users.js";
 import { WebhooksRepo } from "./webhooks.js";
 
@@ -34,6 +40,13 @@ export interface Repos {
   policies: PoliciesRepo;
   lists: ListsRepo;
   history: HistoryRepo;
+  loginAttempts: LoginAttemptsRepo;
+  /** The console (SPEC.md 14): operators and sessions, the audit log, searches and statistics. */
+  operators: OperatorsRepo;
+  auditLog: AuditLogRepo;
+  evaluationSearch: EvaluationSearchRepo;
+  evaluationStats: EvaluationStatsRepo;
+  userSearch: UserSearchRepo;
 }
 
 export function createRepos(store: Store): Repos {
@@ -54,6 +67,12 @@ export function createRepos(store: Store): Repos {
     userData: new UserDataRepo(db),
     policies: new PoliciesRepo(db),
     lists: new ListsRepo(db),
-    history: new HistoryRepo(db),
+    history: new HistoryRepo(db, store.dialect),
+    loginAttempts: new LoginAttemptsRepo(db),
+    operators: new OperatorsRepo(db),
+    auditLog: new AuditLogRepo(db),
+    evaluationSearch: new EvaluationSearchRepo(db, store.dialect),
+    evaluationStats: new EvaluationStatsRepo(db),
+    userSearch: new UserSearchRepo(db),
   };
 }

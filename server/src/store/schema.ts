@@ -2,8 +2,9 @@
 // Conventions: ids are text; times are milliseconds since the epoch (bigint); booleans are 0/1 integers;
 // JSON is stored as text. These hold on both SQLite and PostgreSQL, so one query serves both.
 import type { ChallengeTables } from "./tables/challenges.js";
+import type { ConsoleTables } from "./tables/console.js";
 import type { CoreTables } from "./tables/core.js";
 import type { RiskTables } from "./tables/risk.js";
 import type { WebhookTables } from "./tables/webhooks.js";
 
-export interface Database extends CoreTables, RiskTables, ChallengeTables, WebhookTables {}
+export interface Database extends CoreTables, RiskTables, ChallengeTables, WebhookTables, ConsoleTables {}

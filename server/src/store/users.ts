@@ -1,6 +1,10 @@
 // Repository of end users, keyed by (environment, the customer's user id); their service_id is our own id.
+// An account known by its email only (an email-only sign-up, SPEC.md 13) has no customer id yet: its external_id is
+// its own service id until the backend names it (claim), and its email_key is what finds it. A user first seen on a
+// login is provisional until the customer's backend confirms it, and pruned a day later if it never does.
 import type { Kysely, Selectable } from "kysely";
 import { newId } from "../ids.js";
+import { accountEmailKey } from "../pipeline/account-email.js";
 import { now } from "../time.js";
 import { insertRow, prepared, updateRow } from "./prepared.js";
 import type { Database } from "./schema.js";
@@ -8,6 +12,17 @@ import type { UsersTable } from "./tables/core.js";
 
 export type UserRow = Selectable<UsersTable>;
 
+/** The customer's id of a user as the wire shows it: none for an account known by its email only. */
+export function customerIdOf(user: Pick<UserRow, "id" | "external_id">): { id?: string } {
+  return user.external_id === user.id ? {} : { id: user.external_id };
+}
+
+const byEmailKey = prepared((db, p: { env: string; key: string }) =>
+  db.selectFrom("users").selectAll().where("environment_id", "=", p.env).where("email_key", "=", p.key).orderBy("created_at").limit(1),
+);
+const confirmNow = prepared((db, p: { id: string; at: number }) =>
+  db.updateTable("users").set({ provisional: 0, updated_at: p.at }).where("id", "=", p.id).where("provisional", "=", 1),
+);
 const byExternal = prepared((db, p: { env: string; external: string }) =>
   db.selectFrom("users").selectAll().where("environment_id", "=", p.env).where("external_id", "=", p.external),
 );
@@ -23,14 +38,98 @@ export class UsersRepo {
     return this.db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
   }
 
+  /** The account an email names (accountEmailKey): the oldest user with that key. */
+  async findByEmailKey(environmentId: string, key: string): Promise<UserRow | undefined> {
+    return byEmailKey.first(this.db, { env: environmentId, key });
+  }
+
+  /** Creates the account of an email-only evaluation: no customer id yet (its own id stands in), found by its email. */
+  async createEmailAccount(
+    environmentId: string,
+    fields: { email: string; emailKey: string; phone?: string; metadata?: Record<string, unknown>; provisional: boolean },
+    db: Kysely<Database> = this.db,
+  ): Promise<UserRow> {
+    const id = newId("usr");
+    const row = this.newRow(environmentId, id, { ...fields, external: id });
+    await insertRow(db, "users", row);
+    return row;
+  }
+
+  /** The customer names an email-only account (the browser of its sign-up logs in with the new user id). */
+  async claim(id: string, externalId: string, at: number, db: Kysely<Database> = this.db): Promise<boolean> {
+    return updateRow(db, "users", id, { external_id: externalId, updated_at: at });
+  }
+
+  /** The customer's backend confirmed the user (consumed an evaluation, completed its challenge, updated it). */
+  async confirm(id: string, db: Kysely<Database> = this.db, at = now()): Promise<void> {
+    await confirmNow.execute(db, { id, at });
+  }
+
+  /** Of `ids`, those that are accounts (not provisional). */
+  async confirmedAmong(ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom("users").select("id").where("id", "in", ids).where("provisional", "=", 0).execute();
+    return rows.map((r) => r.id);
+  }
+
   /**
-   * Finds or creates the user; sent email/phone/metadata replace the stored ones. Answers the row and whether it was
-   * created. Concurrent first sightings of one user resolve to one row (unique (environment, external id)).
+   * Retention of provisional users (SPEC.md 13): those created before `before` and never confirmed are deleted, their
+   * devices left unowned and their login attempts with them. Answers how many users went.
+   */
+  async pruneProvisional(before: number, batch = 500): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const ids = (
+        await this.db.selectFrom("users").select("id").where("provisional", "=", 1).where("created_at", "<", before).limit(batch).execute()
+      ).map((r) => r.id);
+      if (ids.length === 0) break;
+      await this.db.transaction().execute(async (tx) => {
+        await tx.updateTable("devices").set({ user_id: null, status: "attached", attached_at: null }).where("user_id", "in", ids).execute();
+        await tx.deleteFrom("login_attempts").where("user_id", "in", ids).execute();
+        await tx.deleteFrom("users").where("id", "in", ids).where("provisional", "=", 1).execute();
+      });
+      removed += ids.length;
+      if (ids.length < batch) break;
+    }
+    await this.db.deleteFrom("login_attempts").where("created_at", "<", before).execute();
+    return removed;
+  }
+
+  private newRow(
+    environmentId: string,
+    id: string,
+    f: { external: string; email?: string; emailKey?: string; phone?: string; metadata?: Record<string, unknown>; provisional?: boolean },
+  ): UserRow {
+    const t = now();
+    return {
+      id,
+      environment_id: environmentId,
+      external_id: f.external,
+      email: f.email ?? null,
+      phone: f.phone ?? null,
+      email_verified: 0,
+      phone_verified: 0,
+      metadata: JSON.stringify(f.metadata ?? {}),
+      groups: "[]",
+      skip_challenge_count: 0,
+      converted_at: null,
+      provisional: f.provisional ? 1 : 0,
+      email_key: f.emailKey ?? (f.email ? accountEmailKey(f.email) : null),
+      created_at: t,
+      updated_at: t,
+    };
+  }
+
+  /**
+   * Finds or creates the user; sent metadata replaces the stored one. Contacts are the backend's (SPEC.md 12): sent
+   * email/phone replace the stored ones when the backend sent them (`source: "server"`); a browser's (`"client"`)
+   * are kept only on a user this call creates, never written over an existing user's. Answers the row and whether it
+   * was created. Concurrent first sightings of one user resolve to one row (unique (environment, external id)).
    */
   async upsert(
     environmentId: string,
     externalId: string,
-    fields: { email?: string; phone?: string; metadata?: Record<string, unknown> },
+    fields: { source: "client" | "server"; email?: string; phone?: string; metadata?: Record<string, unknown>; provisional?: boolean },
     db: Kysely<Database> = this.db,
     /** The row as the caller already read it (the evaluation's identity step), to spare a second read. */
     known?: UserRow,
@@ -39,8 +138,12 @@ export class UsersRepo {
     const t = now();
     if (existing) {
       const patch: Partial<UserRow> = {};
-      if (fields.email !== undefined && fields.email !== existing.email) Object.assign(patch, { email: fields.email, email_verified: 0 });
-      if (fields.phone !== undefined && fields.phone !== existing.phone) Object.assign(patch, { phone: fields.phone, phone_verified: 0 });
+      // A claimed contact that differs is the check contact_mismatch, not a change (checks/index.ts).
+      const fromBackend = fields.source === "server";
+      if (fromBackend && fields.email !== undefined && fields.email !== existing.email)
+        Object.assign(patch, { email: fields.email, email_verified: 0, email_key: accountEmailKey(fields.email) });
+      if (fromBackend && fields.phone !== undefined && fields.phone !== existing.phone)
+        Object.assign(patch, { phone: fields.phone, phone_verified: 0 });
       if (fields.metadata !== undefined) {
         // Most logins send the same metadata again: no write (and no dirty page) for an unchanged value.
         const metadata = JSON.stringify(fields.metadata);
@@ -51,21 +154,7 @@ export class UsersRepo {
       await updateRow(db, "users", existing.id, patch);
       return { user: { ...existing, ...patch }, created: false };
     }
-    const row: UserRow = {
-      id: newId("usr"),
-      environment_id: environmentId,
-      external_id: externalId,
-      email: fields.email ?? null,
-      phone: fields.phone ?? null,
-      email_verified: 0,
-      phone_verified: 0,
-      metadata: JSON.stringify(fields.metadata ?? {}),
-      groups: "[]",
-      skip_challenge_count: 0,
-      converted_at: null,
-      created_at: t,
-      updated_at: t,
-    };
+    const row = this.newRow(environmentId, newId("usr"), { ...fields, external: externalId });
     if (!(await insertRow(db, "users", row, ["environment_id", "external_id"]))) {
       // Another request created it first.
       const other = await byExternal.first(db, { env: environmentId, external: externalId });

@@ -60,6 +60,27 @@ export function toWireDelivery(row: WebhookDeliveryRow): WebhookDelivery {
   return d;
 }
 
+/** A new delivery of `event` to one endpoint, due at once. */
+function pendingDelivery(event: WebhookEventRow, endpointId: string): WebhookDeliveryRow {
+  return {
+    id: newId("whd"),
+    environment_id: event.environment_id,
+    endpoint_id: endpointId,
+    event_id: event.id,
+    event: event.event,
+    status: "pending",
+    attempts: 0,
+    next_attempt_at: event.created_at,
+    lease_until: null,
+    lease_owner: null,
+    last_status_code: null,
+    last_error: null,
+    delivered_at: null,
+    created_at: event.created_at,
+    updated_at: event.created_at,
+  };
+}
+
 export class WebhooksRepo {
   constructor(
     private readonly db: Kysely<Database>,
@@ -68,6 +89,28 @@ export class WebhooksRepo {
 
   async createEndpoint(row: WebhookEndpointRow): Promise<void> {
     await this.db.insertInto("webhook_endpoints").values(row).execute();
+  }
+
+  /**
+   * Creates or updates the endpoint a CONFIG_FILE entry names (`source_key`): url, events, description and secret
+   * follow the file; its enabled state and delivery history stay. Answers whether it was created.
+   */
+  async upsertEndpointByKey(
+    row: Pick<WebhookEndpointRow, "id" | "environment_id" | "url" | "events" | "description" | "secret" | "source_key" | "created_at">,
+  ): Promise<boolean> {
+    const existing = await this.db
+      .selectFrom("webhook_endpoints")
+      .select("id")
+      .where("environment_id", "=", row.environment_id)
+      .where("source_key", "=", row.source_key)
+      .executeTakeFirst();
+    const fields = { url: row.url, events: row.events, description: row.description, secret: row.secret, updated_at: row.created_at };
+    if (existing) {
+      await this.db.updateTable("webhook_endpoints").set(fields).where("id", "=", existing.id).execute();
+      return false;
+    }
+    await this.createEndpoint({ ...row, ...fields, enabled: 1, disabled_reason: null, consecutive_failures: 0 });
+    return true;
   }
 
   async listEndpoints(environmentId: string): Promise<WebhookEndpointRow[]> {
@@ -103,6 +146,16 @@ export class WebhooksRepo {
     });
   }
 
+  /** Records an event and one pending delivery of it to this endpoint only (a test event); answers the delivery. */
+  async enqueueFor(event: WebhookEventRow, endpointId: string): Promise<WebhookDeliveryRow> {
+    const delivery = pendingDelivery(event, endpointId);
+    await this.db.transaction().execute(async (tx) => {
+      await insertRow(tx, "webhook_events", event);
+      await tx.insertInto("webhook_deliveries").values(delivery).execute();
+    });
+    return delivery;
+  }
+
   /** Records an event and one pending delivery per enabled endpoint subscribed to it, in `db` (the caller's transaction). */
   async enqueue(db: Kysely<Database>, event: WebhookEventRow): Promise<number> {
     await insertRow(db, "webhook_events", event);
@@ -111,25 +164,7 @@ export class WebhooksRepo {
     if (targets.length === 0) return 0;
     await db
       .insertInto("webhook_deliveries")
-      .values(
-        targets.map((e) => ({
-          id: newId("whd"),
-          environment_id: event.environment_id,
-          endpoint_id: e.id,
-          event_id: event.id,
-          event: event.event,
-          status: "pending" as const,
-          attempts: 0,
-          next_attempt_at: event.created_at,
-          lease_until: null,
-          lease_owner: null,
-          last_status_code: null,
-          last_error: null,
-          delivered_at: null,
-          created_at: event.created_at,
-          updated_at: event.created_at,
-        })),
-      )
+      .values(targets.map((e) => pendingDelivery(event, e.id)))
       .execute();
     return targets.length;
   }
@@ -188,6 +223,31 @@ export class WebhooksRepo {
       out.push({ delivery, url: r.url, secret: r.secret, payload: r.payload, createdAt: r.created_at });
     }
     return out;
+  }
+
+  /**
+   * Releases every lease not held by `owner` (pending deliveries only): for a process that knows it is the only one
+   * (the embedded store), whatever another owner leased was left by a process that stopped. Answers how many.
+   */
+  async releaseLeases(owner: string, at: number): Promise<number> {
+    const res = await this.db
+      .updateTable("webhook_deliveries")
+      .set({ lease_owner: null, lease_until: null, updated_at: at })
+      .where("status", "=", "pending")
+      .where("lease_owner", "is not", null)
+      .where("lease_owner", "!=", owner)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
+
+  /** Deliveries not settled yet (metrics: the outbox's depth); counted on the (status, next_attempt_at) index. */
+  async pendingCount(): Promise<number> {
+    const row = await this.db
+      .selectFrom("webhook_deliveries")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where("status", "=", "pending")
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   /** Records an attempt's outcome, only if `owner` still holds the lease (answers whether it did). */

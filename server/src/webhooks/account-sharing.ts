@@ -4,7 +4,7 @@ import type { Kysely } from "kysely";
 import { toEventUser } from "../domain/users.js";
 import type { AfterEvaluate, EventSink } from "../pipeline/evaluate.js";
 import type { RateLimiter } from "../rate-limit/limiter.js";
-import { loadRisks } from "../risks/index.js";
+import { riskLevels } from "../risks/index.js";
 import { toWireDevice } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
 import type { Database } from "../store/schema.js";
@@ -33,10 +33,11 @@ export class AccountSharingNotifier {
     const risk = decision.risks.find((r) => r.name === "account_sharing" && RAISED.has(r.severity));
     if (!risk || !input.user) return;
     const user = await this.repos.users.findByExternal(input.env.id, input.user);
-    if (!user) return;
+    // A provisional user is not an account yet (SPEC.md 13): nothing to signal about its sharing.
+    if (!user || user.provisional === 1) return;
     // A signal marks the rise: while the account stays shared, every evaluation carries the raised risk.
     const previous = await this.repos.evaluations.previousRisks(input.env.id, user.id, result.evaluation.id);
-    const before = previous ? loadRisks(previous) : [];
+    const before = previous ? riskLevels(previous) : [];
     if (before.some((r) => r.name === "account_sharing" && RAISED.has(r.severity))) return;
     const deviceRow = identity.device?.row;
     const data = {

@@ -2,8 +2,10 @@
 import { ActionParam, ErrorBody, Evaluation, IdParam, ServerEvaluateRequest } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { envOf } from "../../auth.js";
+import { checkContacts } from "../../delivery/addresses.js";
 import { conflict, notFound } from "../../errors.js";
 import type { Services } from "../../services.js";
+import { ok } from "../describe.js";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
 
@@ -12,7 +14,16 @@ const evaluationRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (a
 
   app.get(
     "/v3/evaluations/:id",
-    { schema: { tags: ["evaluations"], summary: "Retrieve an evaluation", params: IdParam, response: { 200: Evaluation, ...errors } } },
+    {
+      schema: {
+        tags: ["evaluations"],
+        summary: "Retrieve an evaluation",
+        description:
+          "Your backend reads the verdict of an evaluation the browser SDK made (its id came with the form), with the reasons, risks, checks, matched policy, geolocation and challenge. Check `action` and `user.id` before acting on it, then consume it.",
+        params: IdParam,
+        response: { 200: ok(Evaluation, "The evaluation"), ...errors },
+      },
+    },
     async (req) => {
       const ev = await evaluationsService.get(envOf(req).id, req.params.id);
       if (!ev) throw notFound("Evaluation");
@@ -26,9 +37,10 @@ const evaluationRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (a
       schema: {
         tags: ["evaluations"],
         summary: "Consume an evaluation (once)",
-        description: "The first call marks the evaluation consumed; every later call answers 409 already_consumed.",
+        description:
+          "Marks the evaluation used so that the same id cannot let anyone in twice: the first call answers it with `consumed: true` and `consumed_at`; every later call, on any instance, answers 409 `already_consumed`. Takes no body.",
         params: IdParam,
-        response: { 200: Evaluation, 409: ErrorBody, ...errors },
+        response: { 200: ok(Evaluation, "The evaluation, now consumed"), 409: ErrorBody, ...errors },
       },
     },
     async (req) => {
@@ -45,14 +57,17 @@ const evaluationRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (a
       schema: {
         tags: ["evaluations"],
         summary: "Evaluate an action from a backend, including content a user wrote",
+        description:
+          "Runs the pipeline for an action your backend sees (a login checked server-side, a payment, a post): the user, email, phone, IP and user agent you pass, optionally the browser's client `evaluation` (its device and fingerprint), and `content` (title, text, links) scored for links, contact details, spam patterns and repetition across users. Contacts given here are the user's.",
         params: ActionParam,
         body: ServerEvaluateRequest,
-        response: { 200: Evaluation, ...errors },
+        response: { 200: ok(Evaluation, "The new evaluation with its verdict"), ...errors },
       },
     },
     async (req) => {
       const env = envOf(req);
       const b = req.body;
+      checkContacts(b);
       let linked: Awaited<ReturnType<typeof evaluationsService.get>>;
       if (b.evaluation) {
         linked = await evaluationsService.get(env.id, b.evaluation);

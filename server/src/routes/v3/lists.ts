@@ -3,27 +3,37 @@ import {
   ErrorBody,
   ListAddRequest,
   ListAddResponse,
+  ListEntries,
   ListIdParam,
   ListRemoveRequest,
   ListRemoveResponse,
+  ListSummaries,
   PageQuery,
 } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import * as z from "zod/mini";
 import { envOf } from "../../auth.js";
+import { badRequest } from "../../errors.js";
+import { isTestList } from "../../policies/test-mode.js";
 import type { Services } from "../../services.js";
+import { ok } from "../describe.js";
 
 const errors = { 400: ErrorBody, 401: ErrorBody };
 
-const ListEntry = z.object({
-  value: z.string(),
-  comment: z.optional(z.string()),
-  expires_at: z.optional(z.string()),
-  createdAt: z.string(),
-});
-
 const listRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   const { lists } = services.repos;
+
+  app.get(
+    "/v3/lists",
+    {
+      schema: {
+        tags: ["lists"],
+        summary: "The environment's lists with their live entry counts",
+        description: "Every list holding at least one entry that has not expired, with its count and the time of its latest change.",
+        response: { 200: ok(ListSummaries, "The lists"), ...errors },
+      },
+    },
+    async (req) => ({ data: await lists.summaries(envOf(req).id) }),
+  );
 
   app.post(
     "/v3/lists/:id/add",
@@ -31,12 +41,19 @@ const listRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
       schema: {
         tags: ["lists"],
         summary: "Add values to a list",
+        description:
+          'Up to 500 user ids, IPs, emails or email domains, fingerprint or device ids, phones or country codes, with a comment and a `ttl` in seconds; a value already there gets the new comment and expiry. Policies test lists with `in_list`; in development the test_* lists force verdicts (README "Test mode"), and production refuses them.',
         params: ListIdParam,
         body: ListAddRequest,
-        response: { 200: ListAddResponse, ...errors },
+        response: { 200: ok(ListAddResponse, "How many values were added and updated, and the list's size"), ...errors },
       },
     },
-    async (req) => lists.add(envOf(req).id, req.params.id, req.body.values, { comment: req.body.comment, ttlSeconds: req.body.ttl }),
+    async (req) => {
+      const env = envOf(req);
+      if (env.name !== "development" && isTestList(req.params.id))
+        throw badRequest(`${req.params.id} is a test-mode list: it forces verdicts in development environments only`, "id");
+      return lists.add(env.id, req.params.id, req.body.values, { comment: req.body.comment, ttlSeconds: req.body.ttl });
+    },
   );
 
   app.post(
@@ -45,9 +62,10 @@ const listRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
       schema: {
         tags: ["lists"],
         summary: "Remove values from a list",
+        description: "Removes the values given (up to 500); values not on the list are ignored.",
         params: ListIdParam,
         body: ListRemoveRequest,
-        response: { 200: ListRemoveResponse, ...errors },
+        response: { 200: ok(ListRemoveResponse, "How many values were removed, and the list's size"), ...errors },
       },
     },
     async (req) => lists.remove(envOf(req).id, req.params.id, req.body.values),
@@ -59,12 +77,10 @@ const listRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
       schema: {
         tags: ["lists"],
         summary: "List a list's live entries",
+        description: "The values not yet expired, by value, with their comment and expiry. Paginated.",
         params: ListIdParam,
         querystring: PageQuery,
-        response: {
-          200: z.object({ id: z.string(), data: z.array(ListEntry), total: z.number(), page: z.number(), limit: z.number() }),
-          ...errors,
-        },
+        response: { 200: ok(ListEntries, "A page of the list's entries"), ...errors },
       },
     },
     async (req) => {

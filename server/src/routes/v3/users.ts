@@ -3,14 +3,24 @@ import { DeviceList, ErrorBody, IdParam, UserErasure, UserUpdateRequest } from "
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import * as z from "zod/mini";
 import { envOf } from "../../auth.js";
+import { checkContacts } from "../../delivery/addresses.js";
 import type { Services } from "../../services.js";
+import { ok } from "../describe.js";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
 
 const userRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   app.get(
     "/v3/user/:id/devices",
-    { schema: { tags: ["users"], summary: "List a user's devices", params: IdParam, response: { 200: DeviceList, ...errors } } },
+    {
+      schema: {
+        tags: ["users"],
+        summary: "List a user's devices",
+        description: "Every device the user was seen on, attached or detached, with its browser and OS, last sighting and metadata.",
+        params: IdParam,
+        response: { 200: ok(DeviceList, "The user's devices (an empty list for an unknown user)"), ...errors },
+      },
+    },
     async (req) => services.devices.listForUser(envOf(req).id, req.params.id),
   );
 
@@ -20,12 +30,15 @@ const userRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
       schema: {
         tags: ["users"],
         summary: "Update a user (only the sent fields change)",
+        description:
+          "Sets the user's contacts (where challenge codes go: a client evaluation never changes them), metadata and groups; `null` clears a contact. Creates the user if new.",
         params: IdParam,
         body: UserUpdateRequest,
-        response: { 204: z.null(), ...errors },
+        response: { 204: ok(z.null(), "Updated"), ...errors },
       },
     },
     async (req, reply) => {
+      checkContacts(req.body);
       await services.users.update(envOf(req).id, req.params.id, req.body);
       return reply.status(204).send(null);
     },
@@ -40,7 +53,7 @@ const userRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
         description:
           "Deletes the user's evaluations, devices, fingerprints seen only with them, challenges and access records; answers the counts.",
         params: IdParam,
-        response: { 200: UserErasure, ...errors },
+        response: { 200: ok(UserErasure, "What was erased, by kind"), ...errors },
       },
     },
     async (req) => services.privacy.eraseUser(envOf(req).id, req.params.id),

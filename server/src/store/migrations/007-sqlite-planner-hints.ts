@@ -11,6 +11,11 @@ import { type Kysely, SqliteAdapter, sql } from "kysely";
 const ROWS = 1_000_000;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await seedPlannerStatistics(db);
+}
+
+/** Seeds sqlite_stat1 for the indexes that have no statistics yet (later migrations call it for their new indexes). */
+export async function seedPlannerStatistics(db: Kysely<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return;
   // Creates sqlite_stat1 (empty tables get no rows).
   await sql`analyze`.execute(db);

@@ -1,7 +1,15 @@
-// Versioned migrations, applied in name order by `tessera migrate` and at start (SPEC.md 3).
-// Each area adds its own numbered file here; a number once shipped never changes.
-import type { Kysely } from "kysely";
+// Versioned migrations, applied in name order by `tessera migrate` and at start (SPEC.md 3), each in its own
+// transaction on both stores (SQLite too: store/db.ts), so a crash mid-migration leaves the store as it was before
+// that migration. Each area adds its own numbered file here; a number once shipped never changes.
+import { type Kysely, PostgresAdapter, sql } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
+import * as m13 from "./13-environment-settings.js";
+import * as m14 from "./14-device-identity.js";
+import * as m15 from "./15-evaluation-network.js";
+import * as m17 from "./17-console.js";
+import * as m18 from "./18-velocity-counters.js";
+import * as m18b from "./18b-interrupted-sends.js";
+import * as m19 from "./19-first-day.js";
 import * as m001 from "./001-core.js";
 import * as m002 from "./002-risk.js";
 import * as m003 from "./003-challenges.js";
@@ -18,7 +26,17 @@ const migrations: Record<string, Migration> = {
   "005-rate-limits": m005,
   "006-hot-path-indexes": m006,
   "007-sqlite-planner-hints": m007,
+  "13-environment-settings": m13,
+  "14-device-identity": m14,
+  "15-evaluation-network": m15,
+  "17-console": m17,
+  "18-velocity-counters": m18,
+  "18b-interrupted-sends": m18b,
+  "19-first-day": m19,
 };
+
+/** Every migration this version knows: a store lacking one is not ready (store/readiness.ts). */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations);
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
@@ -28,6 +46,20 @@ export interface MigrationReport {
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before (and regardless of) the typed schema.
 export async function migrate(db: Kysely<any>): Promise<MigrationReport> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return migrateOn(db);
+  // The pool's statement_timeout (store/db.ts) is for requests: building an index on a large table may take longer.
+  return db.connection().execute(async (conn) => {
+    await sql`set statement_timeout = 0`.execute(conn);
+    try {
+      return await migrateOn(conn);
+    } finally {
+      await sql`reset statement_timeout`.execute(conn);
+    }
+  });
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: as above
+async function migrateOn(db: Kysely<any>): Promise<MigrationReport> {
   const migrator = new Migrator({
     db,
     provider,
@@ -36,7 +68,14 @@ export async function migrate(db: Kysely<any>): Promise<MigrationReport> {
     // Areas number their migrations independently; a store migrated before a lower number existed still takes it.
     allowUnorderedMigrations: true,
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return { applied: (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName) };
+  // One migration per step: migrateToLatest would run every pending one in a single transaction, so a failure in the
+  // last would undo the others too. Each step re-reads what is applied, under the migration lock (PostgreSQL).
+  const applied: string[] = [];
+  for (;;) {
+    const { error, results } = await migrator.migrateUp();
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    const done = (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+    if (done.length === 0) return { applied };
+    applied.push(...done);
+  }
 }

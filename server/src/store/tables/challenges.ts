@@ -39,6 +39,8 @@ export interface DevOutboxTable {
   recipient: string;
   subject: string;
   body: string;
+  /** The one-time code the message carries (development only: this table exists for it). */
+  code: string | null;
   created_at: number;
 }
 

@@ -20,6 +20,10 @@ export interface EnvironmentsTable {
   client_id: string;
   /** JSON array of allowed origins for the client API. */
   allowed_origins: string;
+  /** JSON: { identity_verification? } — settings of this environment alone (projects.settings holds shared ones). */
+  settings: string;
+  /** The identity secret (SPEC.md 12), sealed under the server key; null until one is created. */
+  identity_secret: string | null;
   created_at: number;
 }
 
@@ -30,6 +34,8 @@ export interface ApiKeysTable {
   hash: string;
   /** First characters of the secret, to recognise a key in listings. */
   prefix: string;
+  /** What the key is for (`tessera keys create --label`); null for keys made before labels existed. */
+  label: string | null;
   created_at: number;
   revoked_at: number | null;
 }
@@ -48,6 +54,10 @@ export interface UsersTable {
   groups: string;
   skip_challenge_count: number;
   converted_at: number | null;
+  /** 1 while a user first seen on a login is not confirmed by the customer's backend (SPEC.md 13). */
+  provisional: number;
+  /** The normalised email (pipeline/account-email.ts) an email-only evaluation finds its account by. */
+  email_key: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -61,6 +71,8 @@ export interface FingerprintsTable {
   exact_hash: string;
   /** JSON of the normalised components kept for drift matching. */
   components: string;
+  /** 1 once many visitor tokens on many networks presented it: it no longer links accounts or merges devices. */
+  popular: number;
   created_at: number;
   last_seen_at: number;
 }
@@ -71,6 +83,8 @@ export interface DevicesTable {
   /** users.id (service id) of the user it is attached to, if any. */
   user_id: string | null;
   visitor_token: string | null;
+  /** The token it carried before its browser came back without it (SPEC.md 13): still finds the device. */
+  previous_token: string | null;
   fingerprint_id: string | null;
   status: "attached" | "detached";
   type: "computer" | "tablet" | "mobile";
@@ -104,6 +118,10 @@ export interface EvaluationsTable {
   country_code: string | null;
   latitude: number | null;
   longitude: number | null;
+  /** The IP's /24 or /48 (migration 15). */
+  network: string | null;
+  /** The IP's ASN when its network belongs to its users (not a cloud, VPN or proxy provider's); migration 15. */
+  asn: number | null;
   /** JSON blobs of the embedded objects, as answered on the wire. */
   geolocation: string | null;
   policy: string | null;
@@ -127,6 +145,20 @@ export interface AccessRecordsTable {
   updated_at: number;
 }
 
+/** A login naming a provisional user (SPEC.md 13): what credential-stuffing counts are counted from. */
+export interface LoginAttemptsTable {
+  id: string;
+  environment_id: string;
+  user_id: string;
+  /** The browser: its visitor token ("t:…") when it sent one, else its device ("d:…"). */
+  device_key: string | null;
+  fingerprint_id: string | null;
+  ip: string | null;
+  /** The IP's network: its /24 (IPv4) or /48 (IPv6). */
+  network: string | null;
+  created_at: number;
+}
+
 export interface CoreTables {
   settings: SettingsTable;
   projects: ProjectsTable;
@@ -137,4 +169,5 @@ export interface CoreTables {
   devices: DevicesTable;
   evaluations: EvaluationsTable;
   access_records: AccessRecordsTable;
+  login_attempts: LoginAttemptsTable;
 }

@@ -14,6 +14,8 @@ export interface WebhookEndpointsTable {
   disabled_reason: string | null;
   /** Failed attempts since the last success; reset by a success. */
   consecutive_failures: number;
+  /** `config:<key>` for an endpoint loaded from CONFIG_FILE (updated in place on restart); null when made by the API. */
+  source_key: string | null;
   created_at: number;
   updated_at: number;
 }

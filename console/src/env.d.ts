@@ -1,0 +1,2 @@
+// Lets TypeScript accept the stylesheet import that Vite bundles.
+/// <reference types="vite/client" />

@@ -1,0 +1,8 @@
+// Entry point of the console (SPEC.md 14): mount the shell, then find out whether a session is open.
+import { render } from "preact";
+import { App } from "./app.js";
+import { loadSession } from "./state.js";
+import "./styles.css";
+
+render(<App />, document.getElementById("app")!);
+void loadSession();

@@ -1,0 +1,51 @@
+// Policies (SPEC.md 14): the environment's policies, highest priority first; enable or disable in place.
+import type { Policy } from "@tessera/sdk/contract";
+import { get, patch } from "../api.js";
+import { t } from "../i18n/index.js";
+import { can, go } from "../state.js";
+import { act, Code, Link, Show, Table, Title, useData, Verdict } from "../ui.js";
+
+export function Policies() {
+  const m = t.value.policies;
+  const list = useData(() => get<{ data: Policy[] }>("/v3/policies"), []);
+  return (
+    <section aria-labelledby="screen-title">
+      <Title>{m.title}</Title>
+      {can("owner") && (
+        <button type="button" class="primary" onClick={() => go("policies/new")}>
+          {m.create}
+        </button>
+      )}
+      <Show of={list}>
+        {({ data }) => (
+          <Table headers={[m.name, m.actions, m.priority, m.verdict, m.enabled]}>
+            {data.map((p) => (
+              <tr key={p.id}>
+                <td>
+                  <Link to={`policies/${p.id}`}>{p.name}</Link>
+                </td>
+                <td>{p.actions.length ? <Code>{p.actions.join(", ")}</Code> : m.allActions}</td>
+                <td>{p.priority}</td>
+                <td>
+                  <Verdict v={p.verdict} />
+                </td>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`${m.enabled}: ${p.name}`}
+                    checked={p.enabled}
+                    disabled={!can("owner")}
+                    onChange={(e) => {
+                      const enabled = e.currentTarget.checked;
+                      void act(() => patch(`/v3/policies/${p.id}`, { enabled }), t.value.saved).then(list.reload);
+                    }}
+                  />
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </Show>
+    </section>
+  );
+}

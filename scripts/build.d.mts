@@ -1,0 +1,16 @@
+// Types of scripts/build.mjs for the TypeScript that imports it (the test helpers).
+export interface Workspace {
+  name: string;
+  folder: string;
+  dir: string;
+  deps: Workspace[];
+}
+export const ROOT: string;
+export class BuildError extends Error {}
+export function buildableWorkspaces(): Workspace[];
+export function inputsHash(ws: Workspace): string;
+export function buildState(ws: Workspace): "current" | "stale" | "missing";
+export function canBuild(): boolean;
+export function buildWorkspace(ws: Workspace, log?: (msg: string) => void): void;
+export function ensureBuilt(opts?: { only?: (w: Workspace) => boolean; force?: boolean; log?: (msg: string) => void }): string[];
+export function isBundle(w: Workspace): boolean;

@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// The production build (SPEC.md 15): every workspace with a `build` script — the browser SDK, the challenge app, the
+// console, the server — is built to its dist/ unless that build is current. Each build leaves dist/.build-stamp.json
+// with a hash of its inputs (its own files, the @tessera workspaces it imports, the lockfile), so a changed source is
+// rebuilt and never served stale, and an unchanged one is not rebuilt. Builds are always production builds
+// (NODE_ENV=production, whatever the caller's).
+//
+// Plain JavaScript with no dependency: bin/tessera.mjs runs it before starting the server, also after
+// `npm ci --omit=dev`, where it can only check (building needs Vite, a dev dependency).
+//
+//   node scripts/build.mjs            build what is missing or stale
+//   node scripts/build.mjs --force    rebuild everything
+//   node scripts/build.mjs --check    list what is missing or stale; exit 1 if anything is
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+export const ROOT = path.resolve(import.meta.dirname, "..");
+const STAMP = ".build-stamp.json";
+/** Folders that are no input of a build: outputs, installs, tests and data read at run time. */
+const NOT_INPUTS = new Set(["node_modules", "dist", "test", "scenarios", "data", "artifacts", ".tmp"]);
+const TEST_FILE = /\.test\.[cm]?[jt]sx?$/;
+
+/** A build that cannot be made or is not there: its message says what to do, in one line. */
+export class BuildError extends Error {}
+
+/** The workspaces that have a build script, with the @tessera workspaces each depends on. */
+export function buildableWorkspaces() {
+  const root = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
+  const all = root.workspaces.map((w) => {
+    const dir = path.join(ROOT, w);
+    const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+    const deps = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((d) => d.startsWith("@tessera/"));
+    return { name: pkg.name, folder: w, dir, deps, buildable: Boolean(pkg.scripts?.build) };
+  });
+  const byName = new Map(all.map((w) => [w.name, w]));
+  return all.filter((w) => w.buildable).map((w) => ({ ...w, deps: w.deps.map((d) => byName.get(d)).filter(Boolean) }));
+}
+
+function hashFolder(hash, dir, rel = "") {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (entry.name.startsWith(".") || NOT_INPUTS.has(entry.name)) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) hashFolder(hash, full, `${rel}${entry.name}/`);
+    else if (entry.isFile() && !TEST_FILE.test(entry.name)) {
+      hash.update(`${rel}${entry.name}\0`);
+      hash.update(fs.readFileSync(full));
+    }
+  }
+}
+
+/** A hash of everything a workspace's build reads: its files, those of the workspaces it imports, the lockfile and shared build files. */
+export function inputsHash(ws) {
+  const hash = createHash("sha256");
+  for (const dir of [ws.dir, ...ws.deps.map((d) => d.dir)]) {
+    hash.update(`${path.relative(ROOT, dir)}\n`);
+    hashFolder(hash, dir);
+  }
+  // Shared build files outside the workspaces: the Vite plugin that the challenge app and the console import.
+  for (const file of ["package-lock.json", "tsconfig.json", "scripts/vite-pure-contract.ts"]) {
+    const full = path.join(ROOT, file);
+    if (fs.existsSync(full)) hash.update(fs.readFileSync(full));
+  }
+  return hash.digest("hex");
+}
+
+/** "current", "stale" (built from other sources) or "missing". */
+export function buildState(ws) {
+  const stamp = path.join(ws.dir, "dist", STAMP);
+  if (!fs.existsSync(stamp)) return "missing";
+  try {
+    return JSON.parse(fs.readFileSync(stamp, "utf8")).inputs === inputsHash(ws) ? "current" : "stale";
+  } catch {
+    return "missing";
+  }
+}
+
+/** Whether this install can build (Vite is a dev dependency: absent after npm ci --omit=dev). */
+export function canBuild() {
+  try {
+    createRequire(path.join(ROOT, "package.json")).resolve("vite");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function buildWorkspace(ws, log = console.log) {
+  const t0 = Date.now();
+  const inputs = inputsHash(ws);
+  log(`Building ${ws.folder}…`);
+  // Production bundles, whatever NODE_ENV the caller runs with (a development bundle of the app is 20 % larger).
+  const r = spawnSync("npm", ["run", "build", "-w", ws.folder], {
+    cwd: ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  if (r.status !== 0) throw new BuildError(`Building ${ws.folder} failed (exit ${r.status ?? r.signal}): see the output above`);
+  fs.writeFileSync(path.join(ws.dir, "dist", STAMP), `${JSON.stringify({ inputs, built_at: new Date().toISOString() })}\n`);
+  log(`Built ${ws.folder} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+/**
+ * Makes sure the given workspaces (all buildable ones by default) are built from the current sources: builds what is
+ * missing or stale, or, where nothing can be built (a production install), throws a BuildError saying what to do.
+ */
+export function ensureBuilt({ only, force = false, log = console.log } = {}) {
+  const targets = buildableWorkspaces().filter((w) => !only || only(w));
+  const todo = targets.filter((w) => force || buildState(w) !== "current");
+  if (todo.length === 0) return [];
+  if (!canBuild()) {
+    const list = todo.map((w) => `${w.folder} (${buildState(w)})`).join(", ");
+    throw new BuildError(
+      `Not built from these sources: ${list}. This install has no build tools (npm ci --omit=dev): run \`npm ci && npm run build\` (where dev dependencies may be installed) and ship the dist/ folders with it`,
+    );
+  }
+  for (const w of todo) buildWorkspace(w, log);
+  return todo.map((w) => w.folder);
+}
+
+/** The browser bundles the server serves: every buildable workspace but the server itself. */
+export const isBundle = (w) => w.name !== "@tessera/server";
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const args = new Set(process.argv.slice(2));
+  try {
+    if (args.has("--check")) {
+      const stale = buildableWorkspaces()
+        .map((w) => [w.folder, buildState(w)])
+        .filter(([, s]) => s !== "current");
+      for (const [folder, state] of stale) console.log(`${folder}: ${state}`);
+      process.exit(stale.length ? 1 : 0);
+    }
+    const built = ensureBuilt({ force: args.has("--force") });
+    if (built.length === 0) console.log("Everything is built from the current sources");
+  } catch (e) {
+    if (e instanceof BuildError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
+}

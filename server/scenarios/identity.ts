@@ -1,0 +1,225 @@
+// Device identity measured on the honest population (SPEC.md 13): its visits go through the real HTTP API of one
+// project, the customer's backend consumes what it lets in and its users pass the challenges they get; the service's
+// answers (device, fingerprint, verdict) are compared with the truth of each visit, per browser family:
+// - re-identification after drift: a browser that kept its token comes back after an update, a dock, a font, a trip,
+//   a Brave restart — the same device (for the same account) and the same fingerprint as at its previous visit;
+// - after a lost token (cleared storage, Safari's 7-day cap): the same device again (reported, no target);
+// - merges: two distinct physical browsers given one device, or one fingerprint through a drift match (two browsers
+//   with identical components share a fingerprint by definition: reported apart as collisions);
+// - honest friction: first sign-ups (email only, as sign-up forms send them) challenged or denied; every honest visit.
+import { DAY, type Harness, type Outcome, type Project } from "./harness.js";
+import { type HonestVisit, honestTraffic, type PopulationOptions } from "./population/honest.js";
+import { pick, stream } from "./population/random.js";
+
+export interface FamilyFigures {
+  family: string;
+  visits: number;
+  driftN: number;
+  driftSameDevice: number;
+  driftSameFingerprint: number;
+  lostN: number;
+  lostSameDevice: number;
+  deviceMerges: number;
+  fingerprintMerges: number;
+  fingerprintCollisions: number;
+  signups: number;
+  signupFriction: number;
+  /** Of those, on a browser a household really shares (the repeat-trial policy counting its other accounts). */
+  signupFrictionShared: number;
+  friction: number;
+}
+
+export interface IdentityReport {
+  label: string;
+  people: number;
+  visits: number;
+  families: FamilyFigures[];
+  total: FamilyFigures;
+  frictionPolicies: Map<string, number>;
+  /** Honest visits, for the threat section's precision. */
+  outcomes: Array<{ verdict: string; policy?: string }>;
+  users: string[];
+}
+
+const blocked = (verdict: string) => verdict === "challenge" || verdict === "deny" || verdict === "challenge_and_restrict";
+
+function empty(family: string): FamilyFigures {
+  return {
+    family,
+    visits: 0,
+    driftN: 0,
+    driftSameDevice: 0,
+    driftSameFingerprint: 0,
+    lostN: 0,
+    lostSameDevice: 0,
+    deviceMerges: 0,
+    fingerprintMerges: 0,
+    fingerprintCollisions: 0,
+    signups: 0,
+    signupFriction: 0,
+    signupFrictionShared: 0,
+    friction: 0,
+  };
+}
+
+export async function measureIdentity(h: Harness, label: string, opts: PopulationOptions): Promise<IdentityReport> {
+  const p: Project = await h.project(`population ${label}`);
+  const ipOf = new Map<string, string>();
+  const ipFor = (v: HonestVisit): string => {
+    const key = v.network.kind === "cellular" || v.network.kind === "travel" ? `${v.network.id}` : v.network.id;
+    let ip = ipOf.get(key);
+    if (!ip) {
+      const pool = h.residential.get(v.network.country) ?? h.residential.get("US") ?? [];
+      ip = pick(stream(opts.seed, "ip", key), pool);
+      ipOf.set(key, ip);
+    }
+    return ip;
+  };
+  const families = new Map<string, FamilyFigures>();
+  const fam = (f: string) => {
+    const x = families.get(f) ?? empty(f);
+    families.set(f, x);
+    return x;
+  };
+  // The truth behind the service's ids: physical browsers per device and per fingerprint.
+  const browsersOfDevice = new Map<string, Set<string>>();
+  const browsersOfFingerprint = new Map<string, Set<string>>();
+  const driftAssigned: Array<{ fingerprint: string; browser: string; family: string }> = [];
+  const lastDevice = new Map<string, string>();
+  const lastFingerprint = new Map<string, string>();
+  const frictionPolicies = new Map<string, number>();
+  const familyOfBrowser = new Map<string, string>();
+  const history = new Map<string, unknown[]>();
+  const outcomes: IdentityReport["outcomes"] = [];
+  let visits = 0;
+
+  for (const v of honestTraffic(opts)) {
+    h.setClock(v.at);
+    const f = fam(v.browser.family);
+    const out: Outcome = await h.client(p, {
+      action: v.action,
+      userAgent: v.userAgent,
+      components: v.components,
+      token: v.token,
+      timezone: v.timezone,
+      ip: ipFor(v),
+      ...(v.user ? { user: v.user } : {}),
+      email: v.email,
+    });
+    visits++;
+    f.visits++;
+    outcomes.push({ verdict: out.verdict, policy: out.policy });
+    if (blocked(out.verdict)) {
+      f.friction++;
+      frictionPolicies.set(out.policy ?? "?", (frictionPolicies.get(out.policy ?? "?") ?? 0) + 1);
+    }
+    if (v.truth.firstSignup) {
+      f.signups++;
+      if (blocked(out.verdict)) {
+        f.signupFriction++;
+        if (v.browser.users.length > 1) f.signupFrictionShared++;
+        if (process.env.SCENARIO_DEBUG)
+          console.log(
+            "first sign-up challenged",
+            v.browser.family,
+            out.policy,
+            v.browser.users.length,
+            JSON.stringify(out.checks).match(/"(fingerprint|device)_user_count":\d+/g),
+          );
+      }
+    }
+    // The customer's backend: a sign-up or login let in is consumed; a challenged one is passed, then consumed.
+    if (v.action !== "access") {
+      if (out.verdict === "allow" || out.verdict === "restrict") await h.consume(p, out.id);
+      else if (out.challenge && (await h.completeChallenge(p, out.challenge.id))) await h.consume(p, out.id);
+    } else if (out.challenge && out.challenge.type !== "account_sharing") await h.completeChallenge(p, out.challenge.id);
+
+    const who = `${v.browser.key}#${v.person.id}`;
+    if (process.env.SCENARIO_DEBUG)
+      history.set(v.browser.key, [
+        ...(history.get(v.browser.key) ?? []),
+        [v.day, v.action, v.token, out.device, out.verdict, v.truth.private, v.truth.tokenLost],
+      ]);
+    familyOfBrowser.set(v.browser.key, v.browser.family);
+    if (out.device) {
+      const set = browsersOfDevice.get(out.device) ?? new Set();
+      set.add(v.browser.key);
+      browsersOfDevice.set(out.device, set);
+    }
+    if (out.fingerprint) {
+      const set = browsersOfFingerprint.get(out.fingerprint.id) ?? new Set();
+      set.add(v.browser.key);
+      browsersOfFingerprint.set(out.fingerprint.id, set);
+      if (out.fingerprint.confidence < 1)
+        driftAssigned.push({ fingerprint: out.fingerprint.id, browser: v.browser.key, family: v.browser.family });
+    }
+    // Re-identification is measured for browsers of one person, on their second visit on: a household's shared
+    // tablet is one device per account by design (an account never takes another's device).
+    if (!v.truth.private && !v.truth.firstVisit && v.browser.users.length === 1 && lastDevice.has(who)) {
+      if (v.truth.drift.length > 0 && !v.truth.tokenLost) {
+        f.driftN++;
+        if (out.device && lastDevice.get(who) === out.device) f.driftSameDevice++;
+        else if (process.env.SCENARIO_DEBUG)
+          console.log("another device after drift", v.browser.family, v.truth.drift, JSON.stringify(history.get(v.browser.key)?.slice(-3)));
+        if (out.fingerprint && lastFingerprint.get(v.browser.key) === out.fingerprint.id) f.driftSameFingerprint++;
+        else if (process.env.SCENARIO_DEBUG)
+          console.log("another fingerprint after drift", v.browser.family, v.truth.drift, out.fingerprint?.confidence);
+      }
+      if (v.truth.tokenLost && v.action !== "signup") {
+        f.lostN++;
+        if (out.device && lastDevice.get(who) === out.device) f.lostSameDevice++;
+      }
+    }
+    if (!v.truth.private) {
+      if (out.device) lastDevice.set(who, out.device);
+      if (out.fingerprint) lastFingerprint.set(v.browser.key, out.fingerprint.id);
+    }
+  }
+
+  const familyOf = (key: string) => familyOfBrowser.get(key) ?? "?";
+  // Counted per physical browser: one that shared a device (or a fingerprint) with another browser at least once.
+  const merged = new Set<string>();
+  for (const browsers of browsersOfDevice.values()) if (browsers.size > 1) for (const b of browsers) merged.add(b);
+  for (const b of merged) fam(familyOf(b)).deviceMerges++;
+  const driftMerged = new Set<string>();
+  for (const d of driftAssigned) {
+    const others = browsersOfFingerprint.get(d.fingerprint);
+    if (others && [...others].some((b) => b !== d.browser)) driftMerged.add(d.browser);
+  }
+  for (const b of driftMerged) fam(familyOf(b)).fingerprintMerges++;
+  const collided = new Set<string>();
+  for (const browsers of browsersOfFingerprint.values()) if (browsers.size > 1) for (const b of browsers) collided.add(b);
+  for (const b of collided) fam(familyOf(b)).fingerprintCollisions++;
+  const list = [...families.values()].sort((a, b) => b.visits - a.visits);
+  const total = list.reduce((t, x) => {
+    for (const k of Object.keys(t) as Array<keyof FamilyFigures>) if (k !== "family") (t[k] as number) += x[k] as number;
+    return t;
+  }, empty("all"));
+  h.advance(DAY);
+  return { label, people: opts.people, visits, families: list, total, frictionPolicies, outcomes, users: [] };
+}
+
+const ratio = (a: number, n: number) => (n === 0 ? "    –" : (a / n).toFixed(3));
+const pct = (a: number, n: number) => (n === 0 ? "    –" : `${((100 * a) / n).toFixed(1)}%`);
+
+/** The report's table, one line per browser family and a total; `ok` when every target holds. */
+export function formatIdentity(r: IdentityReport): { lines: string[]; ok: boolean } {
+  const lines = [
+    `${r.label}: ${r.people} people, ${r.visits} visits`,
+    "family                    visits | drift: n  device  fingerprint | lost token: n  device | merges: device  fp(drift) | fp collisions | first sign-ups: n  challenged (own browser) | all visits challenged",
+  ];
+  let ok = true;
+  for (const x of [...r.families, r.total]) {
+    const reid = x.driftN ? Math.min(x.driftSameDevice, x.driftSameFingerprint) / x.driftN : 1;
+    if (reid < 0.95 || x.deviceMerges > 0 || x.fingerprintMerges > 0) ok = false;
+    lines.push(
+      `${x.family.padEnd(24)} ${String(x.visits).padStart(7)} | ${String(x.driftN).padStart(8)}  ${ratio(x.driftSameDevice, x.driftN)}  ${ratio(x.driftSameFingerprint, x.driftN).padStart(11)} | ${String(x.lostN).padStart(13)}  ${ratio(x.lostSameDevice, x.lostN)} | ${String(x.deviceMerges).padStart(14)}  ${String(x.fingerprintMerges).padStart(9)} | ${String(x.fingerprintCollisions).padStart(13)} | ${String(x.signups).padStart(17)}  ${pct(x.signupFriction, x.signups).padStart(10)} (${pct(x.signupFriction - x.signupFrictionShared, x.signups)}) | ${pct(x.friction, x.visits).padStart(20)}`,
+    );
+  }
+  // The target is on first sign-ups from a person's own browser: on a browser the household shares, its other accounts
+  // are really there, and whether several accounts on one browser are challenged is the repeat-trial policy's choice.
+  if (r.total.signups && (r.total.signupFriction - r.total.signupFrictionShared) / r.total.signups > 0.01) ok = false;
+  const policies = [...r.frictionPolicies].sort((a, b) => b[1] - a[1]).map(([p, n]) => `${p} ${n}`);
+  if (policies.length) lines.push(`honest visits challenged or denied, by policy: ${policies.join(", ")}`);
+  return { lines, ok };
+}

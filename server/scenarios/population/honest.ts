@@ -1,0 +1,379 @@
+// The honest population and its traffic: households of people, each with a phone, often a computer, sometimes a
+// tablet shared by the household; their accounts (a first sign-up by email, as sign-up forms send it, or an account
+// that existed before the service met it); and what happens to their browsers day by day — browser and OS updates,
+// a laptop docked to a monitor, a font installed, travel, a private window, cleared storage, Safari's 7-day storage
+// cap, Brave's new farbling after a restart. `honestTraffic` yields the visits in time order with the truth about
+// each (which physical browser it is, what drifted since its last visit): an attack generator can be added beside.
+
+import { BROWSER_VERSIONS, type BrowserState, components, ENGINE, familyOf, userAgent } from "./browsers.js";
+import { type BrowserId, type DeviceModel, FONTS, LOCALES, MODELS, OS_BUILDS, OS_UPDATE } from "./catalogue.js";
+import { chance, int, pick, type Rng, stream, weighted } from "./random.js";
+
+type Locale = (typeof LOCALES)[number][0];
+
+export interface Person {
+  id: string;
+  household: number;
+  locale: Locale;
+  email: string;
+  /** The customer application's id of their account. */
+  user: string;
+  /** The day of their first sign-up, or null: an account that existed before (first seen on a login). */
+  signsUpOn: number | null;
+  /** Uses private windows now and then. */
+  privateBrowsing: boolean;
+  browsers: Browser[];
+}
+
+/** One browser profile on one physical device: the truth the measurements compare the service's answers with. */
+export interface Browser {
+  /** Unique per physical device and browser profile. */
+  key: string;
+  family: string;
+  model: DeviceModel;
+  state: BrowserState;
+  token: string;
+  tokenSerial: number;
+  /** Persons using this profile (a household's shared tablet has several). */
+  users: Person[];
+  lastVisitDay: number;
+  /** What changed since the last visit (cleared at each visit). */
+  pending: Set<string>;
+  tokenLost: boolean;
+  usesExternal: boolean;
+}
+
+export interface HonestVisit {
+  at: number;
+  day: number;
+  person: Person;
+  browser: Browser;
+  action: "signup" | "login" | "access";
+  /** Omitted on a first sign-up: the form knows the email only. */
+  user?: string;
+  email: string;
+  userAgent: string;
+  components: Record<string, unknown>;
+  token: string;
+  timezone: string;
+  /** Where the request comes from: resolved to a real IP of `country` by the runner. */
+  network: { kind: "home" | "work" | "cellular" | "travel"; id: string; country: string };
+  truth: {
+    firstSignup: boolean;
+    firstVisit: boolean;
+    private: boolean;
+    tokenLost: boolean;
+    drift: string[];
+  };
+}
+
+export interface PopulationOptions {
+  seed: number;
+  people: number;
+  days: number;
+  /** Draw devices from the held-out models only (true), from the others (false). */
+  heldOut: boolean;
+  /** The first day's midnight, UTC milliseconds. */
+  start: number;
+}
+
+const DAY = 24 * 3600 * 1000;
+
+function pickBrowser(r: Rng, model: DeviceModel): BrowserId {
+  return weighted(r, model.browsers);
+}
+
+function newState(r: Rng, model: DeviceModel, browser: BrowserId, owner: Person): BrowserState {
+  const osBuild = weighted(r, OS_BUILDS[model.os]);
+  const version = browser === "safari" ? Number(osBuild.split(".")[0]) : weighted(r, BROWSER_VERSIONS[browser]);
+  const extra: string[] = [];
+  if (model.os === "windows" || model.os === "macos") {
+    if (chance(r, model.os === "windows" ? 0.45 : 0.3)) extra.push(...FONTS.office);
+    if (chance(r, 0.08)) extra.push(...FONTS.adobe);
+    if (model.os === "windows" && (owner.locale.lang.startsWith("ja") || chance(r, 0.05))) extra.push(...FONTS.cjk);
+    if (model.os === "windows" && chance(r, 0.04)) extra.push(...FONTS.corel);
+  }
+  return {
+    model,
+    browser,
+    version,
+    osBuild,
+    cores: pick(r, model.cores),
+    ramGb: pick(r, model.ramGb),
+    screen: model.screens.length > 1 && chance(r, 0.25) ? int(r, 1, model.screens.length - 1) : 0,
+    docked: false,
+    externalScreen: pick(r, [
+      [1920, 1080],
+      [2560, 1440],
+      [1920, 1200],
+      [3440, 1440],
+    ] as Array<[number, number]>),
+    extraFonts: extra,
+    textSize: chance(r, 0.06) ? 1 : 0,
+    dockSize: pick(r, [70, 80, 60, 0]),
+    taskbar: pick(r, [40, 40, 40, 50, 30]),
+    tz: owner.locale.tz,
+    lang: owner.locale.lang,
+    langs: owner.locale.langs,
+    locale: owner.locale.locale,
+    reducedMotion: chance(r, 0.05),
+    applePay: chance(r, 0.6),
+    contentBlocker: chance(r, 0.15) ? ["adGuardBase", "easyList"] : [],
+    pdfViewer: !chance(r, 0.03),
+    private: false,
+    farbleSession: int(r, 1, 1e9),
+  };
+}
+
+/** The population: people in households with their browsers. Deterministic in `opts.seed`. */
+export function population(opts: PopulationOptions): Person[] {
+  const models = MODELS.filter((m) => !!m.heldOut === opts.heldOut);
+  const phones = models.filter((m) => m.kind === "mobile");
+  const computers = models.filter((m) => m.kind === "computer");
+  const tablets = models.filter((m) => m.kind === "tablet");
+  const people: Person[] = [];
+  let household = 0;
+  while (people.length < opts.people) {
+    const r = stream(opts.seed, "household", household);
+    const size = Math.min(
+      opts.people - people.length,
+      weighted(r, [
+        [1, 0.35],
+        [2, 0.35],
+        [3, 0.18],
+        [4, 0.12],
+      ] as const),
+    );
+    const locale = weighted(r, LOCALES);
+    const members: Person[] = [];
+    for (let i = 0; i < size; i++) {
+      const n = people.length + i;
+      const p = stream(opts.seed, "person", n);
+      members.push({
+        id: `p${opts.seed}-${n}`,
+        household,
+        locale: chance(p, 0.9) ? locale : weighted(p, LOCALES),
+        email: `person.${opts.seed}.${n}@${pick(p, ["gmail.com", "gmail.com", "outlook.com", "icloud.com", "yahoo.com", "example.org"])}`,
+        user: `acct_${opts.seed}_${n}`,
+        signsUpOn: chance(p, 0.7) ? int(p, 0, Math.max(0, opts.days - 3)) : null,
+        privateBrowsing: chance(p, 0.2),
+        browsers: [],
+      });
+    }
+    for (const [i, person] of members.entries()) {
+      const p = stream(opts.seed, "devices", person.id);
+      const own = (model: DeviceModel, users: Person[]): Browser => {
+        const browser = pickBrowser(p, model);
+        const key = `${person.id}/${model.id}/${browser}/${i}`;
+        return {
+          key,
+          family: familyOf(browser, model.os),
+          model,
+          state: newState(p, model, browser, person),
+          token: "",
+          tokenSerial: 0,
+          users,
+          lastVisitDay: -1,
+          pending: new Set(),
+          tokenLost: false,
+          usesExternal: chance(p, model.external),
+        };
+      };
+      if (phones.length && chance(p, 0.95)) person.browsers.push(own(pick(p, phones), [person]));
+      if (computers.length && chance(p, 0.75)) person.browsers.push(own(pick(p, computers), [person]));
+      // A second browser on the computer now and then (Chrome beside Safari or Edge).
+      const computer = person.browsers.find((b) => b.model.kind === "computer");
+      if (computer && chance(p, 0.1)) {
+        const other = computer.model.browsers.map(([b]) => b).find((b) => b !== computer.state.browser);
+        if (other) {
+          const b = own(computer.model, [person]);
+          b.key = `${computer.key}+${other}`;
+          b.state = {
+            ...computer.state,
+            browser: other,
+            version: other === "safari" ? computer.state.version : weighted(p, BROWSER_VERSIONS[other]),
+          };
+          b.family = familyOf(other, computer.model.os);
+          person.browsers.push(b);
+        }
+      }
+      if (person.browsers.length === 0 && computers.length) person.browsers.push(own(pick(p, computers), [person]));
+    }
+    // A household tablet, shared by its members (one browser profile, one visitor token, several accounts).
+    const h = stream(opts.seed, "tablet", household);
+    if (tablets.length && chance(h, 0.3)) {
+      const owner = members[0] as Person;
+      const model = pick(h, tablets);
+      const browser = pickBrowser(h, model);
+      const shared: Browser = {
+        key: `h${opts.seed}-${household}/${model.id}/${browser}`,
+        family: familyOf(browser, model.os),
+        model,
+        state: newState(h, model, browser, owner),
+        token: "",
+        tokenSerial: 0,
+        users: members,
+        lastVisitDay: -1,
+        pending: new Set(),
+        tokenLost: false,
+        usesExternal: false,
+      };
+      for (const m of members) m.browsers.push(shared);
+    }
+    people.push(...members);
+    household++;
+  }
+  return people;
+}
+
+function newToken(b: Browser, seed: number): void {
+  b.tokenSerial++;
+  b.token = `vt${(seed >>> 0).toString(16)}${b.key.replace(/[^a-z0-9]/gi, "")}${b.tokenSerial}`.slice(0, 120).padEnd(16, "0");
+}
+
+/** Drift that happens to a browser overnight, whether or not it is used the next day. */
+function overnight(b: Browser, r: Rng): void {
+  const s = b.state;
+  if (s.browser !== "safari" && chance(r, 0.04)) {
+    // Chromium and Firefox ship a major release every four weeks, rolled out over days.
+    s.version++;
+    b.pending.add("browser-update");
+  }
+  if (chance(r, 0.015)) {
+    const next = OS_UPDATE[s.osBuild];
+    if (next && next !== s.osBuild) {
+      s.osBuild = next;
+      if (s.browser === "safari") s.version = Number(next.split(".")[0]);
+      b.pending.add("os-update");
+    }
+  }
+  if ((b.model.os === "windows" || b.model.os === "macos") && chance(r, 0.004)) {
+    s.extraFonts = [...new Set([...s.extraFonts, ...FONTS.adobe])];
+    b.pending.add("font-install");
+  }
+  if (s.browser === "brave" && chance(r, 0.5)) {
+    s.farbleSession++;
+    b.pending.add("brave-restart");
+  }
+}
+
+/**
+ * The visits of an honest population over `opts.days` days, in time order. Deterministic in `opts.seed`; each call
+ * builds its own population, so two calls with one seed yield the same visits.
+ */
+export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> {
+  const people = population(opts);
+  const browsers = [...new Set(people.flatMap((p) => p.browsers))];
+  for (const b of browsers) newToken(b, opts.seed);
+  const travel = new Map<string, { from: number; to: number; locale: Locale }>();
+  for (const p of people) {
+    const r = stream(opts.seed, "travel", p.id);
+    if (chance(r, 0.1)) {
+      const from = int(r, 1, opts.days - 2);
+      travel.set(p.id, { from, to: from + int(r, 1, 4), locale: weighted(r, LOCALES) });
+    }
+  }
+  const signedUp = new Set<string>();
+  for (let day = 0; day < opts.days; day++) {
+    for (const b of browsers) if (day > 0) overnight(b, stream(opts.seed, "overnight", b.key, day));
+    const visits: HonestVisit[] = [];
+    for (const person of people) {
+      const r = stream(opts.seed, "day", person.id, day);
+      const mustSignUp = person.signsUpOn === day && !signedUp.has(person.id);
+      if (!mustSignUp && !chance(r, 0.75)) continue;
+      const trip = travel.get(person.id);
+      const away = trip && day >= trip.from && day <= trip.to ? trip.locale : undefined;
+      const sessions = mustSignUp ? 1 : int(r, 1, 3);
+      // Session times in order: what happens to a browser (a cleared storage, a dock) happens in the order of visits.
+      const times = Array.from({ length: sessions }, () => int(r, 7 * 3600, 23 * 3600) * 1000).sort((a, b) => a - b);
+      for (let k = 0; k < sessions; k++) {
+        // Travellers take the phone and the laptop, not the household tablet.
+        const usable = person.browsers.filter((b) => !away || (b.model.kind !== "tablet" && b.model.kind !== "computer") || b.usesExternal);
+        const b = pick(r, usable.length ? usable : person.browsers);
+        const s = b.state;
+        const at = opts.start + day * DAY + (times[k] as number) + k;
+        const tz = away?.tz ?? person.locale.tz;
+        if (s.tz !== tz) {
+          s.tz = tz;
+          b.pending.add("travel");
+        }
+        // Safari (and every iOS browser) deletes script-written storage after seven days without a visit.
+        if (ENGINE[s.browser] === "webkit" && b.lastVisitDay >= 0 && day - b.lastVisitDay >= 7) {
+          newToken(b, opts.seed);
+          b.tokenLost = true;
+        }
+        if (chance(r, 0.01)) {
+          newToken(b, opts.seed);
+          b.tokenLost = true;
+        }
+        if (b.usesExternal) {
+          const docked = chance(r, 0.5);
+          if (docked !== s.docked) {
+            s.docked = docked;
+            b.pending.add("dock");
+          }
+        }
+        const isPrivate = person.privateBrowsing && !mustSignUp && chance(r, 0.15);
+        const firstVisit = b.lastVisitDay < 0;
+        const network = away
+          ? { kind: "travel" as const, id: `${person.id}-trip`, country: away.country }
+          : b.model.kind === "mobile" && chance(r, 0.5)
+            ? { kind: "cellular" as const, id: `cell-${person.id}-${day}-${k}`, country: person.locale.country }
+            : b.model.kind === "computer" && b.usesExternal && chance(r, 0.4)
+              ? { kind: "work" as const, id: `work-${person.id}`, country: person.locale.country }
+              : { kind: "home" as const, id: `home-${opts.seed}-${person.household}`, country: person.locale.country };
+        const visitState = isPrivate ? { ...s, private: true, farbleSession: s.farbleSession + 7919 } : s;
+        const comps = components(visitState);
+        const token = isPrivate ? `pv${b.key.replace(/[^a-z0-9]/gi, "")}${day}x${k}`.slice(0, 120) : b.token;
+        const truth = {
+          firstSignup: false,
+          firstVisit,
+          private: isPrivate,
+          tokenLost: !isPrivate && b.tokenLost,
+          drift: isPrivate || firstVisit ? [] : [...b.pending],
+        };
+        const base = {
+          day,
+          person,
+          browser: b,
+          email: person.email,
+          userAgent: userAgent(visitState),
+          components: comps,
+          token,
+          timezone: tz,
+          network,
+        };
+        if (mustSignUp) {
+          signedUp.add(person.id);
+          visits.push({ ...base, at, action: "signup", truth: { ...truth, firstSignup: true } });
+          visits.push({
+            ...base,
+            at: at + 30_000,
+            action: "access",
+            user: person.user,
+            truth: { ...truth, firstVisit: false, drift: [], tokenLost: false },
+          });
+        } else {
+          const known = person.signsUpOn === null || signedUp.has(person.id);
+          if (!known) continue;
+          const logsIn = isPrivate || chance(r, b.model.kind === "computer" ? 0.3 : 0.15) || firstVisit;
+          if (logsIn) visits.push({ ...base, at, action: "login", user: person.user, truth });
+          visits.push({
+            ...base,
+            at: at + 20_000,
+            action: "access",
+            user: person.user,
+            truth: logsIn ? { ...truth, firstVisit: false, drift: [], tokenLost: false } : truth,
+          });
+        }
+        if (!isPrivate) {
+          b.pending.clear();
+          b.tokenLost = false;
+          b.lastVisitDay = day;
+        }
+      }
+    }
+    visits.sort((a, b) => a.at - b.at);
+    yield* visits;
+  }
+}

@@ -1,0 +1,134 @@
+// Console operators (SPEC.md 14): created by the CLI with a role on some projects (or on all, for the installation's
+// administrators), they choose their password through a one-time sign-in link and then sign in with it. Sessions are
+// random tokens in an HttpOnly cookie, kept hashed. Sign-in attempts are limited per address and per email through
+// the shared limiter (every instance counts together on PostgreSQL).
+import { createHash, randomBytes } from "node:crypto";
+import type { ConsoleProject, ConsoleSession, Role } from "@tessera/sdk/contract";
+import type { Config } from "../config.js";
+import { ApiError, badRequest, rateLimited } from "../errors.js";
+import type { RateLimiter } from "../rate-limit/limiter.js";
+import type { OperatorRow } from "../store/operators.js";
+import type { Repos } from "../store/repos.js";
+import { now } from "../time.js";
+import { hashPassword, verifyPassword } from "./passwords.js";
+import { strongest } from "./roles.js";
+
+/** A session lasts a working day; signing in again is cheap, a stolen cookie ages out. */
+export const SESSION_TTL_MS = 12 * 3600 * 1000;
+/** A sign-in link is for the person it was made for, today. */
+export const LINK_TTL_MS = 24 * 3600 * 1000;
+/** Sign-in attempts per address and per email in SIGN_IN_WINDOW_MS: a person mistypes a few times, a guesser needs millions. */
+export const SIGN_IN_IP_LIMIT = 20;
+export const SIGN_IN_EMAIL_LIMIT = 10;
+const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+const newToken = () => randomBytes(32).toString("base64url");
+const EMAIL = /^[^@\s]+@[^@\s]+$/;
+
+export interface SignedIn {
+  /** The session token for the cookie. */
+  token: string;
+  operator: OperatorRow;
+}
+
+export class OperatorsService {
+  constructor(
+    private readonly repos: Repos,
+    private readonly config: Config,
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  /** Where an operator opens a sign-in link (the token rides in the fragment, which no server log sees). */
+  linkUrl(token: string): string {
+    return `${this.config.publicUrl}/console/#/welcome?token=${token}`;
+  }
+
+  /**
+   * Creates the operator (or updates an existing one's grants) with `role` on the projects, or on every project with
+   * `allProjects`, and answers a fresh one-time sign-in link (which replaces any earlier one).
+   */
+  async create(opts: { email: string; role: Role; projectIds: string[]; allProjects: boolean }) {
+    const email = opts.email.trim().toLowerCase();
+    if (!EMAIL.test(email)) throw badRequest("email must be an email address", "email");
+    if (!opts.allProjects && opts.projectIds.length === 0) throw badRequest("name at least one project, or all projects", "project");
+    for (const id of opts.projectIds) if (!(await this.repos.operators.projectExists(id))) throw badRequest(`No project ${id}`, "project");
+    const { operator, created } = await this.repos.operators.ensure(email);
+    if (opts.allProjects) await this.repos.operators.setAllProjectsRole(operator.id, opts.role);
+    for (const id of opts.projectIds) await this.repos.operators.grant(operator.id, id, opts.role);
+    return { operator, created, link: await this.issueLink(operator.id) };
+  }
+
+  async issueLink(operatorId: string): Promise<string> {
+    const token = newToken();
+    await this.repos.operators.setLink(operatorId, sha256(token), now() + LINK_TTL_MS);
+    return this.linkUrl(token);
+  }
+
+  private async limit(keys: { key: string; limit: number }[]): Promise<void> {
+    const results = await this.limiter.hitMany(keys.map((k) => ({ ...k, windowMs: SIGN_IN_WINDOW_MS })));
+    const wait = Math.max(0, ...results.filter((r) => !r.allowed).map((r) => r.retryAfterMs));
+    if (wait > 0) throw rateLimited(wait / 1000, "Too many sign-in attempts: wait before trying again");
+  }
+
+  /** Email and password → a new session; one answer for an unknown email and a wrong password. */
+  async signIn(email: string, password: string, ip: string): Promise<SignedIn> {
+    const normal = email.trim().toLowerCase();
+    await this.limit([
+      { key: `console-sign-in-ip:${ip}`, limit: SIGN_IN_IP_LIMIT },
+      { key: `console-sign-in:${normal}`, limit: SIGN_IN_EMAIL_LIMIT },
+    ]);
+    const operator = await this.repos.operators.findByEmail(normal);
+    if (!(await verifyPassword(password, operator?.password_hash)) || !operator)
+      throw new ApiError(401, "unauthorized", "Wrong email or password");
+    return { token: await this.startSession(operator.id), operator };
+  }
+
+  /** A one-time link's token and a new password → the password is set, the link spent, earlier sessions ended. */
+  async useLink(token: string, password: string, ip: string): Promise<SignedIn> {
+    await this.limit([{ key: `console-sign-in-ip:${ip}`, limit: SIGN_IN_IP_LIMIT }]);
+    const at = now();
+    const hash = sha256(token);
+    const operator = await this.repos.operators.findByLink(hash, at);
+    if (!operator) throw new ApiError(401, "unauthorized", "This sign-in link is not valid or has expired: ask for a new one");
+    const passwordHash = await hashPassword(password);
+    if (!(await this.repos.operators.usePasswordLink(operator.id, hash, passwordHash, at)))
+      throw new ApiError(401, "unauthorized", "This sign-in link was already used");
+    await this.repos.operators.deleteSessionsOf(operator.id);
+    return { token: await this.startSession(operator.id), operator };
+  }
+
+  private async startSession(operatorId: string): Promise<string> {
+    const token = newToken();
+    await this.repos.operators.createSession(sha256(token), operatorId, now() + SESSION_TTL_MS);
+    return token;
+  }
+
+  async fromToken(token: string | undefined): Promise<OperatorRow | undefined> {
+    if (!token || token.length > 200) return undefined;
+    return this.repos.operators.session(sha256(token), now());
+  }
+
+  async signOut(token: string | undefined): Promise<void> {
+    if (token) await this.repos.operators.deleteSession(sha256(token));
+  }
+
+  /** The operator's role on a project, if any (the stronger of an all-projects role and a grant). */
+  async roleFor(operator: OperatorRow, projectId: string): Promise<Role | undefined> {
+    const grant = (await this.repos.operators.grants(operator.id)).find((g) => g.project_id === projectId);
+    return strongest((operator.all_projects_role ?? undefined) as Role | undefined, grant?.role as Role | undefined);
+  }
+
+  /** What the console shows after sign-in: the operator and the projects it may open, with its role on each. */
+  async session(operator: OperatorRow): Promise<ConsoleSession> {
+    const grants = new Map((await this.repos.operators.grants(operator.id)).map((g) => [g.project_id, g.role as Role]));
+    const all = (operator.all_projects_role ?? undefined) as Role | undefined;
+    const projects = await this.repos.operators.projects(all ? "all" : [...grants.keys()]);
+    const out: ConsoleProject[] = [];
+    for (const p of projects) {
+      const role = strongest(all, grants.get(p.id));
+      if (role) out.push({ ...p, role });
+    }
+    return { operator: { id: operator.id, email: operator.email }, projects: out };
+  }
+}

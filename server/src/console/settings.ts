@@ -1,0 +1,100 @@
+// An environment's settings as the console shows and changes them (SPEC.md 14): its client id and allowed origins,
+// the project's branding (name, logo, colour) of the challenge page, the default device limit, the admin email and
+// the identity-verification setting; and the environment's secret keys (created shown once, revoked at once).
+import type { EnvironmentSettings, EnvironmentSettingsPatch } from "@tessera/sdk/contract";
+import { badRequest, notFound } from "../errors.js";
+import { DEFAULT_DEVICE_LIMIT } from "../policies/defaults.js";
+import type { Services } from "../services.js";
+import type { EnvironmentRecord, ProjectSettings } from "../store/projects.js";
+import { iso } from "../time.js";
+
+/** The project's shared settings (branding, device limit, admin email); identity verification is the environment's. */
+type Settings = ProjectSettings;
+
+export async function readSettings(services: Services, environmentId: string): Promise<EnvironmentSettings | undefined> {
+  const env = await services.repos.projects.environmentById(environmentId);
+  if (!env) return undefined;
+  const s = env.settings as Settings;
+  return {
+    environment: { id: env.id, name: env.name },
+    project: { id: env.projectId, name: env.projectName },
+    client_id: env.clientId,
+    allowed_origins: env.allowedOrigins,
+    ...(s.logo_url ? { logo_url: s.logo_url } : {}),
+    ...(s.color ? { color: s.color } : {}),
+    default_device_limit: s.default_device_limit ?? DEFAULT_DEVICE_LIMIT,
+    ...(s.admin_email ? { admin_email: s.admin_email } : {}),
+    identity_verification: env.environmentSettings.identity_verification ?? "optional",
+  };
+}
+
+function origin(value: string, i: number): string {
+  const s = value.trim();
+  if (s === "*") return s;
+  try {
+    const u = new URL(s);
+    if ((u.protocol === "https:" || u.protocol === "http:") && u.origin === s.replace(/\/$/, "")) return u.origin;
+  } catch {
+    // reported below
+  }
+  throw badRequest(`Not an origin (scheme://host[:port]): ${s}`, `allowed_origins.${i}`);
+}
+
+export async function updateSettings(
+  services: Services,
+  env: EnvironmentRecord,
+  patch: EnvironmentSettingsPatch,
+): Promise<EnvironmentSettings> {
+  const { projects } = services.repos;
+  if (patch.allowed_origins) {
+    const origins = [...new Set(patch.allowed_origins.map(origin))];
+    await projects.setAllowedOrigins(env.projectId, env.name, origins);
+  }
+  const project: Settings = {};
+  const cleared: (keyof Settings)[] = [];
+  for (const key of ["logo_url", "color", "admin_email"] as const) {
+    const v = patch[key];
+    if (v === null) cleared.push(key);
+    else if (v !== undefined) project[key] = v;
+  }
+  if (patch.default_device_limit !== undefined) project.default_device_limit = patch.default_device_limit;
+  if (patch.identity_verification !== undefined)
+    await projects.updateEnvironmentSettings(env.projectId, env.name, { identity_verification: patch.identity_verification });
+  if (Object.keys(project).length || cleared.length) {
+    const current = { ...(env.settings as Settings), ...project };
+    for (const key of cleared) delete current[key];
+    await projects.replaceSettings(env.projectId, current);
+  }
+  const out = await readSettings(services, env.id);
+  if (!out) throw notFound("Environment");
+  return out;
+}
+
+export async function listKeys(services: Services, env: EnvironmentRecord) {
+  const keys = await services.repos.projects.listKeys(env.projectId);
+  return keys
+    .filter((k) => k.environment === env.name)
+    .map((k) => ({
+      id: k.id,
+      prefix: k.prefix,
+      environment: env.name,
+      ...(k.label ? { label: k.label } : {}),
+      createdAt: iso(Number(k.created_at)),
+      ...(k.revoked_at != null ? { revoked_at: iso(Number(k.revoked_at)) } : {}),
+    }));
+}
+
+export async function createKey(services: Services, env: EnvironmentRecord) {
+  const key = await services.repos.projects.createKey(env.projectId, env.name);
+  if (!key) throw notFound("Environment");
+  const listed = (await listKeys(services, env)).find((k) => k.id === key.id);
+  if (!listed) throw notFound("Key");
+  return { ...listed, secret: key.secret };
+}
+
+export async function revokeKey(services: Services, env: EnvironmentRecord, id: string) {
+  const mine = (await listKeys(services, env)).find((k) => k.id === id);
+  if (!mine) throw notFound("Key");
+  await services.repos.projects.revokeKey(id);
+  return (await listKeys(services, env)).find((k) => k.id === id)!;
+}

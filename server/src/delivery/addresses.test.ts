@@ -1,0 +1,44 @@
+// Code destinations (SPEC.md 12): one RFC 5322 addr-spec per email, valid E.164 phones; the rest is refused.
+import { describe, expect, it } from "vitest";
+import { checkContacts, destinationKey, parseEmail, parsePhone } from "./addresses.js";
+
+describe("code destinations", () => {
+  it.each(["a@example.com", "first.last+tag@mail.example.org", "o'brien@example.ie", "é@exämple.fr", "a@example.c0m"])(
+    "accepts the single address %s",
+    (email) => expect(parseEmail(email)).toBe(email),
+  );
+
+  it.each([
+    ["a list", "a@x.com,b@y.com"],
+    ["a list with ;", "a@x.com;b@y.com"],
+    ["a header injection", "a@x.com\r\nBcc: c@evil.example"],
+    ["a bare line feed", "a@x.com\nBcc: c@evil.example"],
+    ["a display name", "Alice <a@example.com>"],
+    ["a comment", "a(c)@example.com"],
+    ["a quoted local part", '"a,b"@example.com'],
+    ["surrounding space", " a@example.com"],
+    ["a domain literal", "a@[127.0.0.1]"],
+    ["a dotless domain", "a@localhost"],
+    ["two dots", "a..b@example.com"],
+    ["no @", "not-an-email"],
+  ])("refuses %s", (_why, email) => expect(parseEmail(email)).toBeUndefined());
+
+  it("accepts valid E.164 numbers only", () => {
+    expect(parsePhone("+33612345678")).toBe("+33612345678");
+    expect(parsePhone("+14155550199")).toBe("+14155550199");
+    for (const bad of ["+1415555019", "+3361234567890", "+33 6 12 34 56 78", "0612345678", "+33612345678,+33698765432"])
+      expect(parsePhone(bad), bad).toBeUndefined();
+  });
+
+  it("checkContacts names the offending field; null (clear) passes", () => {
+    expect(() => checkContacts({ email: "a@x.com,b@y.com" })).toThrow(expect.objectContaining({ status: 400, param: "email" }));
+    expect(() => checkContacts({ phone: "+1415555019" })).toThrow(expect.objectContaining({ status: 400, param: "phone" }));
+    expect(() => checkContacts({ email: null, phone: null })).not.toThrow();
+  });
+
+  it("destination keys compare emails without case and hold no address in clear", () => {
+    expect(destinationKey("email", "Alice@Example.com")).toBe(destinationKey("email", "alice@example.com"));
+    expect(destinationKey("email", "alice@example.com")).not.toContain("alice");
+    expect(destinationKey("text", "+33612345678")).not.toBe(destinationKey("email", "+33612345678"));
+  });
+});

@@ -1,0 +1,42 @@
+// Where codes may go (SPEC.md 12 "Code destinations"): an email is one RFC 5322 addr-spec — no list, no display name,
+// no comment, no CR/LF — and a phone is a valid E.164 number. Checked at every entry that carries contacts (client
+// and server evaluations, user updates: 400 naming the field) and again before a code is sent.
+import { createHash } from "node:crypto";
+import emailAddresses from "email-addresses";
+import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { badRequest } from "../errors.js";
+
+/**
+ * The address if `raw` is exactly one addr-spec in dot-atom form, else undefined. The parser reads RFC 5322 (UTF-8
+ * allowed, RFC 6532); anything it had to drop or rebuild (a display name, a comment, quotes, surrounding space) makes
+ * the address differ from the input and is refused, and so are domain literals ("a@[10.0.0.1]") and dotless domains.
+ */
+export function parseEmail(raw: string): string | undefined {
+  const parsed = emailAddresses.parseOneAddress({ input: raw, rfc6532: true, rejectTLD: true });
+  if (parsed?.type !== "mailbox") return undefined;
+  if (parsed.address !== raw || parsed.name !== null || parsed.domain.startsWith("[")) return undefined;
+  return parsed.address;
+}
+
+/** The number if `raw` is a valid phone number written in E.164 (+ and digits only), else undefined. */
+export function parsePhone(raw: string): string | undefined {
+  const n = parsePhoneNumberFromString(raw);
+  return n?.isValid() && n.number === raw ? n.number : undefined;
+}
+
+/** Refuses an email or phone that could not be a single code destination, naming the field (null clears: allowed). */
+export function checkContacts(fields: { email?: string | null; phone?: string | null }): void {
+  if (typeof fields.email === "string" && !parseEmail(fields.email))
+    throw badRequest("email must be a single address (local@domain): no list, name, comment or line break", "email");
+  if (typeof fields.phone === "string" && !parsePhone(fields.phone))
+    throw badRequest("phone must be a valid number in international format, e.g. +33612345678", "phone");
+}
+
+/**
+ * A stable key for one destination, for the send caps (SPEC.md 12): the address as mail servers compare it in
+ * practice (case-insensitive), hashed so that the shared counters hold no address in clear.
+ */
+export function destinationKey(channel: "email" | "text", to: string): string {
+  const normal = channel === "email" ? to.toLowerCase() : to;
+  return createHash("sha256").update(`${channel}:${normal}`).digest("base64url").slice(0, 22);
+}

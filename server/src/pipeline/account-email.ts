@@ -1,0 +1,31 @@
+// The account an email names (SPEC.md 13): sign-ups often carry an email and no user id yet, so such an evaluation
+// finds its account by this key. Lower case and trimmed everywhere. For the webmail providers whose own documentation
+// says several spellings reach one inbox, those spellings are one key, because each is a free new "account" for a
+// repeat-trial abuser and no honest person holds two accounts that differ only so:
+// - Gmail ignores dots in the local part and anything after "+"; googlemail.com is gmail.com;
+// - Outlook.com (outlook, hotmail, live, msn) and iCloud (icloud, me, mac) deliver "name+tag" to "name"; dots count;
+// - Yahoo's disposable addresses are "name-keyword": the part after "-" goes.
+// Every other domain keeps its "+" and dots: we cannot know that its server treats them so.
+import validator from "validator";
+
+const OPTIONS = {
+  all_lowercase: true,
+  gmail_lowercase: true,
+  gmail_remove_dots: true,
+  gmail_remove_subaddress: true,
+  gmail_convert_googlemaildotcom: true,
+  outlookdotcom_lowercase: true,
+  outlookdotcom_remove_subaddress: true,
+  yahoo_lowercase: true,
+  yahoo_remove_subaddress: true,
+  icloud_lowercase: true,
+  icloud_remove_subaddress: true,
+};
+
+/** The account key of an email address; an address validator cannot parse is keyed by its trimmed lower case. */
+export function accountEmailKey(email: string): string {
+  const trimmed = email.trim().toLowerCase();
+  if (trimmed.indexOf("@") <= 0) return trimmed;
+  const normalised = validator.normalizeEmail(trimmed, OPTIONS);
+  return normalised || trimmed;
+}

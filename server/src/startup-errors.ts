@@ -1,0 +1,42 @@
+// A start that fails on a setting says so in one line, naming the setting and what to do, with no stack trace
+// (SPEC.md 15): an unreachable or refusing database, a database folder that cannot be written, a port in use. The
+// settings zod can judge alone (TRUST_PROXY, SMTP_URL, data files…) are refused earlier, by config.ts.
+import type { Config } from "./config.js";
+import { isStoreUnavailable } from "./store/errors.js";
+
+const codeOf = (err: unknown) => (err as { code?: unknown } | null)?.code;
+
+/** Where DATABASE_URL points, without its password. */
+function databaseAt(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || 5432}${u.pathname}`;
+  } catch {
+    return "(unparsable URL)";
+  }
+}
+
+/** The one line for an error of a start caused by a setting, or undefined for any other error (a bug: keep its stack). */
+export function describeStartupError(err: unknown, config: Config): string | undefined {
+  const code = codeOf(err);
+  const reason = typeof code === "string" ? code : err instanceof Error ? err.message : String(err);
+  if (code === "EADDRINUSE")
+    return `Invalid setting PORT: ${config.PORT} is already in use on ${config.host}: stop what listens there, or set another PORT (or HOST)`;
+  if (code === "EADDRNOTAVAIL")
+    return `Invalid setting HOST: ${config.host} is not an address of this machine: set HOST to one of its addresses`;
+  if (code === "EACCES" && (err as { syscall?: string }).syscall === "listen")
+    return `Invalid setting PORT: listening on ${config.PORT} needs privileges: use a port above 1023 (a proxy can face port 80/443)`;
+  if (config.DATABASE_URL) {
+    const at = databaseAt(config.DATABASE_URL);
+    if (code === "28P01" || code === "28000")
+      return `Invalid setting DATABASE_URL: PostgreSQL at ${at} refused the login (${code}): check the user and password in DATABASE_URL`;
+    if (code === "3D000")
+      return `Invalid setting DATABASE_URL: the database ${at} does not exist: create it (createdb) or fix DATABASE_URL`;
+    if (isStoreUnavailable(err) || code === "ENOTFOUND")
+      return `Invalid setting DATABASE_URL: cannot reach PostgreSQL at ${at} (${reason}): check that it runs and accepts connections from here, and that DATABASE_URL is right`;
+    return undefined;
+  }
+  if (typeof code === "string" && (/^SQLITE_(CANTOPEN|READONLY|IOERR)/.test(code) || code === "EACCES" || code === "EROFS"))
+    return `Invalid setting DATA_DIR: cannot write the database ${config.sqlitePath} (${reason}): make DATA_DIR a writable folder`;
+  return undefined;
+}

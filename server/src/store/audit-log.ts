@@ -1,0 +1,60 @@
+// Repository of the audit log (SPEC.md 14): who changed what, when, with the object before and after. An entry is
+// written when a change starts and given its outcome (the HTTP status) when it ends, so a change under way when the
+// process died still shows, without an outcome. Read newest first with keyset pages over (created_at, id).
+import type { Kysely, Selectable } from "kysely";
+import type { Database } from "./schema.js";
+import type { AuditLogTable } from "./tables/console.js";
+
+export type AuditRow = Selectable<AuditLogTable>;
+
+export interface AuditFilters {
+  projectId: string;
+  environmentId: string;
+  actor?: string;
+  action?: string;
+  target?: string;
+  from?: number;
+  to?: number;
+  /** Strictly older than this (created_at, id). */
+  before?: { at: number; id: string };
+  limit: number;
+}
+
+export class AuditLogRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: AuditRow): Promise<void> {
+    await this.db.insertInto("audit_log").values(row).execute();
+  }
+
+  /** The outcome; `targetId` names what a creation created (known only from the answer). */
+  async finish(id: string, status: number, after: string | null, targetId?: string): Promise<void> {
+    await this.db
+      .updateTable("audit_log")
+      .set({ status, after, ...(targetId ? { target_id: targetId } : {}) })
+      .where("id", "=", id)
+      .execute();
+  }
+
+  /** The id of the key with this secret hash, revoked or not (the audit names the key, never the secret). */
+  async keyIdByHash(hash: string): Promise<string | undefined> {
+    return (await this.db.selectFrom("api_keys").select("id").where("hash", "=", hash).executeTakeFirst())?.id;
+  }
+
+  /** The environment's entries and its project's environment-less ones (settings of the project), newest first. */
+  async list(f: AuditFilters): Promise<AuditRow[]> {
+    let q = this.db
+      .selectFrom("audit_log")
+      .selectAll()
+      .where("project_id", "=", f.projectId)
+      .where((eb) => eb.or([eb("environment_id", "=", f.environmentId), eb("environment_id", "is", null)]));
+    if (f.actor) q = q.where("actor_label", "=", f.actor.trim());
+    if (f.action) q = q.where("action", "=", f.action);
+    if (f.target) q = q.where("target_id", "=", f.target);
+    if (f.from !== undefined) q = q.where("created_at", ">=", f.from);
+    if (f.to !== undefined) q = q.where("created_at", "<", f.to);
+    const b = f.before;
+    if (b) q = q.where((eb) => eb.or([eb("created_at", "<", b.at), eb.and([eb("created_at", "=", b.at), eb("id", "<", b.id)])]));
+    return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(f.limit).execute();
+  }
+}

@@ -1,0 +1,291 @@
+// Device identity (SPEC.md 13), through the real HTTP API on both stores: the visitor token anchors the device and
+// its fingerprint follows the browser's drift; without a live token only an identifying fingerprint is matched, and
+// only to the named user's own device; a drift never moves another live token's fingerprint; popular fingerprints link
+// no accounts; email-only sign-ups find their account by normalised email; users first seen on a login are
+// provisional until the backend confirms them, and pruned after a day. Each rule with what an attacker would try.
+import { Evaluation } from "@tessera/sdk/contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeComponents, IPHONE_UA, iphoneComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+
+type Wire = Record<string, { value: unknown }>;
+
+interface Call {
+  user?: string;
+  email?: string;
+  components: Wire;
+  token?: string;
+  ip?: string;
+  ua?: string;
+}
+
+describe.each(STORES)("device identity on %s", (kind) => {
+  let t: TestApp;
+  let seq = 0;
+  const id = (p: string) => `${p}-${kind}-${++seq}`;
+  const token = () => `tok-${id("t")}-xxxxxxxx`;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { TRUST_PROXY: "1", CLIENT_RATE_LIMIT: "1000000" });
+    // Every action is let in: these tests are about identity, not about which policy would challenge.
+    const policy = await t.app.inject({
+      method: "POST",
+      url: "/v3/policies",
+      headers: t.auth,
+      payload: { name: "Let everything in (test)", actions: [], priority: 1000, conditions: { all: [] }, verdict: "allow" },
+    });
+    expect(policy.statusCode, policy.body).toBe(201);
+  });
+  afterAll(async () => t?.close());
+
+  async function evaluate(action: string, c: Call): Promise<Evaluation> {
+    const r = await t.app.inject({
+      method: "POST",
+      url: `/v3/client/evaluate/${action}`,
+      headers: { "x-forwarded-for": c.ip ?? "10.77.0.1", ...(c.ua ? { "user-agent": c.ua } : {}) },
+      payload: {
+        client_id: t.clientId,
+        ...(c.user ? { user: c.user } : {}),
+        ...(c.email ? { email: c.email } : {}),
+        signals: { components: c.components, ...(c.token ? { visitor_token: c.token } : {}) },
+      },
+    });
+    expect(r.statusCode, r.body).toBe(200);
+    const got = await t.app.inject({ method: "GET", url: `/v3/evaluations/${r.json().evaluation_id}`, headers: t.auth });
+    return Evaluation.parse(got.json());
+  }
+  const consume = async (ev: Evaluation) =>
+    expect((await t.app.inject({ method: "POST", url: `/v3/evaluations/${ev.id}/consume`, headers: t.auth })).statusCode).toBe(200);
+  const fingerprintRow = (fp: string) => t.services.repos.fingerprints.findById(t.project.environments.development.id, fp);
+  const userRow = (external: string) => t.services.repos.users.findByExternal(t.project.environments.development.id, external);
+
+  it("a browser that keeps its token keeps its device and fingerprint through a drift, which then matches exactly", async () => {
+    const [user, tok] = [id("u"), token()];
+    const first = await evaluate("login", { user, components: fakeComponents("drifting"), token: tok });
+    const drifted = fakeComponents("drifting", { screenResolution: [2560, 1440], screenFrame: [0, 0, 0, 0], timezone: "Asia/Tokyo" });
+    const after = await evaluate("login", { user, components: drifted, token: tok });
+    expect(after.device).toBe(first.device);
+    expect(after.fingerprint?.id).toBe(first.fingerprint?.id);
+    expect(after.fingerprint?.confidence).toBeLessThan(1);
+    expect(after.fingerprint?.confidence).toBeGreaterThanOrEqual(0.5);
+    const again = await evaluate("login", { user, components: drifted, token: tok });
+    expect(again.fingerprint).toEqual({ id: first.fingerprint?.id, confidence: 1 });
+  });
+
+  it("an iPhone keeps its device and fingerprint through an iOS update with its token, and gets new ones without it", async () => {
+    const [user, tok] = [id("u"), token()];
+    const first = await evaluate("login", { user, components: iphoneComponents(), token: tok, ua: IPHONE_UA });
+    const updated = iphoneComponents({
+      fontPreferences: { default: 150, apple: 160, serif: 150, sans: 145, mono: 130, min: 9, system: 148 },
+    });
+    const after = await evaluate("login", { user, components: updated, token: tok, ua: IPHONE_UA });
+    expect(after.device).toBe(first.device);
+    expect(after.fingerprint?.id).toBe(first.fingerprint?.id);
+    // Every iPhone of the model reports these components alike: without its token, nothing says it is this one.
+    const cleared = await evaluate("login", { user, components: updated, token: token(), ua: IPHONE_UA });
+    expect(cleared.device).not.toBe(first.device);
+    expect(cleared.fingerprint?.id).not.toBe(first.fingerprint?.id);
+  });
+
+  it("two phones of one model with their own tokens are two devices with two fingerprints, and link no accounts", async () => {
+    const a = await evaluate("signup", { user: id("u"), components: iphoneComponents(), token: token(), ua: IPHONE_UA });
+    const b = await evaluate("signup", { user: id("u"), components: iphoneComponents(), token: token(), ua: IPHONE_UA });
+    expect(b.device).not.toBe(a.device);
+    expect(b.fingerprint?.id).not.toBe(a.fingerprint?.id);
+    expect(b.checks?.fingerprint_user_count).toBe(1);
+  });
+
+  it("a similar machine with its own token never takes another's device or fingerprint, even drifting onto its exact components", async () => {
+    const a = await evaluate("login", { user: id("u"), components: fakeComponents("neighbour-a"), token: token() });
+    const tokB = token();
+    const userB = id("u");
+    const b = await evaluate("login", { user: userB, components: fakeComponents("neighbour-b"), token: tokB });
+    expect(b.device).not.toBe(a.device);
+    expect(b.fingerprint?.id).not.toBe(a.fingerprint?.id);
+    // B's browser now reports exactly A's components (fonts installed, same taskbar): its token keeps it B's.
+    const bAsA = await evaluate("login", { user: userB, components: fakeComponents("neighbour-a"), token: tokB });
+    expect(bAsA.device).toBe(b.device);
+    expect(bAsA.fingerprint?.id).toBe(b.fingerprint?.id);
+  });
+
+  it("a drift never moves a fingerprint that another live token presents", async () => {
+    // Two accounts' browsers with identical components (one configuration in two homes): one shared fingerprint.
+    const comps = fakeComponents("twin");
+    const a = await evaluate("signup", { user: id("u"), components: comps, token: token(), ip: "10.78.1.1" });
+    const [userB, tokB] = [id("u"), token()];
+    const b = await evaluate("signup", { user: userB, components: comps, token: tokB, ip: "10.78.2.1" });
+    expect(b.fingerprint?.id).toBe(a.fingerprint?.id);
+    const stored = await fingerprintRow(a.fingerprint?.id as string);
+    // B drifts: it gets a fingerprint of its own; A's stays on A's components and A still matches it exactly.
+    const bDrifted = await evaluate("login", {
+      user: userB,
+      components: fakeComponents("twin", { screenResolution: [1, 1] }),
+      token: tokB,
+    });
+    expect(bDrifted.fingerprint?.id).not.toBe(a.fingerprint?.id);
+    expect(bDrifted.device).toBe(b.device);
+    expect((await fingerprintRow(a.fingerprint?.id as string))?.exact_hash).toBe(stored?.exact_hash);
+  });
+
+  it("without its token, an identifying browser finds the named user's own device, never another account's or an anonymous one", async () => {
+    const [user, comps] = [id("u"), fakeComponents("cleared-storage")];
+    const first = await evaluate("login", { user, components: comps, token: token() });
+    await consume(first);
+    const cleared = await evaluate("login", { user, components: comps, token: token() });
+    expect(cleared.device).toBe(first.device);
+    expect(cleared.fingerprint).toEqual({ id: first.fingerprint?.id, confidence: 1 });
+    // An attacker who copies these components and names another account, or no account, gets a device of their own.
+    const other = await evaluate("login", { user: id("u"), components: comps, token: token() });
+    expect(other.device).not.toBe(first.device);
+    const anonymous = await evaluate("visit", { components: comps, token: token() });
+    expect(anonymous.device).not.toBe(first.device);
+  });
+
+  it("a fingerprint presented by three people on two networks is popular and links no accounts; one person's accounts on one network stay linked", async () => {
+    const shared = fakeComponents("office-image");
+    for (const [n, ip] of ["10.79.1.1", "10.79.2.1", "10.79.3.1"].entries()) {
+      const ev = await evaluate("signup", { user: id("u"), components: shared, token: token(), ip });
+      expect(ev.checks?.fingerprint_user_count, `sign-up ${n + 1}`).toBe(n < 2 ? n + 1 : 1);
+    }
+    const fp = (await evaluate("visit", { components: shared, token: token() })).fingerprint?.id as string;
+    expect((await fingerprintRow(fp))?.popular).toBe(1);
+    // A multi-accounter clearing storage between sign-ups at home: one network, the fingerprint keeps counting.
+    const home = fakeComponents("multi-accounter");
+    const counts: unknown[] = [];
+    for (let i = 0; i < 4; i++)
+      counts.push(
+        (await evaluate("signup", { user: id("u"), components: home, token: token(), ip: "10.80.0.1" })).checks?.fingerprint_user_count,
+      );
+    expect(counts).toEqual([1, 2, 3, 4]);
+  });
+
+  it("email-only sign-ups find one account by normalised email (Gmail dots and +tags), counted on the browser", async () => {
+    const comps = fakeComponents("email-only");
+    const tok = token();
+    const first = await evaluate("signup", { email: "Trial.Abuser+1@gmail.com", components: comps, token: tok });
+    expect(first.user?.service_id).toMatch(/^usr_/);
+    expect(first.user?.id).toBeUndefined();
+    const again = await evaluate("signup", { email: "TrialAbuser+2@googlemail.com", components: comps, token: token() });
+    expect(again.user?.service_id).toBe(first.user?.service_id);
+    const other = await evaluate("signup", { email: "someone.else@gmail.com", components: comps, token: token() });
+    expect(other.user?.service_id).not.toBe(first.user?.service_id);
+    expect(other.checks?.fingerprint_user_count).toBe(2);
+  });
+
+  it("the browser of an email-only sign-up names the account's new id: one account; another browser naming it is another", async () => {
+    const [comps, tok, user] = [fakeComponents("claim"), token(), id("acct")];
+    const signup = await evaluate("signup", { email: `${user}@example.org`, components: comps, token: tok });
+    const named = await evaluate("access", { user, email: `${user}@example.org`, components: comps, token: tok });
+    expect(named.user).toMatchObject({ service_id: signup.user?.service_id, id: user });
+    expect(named.checks?.is_new_user).toBe(false);
+    const elsewhere = await evaluate("signup", { email: `${id("x")}@example.org`, components: fakeComponents("other"), token: token() });
+    const stranger = await evaluate("access", {
+      user: id("acct"),
+      email: elsewhere.user?.email,
+      components: fakeComponents("other2"),
+      token: token(),
+    });
+    expect(stranger.user?.service_id).not.toBe(elsewhere.user?.service_id);
+  });
+
+  it("an email-only sign-up naming a customer's account by its email never brings the browser into that account", async () => {
+    const [victim, email] = [id("victim"), `${id("v")}@example.org`];
+    const own = await evaluate("signup", { user: victim, email, components: fakeComponents("victim"), token: token() });
+    await consume(own);
+    // Even with the victim's very components, an email brings back none of the account's devices.
+    const copy = await evaluate("signup", { email, components: fakeComponents("victim"), token: token() });
+    expect(copy.device).not.toBe(own.device);
+    // The attacker signs up with the victim's email: the evaluation finds the account, the device stays out of it.
+    const attack = await evaluate("signup", { email, components: fakeComponents("attacker"), token: token() });
+    expect(attack.user?.id).toBe(victim);
+    const devices = await t.app.inject({ method: "GET", url: `/v3/user/${victim}/devices`, headers: t.auth });
+    expect((devices.json() as Array<{ id: string }>).map((d) => d.id)).not.toContain(attack.device);
+  });
+
+  it("a user first seen on a login is provisional until the backend consumes, updates or completes; only accounts count", async () => {
+    const comps = fakeComponents("provisional");
+    const tok = token();
+    const guessed = id("guess");
+    const login = await evaluate("login", { user: guessed, components: comps, token: tok });
+    expect(login.checks?.is_provisional_user).toBe(true);
+    expect((await userRow(guessed))?.provisional).toBe(1);
+    // A sign-up on the same browser: the provisional user is not an account on it.
+    const signup = await evaluate("signup", { user: id("u"), components: comps, token: tok });
+    expect(signup.checks?.device_user_count).toBe(1);
+    await consume(login);
+    expect((await userRow(guessed))?.provisional).toBe(0);
+    // Updated by the backend with its secret: confirmed too.
+    const other = id("guess");
+    await evaluate("login", { user: other, components: fakeComponents("p2"), token: token() });
+    const upd = await t.app.inject({
+      method: "POST",
+      url: `/v3/user/${other}/update`,
+      headers: t.auth,
+      payload: { metadata: { plan: "pro" } },
+    });
+    expect(upd.statusCode).toBe(204);
+    expect((await userRow(other))?.provisional).toBe(0);
+  });
+
+  it("logins on unknown accounts count per browser, IP and network; provisional users go after a day, confirmed ones stay", async () => {
+    const comps = fakeComponents("stuffer");
+    let last: Evaluation | undefined;
+    const names: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      names.push(id("stuffed"));
+      last = await evaluate("login", { user: names[i], components: comps, token: `${token()}-${i}`, ip: `10.81.0.${i + 1}` });
+    }
+    expect(last?.checks).toMatchObject({
+      fingerprint_provisional_attempts: 4,
+      network_provisional_attempts: 4,
+      ip_provisional_attempts: 1,
+      device_provisional_attempts: 1,
+    });
+    const kept = id("kept");
+    await consume(await evaluate("login", { user: kept, components: fakeComponents("kept"), token: token() }));
+    const pruned = await t.services.privacy.prune(t.services.config.RETENTION_DAYS, Date.now() + 25 * 3600 * 1000);
+    expect(pruned.provisional_users).toBeGreaterThanOrEqual(4);
+    for (const n of names) expect(await userRow(n)).toBeUndefined();
+    expect(await userRow(kept)).toBeDefined();
+  });
+});
+
+describe.each(STORES)("multi-accounting with the default policies on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind, { TRUST_PROXY: "1", CLIENT_RATE_LIMIT: "1000000" });
+  });
+  afterAll(async () => t?.close());
+
+  async function signup(email: string, components: Wire, token: string, ip: string, ua?: string) {
+    const r = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/signup",
+      headers: { "x-forwarded-for": ip, ...(ua ? { "user-agent": ua } : {}) },
+      payload: { client_id: t.clientId, email, signals: { components, visitor_token: token } },
+    });
+    expect(r.statusCode, r.body).toBe(200);
+    const ev = Evaluation.parse(
+      (await t.app.inject({ method: "GET", url: `/v3/evaluations/${r.json().evaluation_id}`, headers: t.auth })).json(),
+    );
+    if (ev.verdict === "allow") await t.app.inject({ method: "POST", url: `/v3/evaluations/${ev.id}/consume`, headers: t.auth });
+    return ev;
+  }
+
+  it("email-only sign-ups from one browser clearing its storage are verified from the third and denied from the sixth", async () => {
+    const comps = fakeComponents(`abuser-${kind}`);
+    const verdicts: string[] = [];
+    for (let i = 0; i < 6; i++)
+      verdicts.push((await signup(`trial.${kind}.${i}@example.net`, comps, `tok-abuser-${kind}-${i}-xxxx`, "10.90.0.1")).verdict);
+    expect(verdicts).toEqual(["allow", "allow", "challenge", "challenge", "challenge", "deny"]);
+  });
+
+  it("people signing up on their own phones of one model, in one city, are all let in", async () => {
+    const verdicts: string[] = [];
+    for (let i = 0; i < 6; i++)
+      verdicts.push(
+        (await signup(`neighbour.${kind}.${i}@example.net`, iphoneComponents(), `tok-phone-${kind}-${i}-xxxx`, `10.91.${i}.1`, IPHONE_UA))
+          .verdict,
+      );
+    expect(verdicts).toEqual(["allow", "allow", "allow", "allow", "allow", "allow"]);
+  });
+});
