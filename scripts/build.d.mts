@@ -11,6 +11,11 @@ export function buildableWorkspaces(): Workspace[];
 export function inputsHash(ws: Workspace): string;
 export function buildState(ws: Workspace): "current" | "stale" | "missing";
 export function canBuild(): boolean;
-export function buildWorkspace(ws: Workspace, log?: (msg: string) => void): void;
-export function ensureBuilt(opts?: { only?: (w: Workspace) => boolean; force?: boolean; log?: (msg: string) => void }): string[];
+export function buildWorkspace(ws: Workspace, log?: (msg: string) => void, opts?: { quiet?: boolean }): void;
+export function ensureBuilt(opts?: {
+  only?: (w: Workspace) => boolean;
+  force?: boolean;
+  log?: (msg: string) => void;
+  quiet?: boolean;
+}): string[];
 export function isBundle(w: Workspace): boolean;

@@ -88,14 +88,15 @@ export function canBuild() {
   }
 }
 
-export function buildWorkspace(ws, log = console.log) {
+/** `log` gets our own lines; with `quiet`, the build tool's output goes to stderr (a command's stdout stays its own). */
+export function buildWorkspace(ws, log = console.log, { quiet = false } = {}) {
   const t0 = Date.now();
   const inputs = inputsHash(ws);
   log(`Building ${ws.folder}…`);
   // Production bundles, whatever NODE_ENV the caller runs with (a development bundle of the app is 20 % larger).
   const r = spawnSync("npm", ["run", "build", "-w", ws.folder], {
     cwd: ROOT,
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", quiet ? 2 : "inherit", "inherit"],
     env: { ...process.env, NODE_ENV: "production" },
   });
   if (r.status !== 0) throw new BuildError(`Building ${ws.folder} failed (exit ${r.status ?? r.signal}): see the output above`);
@@ -107,7 +108,7 @@ export function buildWorkspace(ws, log = console.log) {
  * Makes sure the given workspaces (all buildable ones by default) are built from the current sources: builds what is
  * missing or stale, or, where nothing can be built (a production install), throws a BuildError saying what to do.
  */
-export function ensureBuilt({ only, force = false, log = console.log } = {}) {
+export function ensureBuilt({ only, force = false, log = console.log, quiet = false } = {}) {
   const targets = buildableWorkspaces().filter((w) => !only || only(w));
   const todo = targets.filter((w) => force || buildState(w) !== "current");
   if (todo.length === 0) return [];
@@ -117,7 +118,7 @@ export function ensureBuilt({ only, force = false, log = console.log } = {}) {
       `Not built from these sources: ${list}. This install has no build tools (npm ci --omit=dev): run \`npm ci && npm run build\` (where dev dependencies may be installed) and ship the dist/ folders with it`,
     );
   }
-  for (const w of todo) buildWorkspace(w, log);
+  for (const w of todo) buildWorkspace(w, log, { quiet });
   return todo.map((w) => w.folder);
 }
 

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../src/cli.js";
 import { freshDatabase, STORES } from "./helpers.js";
 import { freePort, ROOT, runCli, startServer } from "./server-process.js";
@@ -41,6 +41,12 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
 
 describe("the tessera binary", () => {
   let dir: string;
+  // On a fresh checkout the first command builds the server (its output on stderr); the tests below read commands
+  // that run an existing build, whose stderr must be empty.
+  beforeAll(async () => {
+    const first = await tessera(["--version"], {});
+    expect(first.stdout).toBe(`${VERSION}\n`);
+  }, 120_000);
   beforeEach(() => {
     dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "tessera-cli-")), "data");
   });
