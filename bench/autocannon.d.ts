@@ -35,6 +35,8 @@ declare module "autocannon" {
     duration?: number;
     amount?: number;
     pipelining?: number;
+    /** Requests per second over all connections (latencies then count the wait of a late request: no coordinated omission). */
+    overallRate?: number;
     timeout?: number;
     method?: string;
     headers?: Record<string, string>;
