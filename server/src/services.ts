@@ -45,7 +45,7 @@ export interface Services {
   challengeTokens: ChallengeTokens;
   /** Backend-signed user tokens for client calls (SPEC.md 12), and the environments' identity secrets. */
   identity: IdentityVerification;
-  /** The webhook outbox: `events.emit(tx, environmentId, event, data)` inside the transaction of the change. */
+  /** The webhook outbox: `events.emit(environmentId, event, data)` inside the transaction of the change. */
   events: OutboxSink;
   webhookEndpoints: WebhookEndpointsService;
   devices: DevicesService;
@@ -114,10 +114,10 @@ export async function createServices(
   const adminMailer = createAdminMailer(config);
   accountSharing.mailer = adminMailer;
   pipeline.after.push(accountSharing.afterEvaluate, users.afterEvaluate);
-  challenges.onSignupChosen = (db, m) => users.markConversionIntent(db, m);
+  challenges.onSignupChosen = (m) => users.markConversionIntent(m);
   evaluationsService.challengeSummary = (id) => challenges.summary(id);
   const privacy = new PrivacyService(repos);
-  privacy.erasers.push(async (tx, ctx) => ({ challenges: await repos.challenges.eraseForUser(tx, ctx.environmentId, ctx.userId) }));
+  privacy.erasers.push(async (ctx) => ({ challenges: await repos.challenges.eraseForUser(ctx.environmentId, ctx.userId) }));
   const services: Services = {
     config,
     log,

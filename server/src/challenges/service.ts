@@ -11,7 +11,6 @@ import type {
   Language,
   PolicyChallenge,
 } from "@tessera/sdk/contract";
-import type { Kysely } from "kysely";
 import type { Config } from "../config.js";
 import { destinationKey, parseEmail, parsePhone } from "../delivery/addresses.js";
 import { callbackUrl, callbackValid, type Receipt } from "../delivery/callbacks.js";
@@ -25,7 +24,6 @@ import { type ChallengeRow, toWireOutboxMessage } from "../store/challenges.js";
 import { toWireDevice } from "../store/devices.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
-import type { Database } from "../store/schema.js";
 import { customerIdOf, type UserRow } from "../store/users.js";
 import { iso } from "../time.js";
 import { codeMatches, hashCode, MAX_SENDS, MAX_VERIFY_ATTEMPTS, maskEmail, maskPhone, newCode, RESEND_COOLDOWN_MS } from "./codes.js";
@@ -63,25 +61,25 @@ export class ChallengeService implements ChallengeIssuer {
 
   // ---- issuing (inside the evaluation's transaction) ----
 
-  async admit(db: Kysely<Database>, { input, identity }: Parameters<ChallengeIssuer["admit"]>[1]): Promise<boolean> {
+  async admit({ input, identity }: Parameters<ChallengeIssuer["admit"]>[0]): Promise<boolean> {
     const userId = identity.user?.id;
     if (!userId) return true;
-    await this.repos.challenges.lockUser(db, userId);
+    await this.repos.challenges.lockUser(userId);
     // A newer challenge for the same user and device supersedes a pending one — when the device is this browser's by
     // its own visitor token (or a backend evaluates without a device): a browser matched only by a look-alike
     // fingerprint must not push the owner's challenge out.
     const device = identity.device?.row;
     const token = input.signals.visitor_token;
     if (!device || (token !== undefined && device.visitor_token === token)) {
-      for (const old of await this.repos.challenges.pendingFor(input.env.id, userId, device?.id ?? null, db)) {
+      for (const old of await this.repos.challenges.pendingFor(input.env.id, userId, device?.id ?? null)) {
         const from = old.status as ChallengeStatus;
-        await this.repos.challenges.moveIf(old.id, from, transition(from, "override"), input.at, db);
+        await this.repos.challenges.moveIf(old.id, from, transition(from, "override"), input.at);
       }
     }
-    return (await this.repos.challenges.countPending(input.env.id, userId, input.at, db)) < MAX_PENDING_CHALLENGES;
+    return (await this.repos.challenges.countPending(input.env.id, userId, input.at)) < MAX_PENDING_CHALLENGES;
   }
 
-  async issue(db: Kysely<Database>, args: Parameters<ChallengeIssuer["issue"]>[1]) {
+  async issue(args: Parameters<ChallengeIssuer["issue"]>[0]) {
     const { input, evaluationId, identity, decision, policy } = args;
     const at = input.at;
     const userId = identity.user?.id ?? null;
@@ -114,10 +112,10 @@ export class ChallengeService implements ChallengeIssuer {
       created_at: at,
       updated_at: at,
     };
-    await this.repos.challenges.insert(row, db);
+    await this.repos.challenges.insert(row);
     const token = this.tokens.sign({ c: row.id, e: input.env.id, x: Math.floor(row.expires_at / 1000) });
     const redirect = `${this.config.publicUrl}/challenge/?challenge=${encodeURIComponent(row.id)}&token=${encodeURIComponent(token)}`;
-    await this.emit(db, row, "challenge.initiated", identity.user);
+    await this.emit(row, "challenge.initiated", identity.user);
     return { id: row.id, status: row.status, type: row.type, redirect };
   }
 
@@ -231,16 +229,9 @@ export class ChallengeService implements ChallengeIssuer {
   }
 
   /** The challenged device joins the account once the challenge passes (completed or allowed skip). */
-  private async admitDevice(db: Kysely<Database>, row: ChallengeRow): Promise<void> {
+  private async admitDevice(row: ChallengeRow): Promise<void> {
     if (!row.device_id || !row.user_id) return;
-    const at = Date.now();
-    await db
-      .updateTable("devices")
-      .set({ user_id: row.user_id, status: "attached", attached_at: at, detached_at: null, logout_pending: 0, updated_at: at })
-      .where("id", "=", row.device_id)
-      .where((eb) => eb.or([eb("user_id", "is", null), eb("user_id", "=", row.user_id)]))
-      .where((eb) => eb.or([eb("status", "=", "detached"), eb("user_id", "is", null)]))
-      .execute();
+    await this.repos.devices.admitToAccount(row.device_id, row.user_id, Date.now());
   }
 
   private verifiedChannels(row: ChallengeRow): Channel[] {
@@ -302,15 +293,10 @@ export class ChallengeService implements ChallengeIssuer {
 
   // ---- operations ----
 
-  private async move(
-    row: ChallengeRow,
-    op: Parameters<typeof transition>[1],
-    patch: Partial<ChallengeRow> = {},
-    db?: Kysely<Database>,
-  ): Promise<ChallengeRow> {
+  private async move(row: ChallengeRow, op: Parameters<typeof transition>[1], patch: Partial<ChallengeRow> = {}): Promise<ChallengeRow> {
     const from = row.status as ChallengeStatus;
     const to = transition(from, op);
-    const moved = await this.repos.challenges.updateIf(row.id, [from], { ...patch, status: to, updated_at: Date.now() }, db);
+    const moved = await this.repos.challenges.updateIf(row.id, [from], { ...patch, status: to, updated_at: Date.now() });
     if (!moved) throw conflict("invalid_transition", "The challenge changed meanwhile; reload it");
     return moved;
   }
@@ -319,9 +305,9 @@ export class ChallengeService implements ChallengeIssuer {
   async open(env: EnvironmentRecord, id: string): Promise<ChallengeView> {
     let row = await this.load(env, id);
     if (row.status === "created") {
-      row = await this.repos.db.transaction().execute(async (tx) => {
-        const moved = await this.move(row, "open", {}, tx);
-        await this.emit(tx, moved, "challenge.viewed");
+      row = await this.repos.transaction(async () => {
+        const moved = await this.move(row, "open", {});
+        await this.emit(moved, "challenge.viewed");
         return moved;
       });
     }
@@ -391,16 +377,19 @@ export class ChallengeService implements ChallengeIssuer {
       throw new ApiError(502, "delivery_failed", `The code could not be delivered: ${result.error}`, "channel");
     }
     const { status: delivered, outbox } = result;
-    await this.repos.db.transaction().execute(async (tx) => {
+    await this.repos.transaction(async () => {
       if (outbox) {
-        await this.repos.challenges.addToOutbox(
-          { id: newId("msg"), environment_id: env.id, challenge_id: row.id, ...outbox, created_at: Date.now() },
-          tx,
-        );
+        await this.repos.challenges.addToOutbox({
+          id: newId("msg"),
+          environment_id: env.id,
+          challenge_id: row.id,
+          ...outbox,
+          created_at: Date.now(),
+        });
       }
       moved =
-        (await this.repos.challenges.updateIf(row.id, ["code_sent"], { delivery_status: delivered, updated_at: Date.now() }, tx)) ?? moved;
-      await this.emit(tx, moved, "challenge.pending", user);
+        (await this.repos.challenges.updateIf(row.id, ["code_sent"], { delivery_status: delivered, updated_at: Date.now() })) ?? moved;
+      await this.emit(moved, "challenge.pending", user);
     });
     return this.view(env, moved);
   }
@@ -437,15 +426,9 @@ export class ChallengeService implements ChallengeIssuer {
     const patch: Partial<ChallengeRow> = { code_hash: null, code_expires_at: null };
     if (channel === "email") patch.email_verified = 1;
     if (channel === "text") patch.phone_verified = 1;
-    const moved = await this.repos.db.transaction().execute(async (tx) => {
-      const m = await this.move(counted, "verify", patch, tx);
-      if (m.user_id) {
-        await tx
-          .updateTable("users")
-          .set(channel === "email" ? { email_verified: 1, updated_at: at } : { phone_verified: 1, updated_at: at })
-          .where("id", "=", m.user_id)
-          .execute();
-      }
+    const moved = await this.repos.transaction(async () => {
+      const m = await this.move(counted, "verify", patch);
+      if (m.user_id) await this.repos.users.markVerified(m.user_id, channel, at);
       return m;
     });
     return this.view(env, moved);
@@ -459,16 +442,11 @@ export class ChallengeService implements ChallengeIssuer {
       if (!cfg.allow_skip) throw new ApiError(403, "forbidden", "This challenge cannot be skipped");
       if ((user?.skip_challenge_count ?? 0) >= (cfg.skip_limit ?? 3))
         throw new ApiError(403, "forbidden", "The skip limit for this user is reached");
-      const moved = await this.repos.db.transaction().execute(async (tx) => {
-        const m = await this.move(row, "skip", {}, tx);
-        await this.admitDevice(tx, m);
-        if (user)
-          await tx
-            .updateTable("users")
-            .set({ skip_challenge_count: user.skip_challenge_count + 1, updated_at: Date.now() })
-            .where("id", "=", user.id)
-            .execute();
-        await this.emit(tx, m, "challenge.skipped", user);
+      const moved = await this.repos.transaction(async () => {
+        const m = await this.move(row, "skip", {});
+        await this.admitDevice(m);
+        if (user) await this.repos.users.countSkip(user.id, Date.now());
+        await this.emit(m, "challenge.skipped", user);
         return m;
       });
       return this.view(env, moved);
@@ -489,12 +467,12 @@ export class ChallengeService implements ChallengeIssuer {
           `${attached} devices are signed in; log out ${attached - limit} more to continue (limit ${limit})`,
         );
     }
-    const moved = await this.repos.db.transaction().execute(async (tx) => {
-      const m = await this.move(row, "complete", {}, tx);
-      await this.admitDevice(tx, m);
+    const moved = await this.repos.transaction(async () => {
+      const m = await this.move(row, "complete", {});
+      await this.admitDevice(m);
       // The user proved who they are: a provisional user is an account (SPEC.md 13).
-      if (m.user_id) await this.repos.users.confirm(m.user_id, tx);
-      await this.emit(tx, m, "challenge.completed", user);
+      if (m.user_id) await this.repos.users.confirm(m.user_id);
+      await this.emit(m, "challenge.completed", user);
       return m;
     });
     return this.view(env, moved);
@@ -509,10 +487,10 @@ export class ChallengeService implements ChallengeIssuer {
   async override(env: EnvironmentRecord, id: string, reason?: string): Promise<Challenge> {
     const row = await this.load(env, id);
     const user = await this.user(row);
-    const moved = await this.repos.db.transaction().execute(async (tx) => {
-      const m = await this.move(row, "override", {}, tx);
-      await this.admitDevice(tx, m);
-      await this.emit(tx, m, "challenge.overridden", user, reason ? { reason } : {});
+    const moved = await this.repos.transaction(async () => {
+      const m = await this.move(row, "override", {});
+      await this.admitDevice(m);
+      await this.emit(m, "challenge.overridden", user, reason ? { reason } : {});
       return m;
     });
     return this.toWire(moved, user);
@@ -547,10 +525,7 @@ export class ChallengeService implements ChallengeIssuer {
   }
 
   /** Records a conversion intent in the caller's transaction (set by services.ts: the users service's markers). */
-  onSignupChosen?: (
-    db: Kysely<Database>,
-    m: { environmentId: string; deviceId: string; fromUserId: string | null; challengeId: string },
-  ) => Promise<void>;
+  onSignupChosen?: (m: { environmentId: string; deviceId: string; fromUserId: string | null; challengeId: string }) => Promise<void>;
 
   /** The sharer chose "create my own account": remember it (a later signup from this device is user.converted). */
   async chooseSignup(env: EnvironmentRecord, id: string): Promise<{ redirect: string }> {
@@ -558,15 +533,13 @@ export class ChallengeService implements ChallengeIssuer {
     const signupUrl = this.returnUrl(env, parseConfig(row).signup_url);
     if (row.type !== "account_sharing" || !signupUrl) throw conflict("invalid_transition", "This challenge offers no account creation");
     if (!isPending(row.status as ChallengeStatus)) throw conflict("invalid_transition", `The challenge is ${row.status}`);
-    await this.repos.db.transaction().execute(async (tx) => {
-      await this.repos.challenges.updateIf(
-        row.id,
-        [row.status as ChallengeStatus],
-        { signup_chosen_at: Date.now(), updated_at: Date.now() },
-        tx,
-      );
+    await this.repos.transaction(async () => {
+      await this.repos.challenges.updateIf(row.id, [row.status as ChallengeStatus], {
+        signup_chosen_at: Date.now(),
+        updated_at: Date.now(),
+      });
       if (row.device_id && this.onSignupChosen) {
-        await this.onSignupChosen(tx, { environmentId: env.id, deviceId: row.device_id, fromUserId: row.user_id, challengeId: row.id });
+        await this.onSignupChosen({ environmentId: env.id, deviceId: row.device_id, fromUserId: row.user_id, challengeId: row.id });
       }
     });
     return { redirect: signupUrl };
@@ -596,16 +569,10 @@ export class ChallengeService implements ChallengeIssuer {
     return (await this.repos.challenges.outbox(env.id)).map(toWireOutboxMessage);
   }
 
-  private async emit(
-    db: Kysely<Database>,
-    row: ChallengeRow,
-    event: string,
-    user?: UserRow,
-    extra: Record<string, unknown> = {},
-  ): Promise<void> {
+  private async emit(row: ChallengeRow, event: string, user?: UserRow, extra: Record<string, unknown> = {}): Promise<void> {
     const sink = this.events();
     if (!sink) return;
-    const u = user ?? (row.user_id ? await db.selectFrom("users").selectAll().where("id", "=", row.user_id).executeTakeFirst() : undefined);
-    await sink.emit(db, row.environment_id, event, { challenge: this.toWire(row, u), ...(u ? { account: u.external_id } : {}), ...extra });
+    const u = user ?? (row.user_id ? await this.repos.users.findById(row.user_id) : undefined);
+    await sink.emit(row.environment_id, event, { challenge: this.toWire(row, u), ...(u ? { account: u.external_id } : {}), ...extra });
   }
 }

@@ -1,13 +1,11 @@
 // Users (SPEC.md 5, 7): partial updates from the customer's backend, and conversions — a sharer who chose
 // "create my own account" on a device and later signs up from it as a new user (`user.converted`).
 import type { UserUpdateRequest } from "@tessera/sdk/contract";
-import type { Kysely } from "kysely";
 import { accountEmailKey } from "../pipeline/account-email.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { EvaluationResult, EventSink } from "../pipeline/evaluate.js";
 import type { Identity } from "../pipeline/identity.js";
 import type { Repos } from "../store/repos.js";
-import type { Database } from "../store/schema.js";
 import type { UserRow } from "../store/users.js";
 import { iso, now } from "../time.js";
 
@@ -67,11 +65,13 @@ export class UsersService {
    * Records, in `db` (the challenge's transaction), that the sharer on `deviceId` chose "create my own account"
    * rather than keep using `fromUserId`'s account. The challenges area calls this.
    */
-  async markConversionIntent(
-    db: Kysely<Database>,
-    m: { environmentId: string; deviceId: string; fromUserId?: string | null; challengeId?: string | null },
-  ): Promise<void> {
-    await this.repos.identifications.markConversion(db, { ...m, at: now() });
+  async markConversionIntent(m: {
+    environmentId: string;
+    deviceId: string;
+    fromUserId?: string | null;
+    challengeId?: string | null;
+  }): Promise<void> {
+    await this.repos.identifications.markConversion({ ...m, at: now() });
   }
 
   /** Pipeline after-hook: a signup by a new account from a marked device is a conversion (emitted once). */
@@ -85,10 +85,10 @@ export class UsersService {
     if (!user) return;
     const marker = markers.find((m) => m.from_user_id !== user.id);
     if (!marker) return;
-    await this.repos.db.transaction().execute(async (tx) => {
+    await this.repos.transaction(async () => {
       const at = now();
-      if (!(await this.repos.identifications.closeMarker(tx, marker.id, user.id, at))) return;
-      await this.events?.emit(tx, input.env.id, "user.converted", {
+      if (!(await this.repos.identifications.closeMarker(marker.id, user.id, at))) return;
+      await this.events?.emit(input.env.id, "user.converted", {
         account: user.external_id,
         user: toEventUser({ ...user, converted_at: at, updated_at: at }),
         ...(marker.challenge_id ? { challenge: { id: marker.challenge_id } } : {}),

@@ -17,13 +17,19 @@ import { OperatorsRepo } from "./operators.js";
 import { PoliciesRepo } from "./policies.js";
 import { ProjectsRepo } from "./projects.js";
 import type { Database } from "./schema.js";
+import { Transactions } from "./transactions.js";
 import { UserDataRepo } from "./user-data.js";
 import { UserSearchRepo } from "./user-search.js";
 import { UsersRepo } from "./users.js";
 import { WebhooksRepo } from "./webhooks.js";
 
 export interface Repos {
-  db: Kysely<Database>;
+  /** Where a query runs now: the open transaction of this async context, else the store (store/transactions.ts). */
+  readonly db: Kysely<Database>;
+  /** Runs `fn` in a transaction that every repository call inside it joins (store/transactions.ts). */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` outside the current transaction: work that outlives it (Transactions.outside). */
+  outside<T>(fn: () => T): T;
   dialect: Dialect;
   /** Resolves once every write so far is committed: await it before telling the outside world (Store.durable). */
   durable(): Promise<void>;
@@ -50,9 +56,13 @@ export interface Repos {
 }
 
 export function createRepos(store: Store): Repos {
-  const { db } = store;
+  const db = new Transactions(store.db);
   return {
-    db,
+    get db() {
+      return db.db;
+    },
+    transaction: (fn) => db.run(fn),
+    outside: (fn) => db.outside(fn),
     dialect: store.dialect,
     durable: () => store.durable(),
     projects: new ProjectsRepo(db),

@@ -1,13 +1,9 @@
-// Account-sharing events (SPEC.md 9): `account_sharing.signal` when an evaluation's account-sharing risk rises to
-// high or maximum (from below, in the user's previous evaluation), and `account_sharing.admin_notified` once the project's admin has actually been emailed about it.
-import type { Kysely } from "kysely";
 import { toEventUser } from "../domain/users.js";
 import type { AfterEvaluate, EventSink } from "../pipeline/evaluate.js";
 import type { RateLimiter } from "../rate-limit/limiter.js";
 import { riskLevels } from "../risks/index.js";
 import { toWireDevice } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
-import type { Database } from "../store/schema.js";
 
 /** Sends one email to the project's admin; provided by the delivery area when a mail transport is configured. */
 export interface AdminMailer {
@@ -45,7 +41,7 @@ export class AccountSharingNotifier {
       user: toEventUser(user),
       ...(deviceRow ? { device: toWireDevice(deviceRow, user.external_id) } : {}),
     };
-    await this.inTx((tx) => this.events.emit(tx, input.env.id, "account_sharing.signal", data));
+    await this.inTx(() => this.events.emit(input.env.id, "account_sharing.signal", data));
 
     const admin = input.env.settings.admin_email;
     if (!this.mailer || !admin) return;
@@ -59,10 +55,10 @@ export class AccountSharingNotifier {
         `Tessera rated the account-sharing risk of account ${user.external_id} ${risk.severity} (score ${risk.score}) ` +
         `in evaluation ${result.evaluation.id}.\nIndicators: ${risk.indicators.join(", ") || "none"}.\n`,
     });
-    await this.inTx((tx) => this.events.emit(tx, input.env.id, "account_sharing.admin_notified", { ...data, admin_email: admin }));
+    await this.inTx(() => this.events.emit(input.env.id, "account_sharing.admin_notified", { ...data, admin_email: admin }));
   };
 
-  private inTx(fn: (tx: Kysely<Database>) => Promise<void>): Promise<void> {
-    return this.repos.db.transaction().execute(fn);
+  private inTx(fn: () => Promise<void>): Promise<void> {
+    return this.repos.transaction(fn);
   }
 }
