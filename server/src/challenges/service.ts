@@ -17,7 +17,7 @@ import { callbackUrl, callbackValid, type Receipt } from "../delivery/callbacks.
 import type { CodeDelivery } from "../delivery/index.js";
 import { ApiError, badRequest, conflict, notFound, rateLimited } from "../errors.js";
 import { newId } from "../ids.js";
-import type { ChallengeIssuer, EventSink } from "../pipeline/evaluate.js";
+import type { ChallengeIssuer, EventSink } from "../pipeline/ports.js";
 import type { RateLimiter } from "../rate-limit/limiter.js";
 import type { ServerKeys } from "../secrets.js";
 import { type ChallengeRow, toWireOutboxMessage } from "../store/challenges.js";
@@ -50,9 +50,16 @@ export class ChallengeService implements ChallengeIssuer {
     private readonly config: Config,
     private readonly tokens: ChallengeTokens,
     private readonly delivery: CodeDelivery,
-    private readonly events: () => EventSink | undefined,
+    private readonly events: EventSink,
     /** The devices service's detach: marks the device for logout and emits device.detached. */
     private readonly detachDevice: (environmentId: string, deviceId: string) => Promise<unknown>,
+    /** The users service: records, in the caller's transaction, that a sharer chose to create an account. */
+    private readonly markConversionIntent: (m: {
+      environmentId: string;
+      deviceId: string;
+      fromUserId: string | null;
+      challengeId: string;
+    }) => Promise<void>,
     /** The server's derived keys: code hashes, signed delivery-callback URLs. */
     private readonly keys: Pick<ServerKeys, "codeHash" | "deliveryCallback">,
     /** The shared limiter: sends per recipient and per user, wrong codes per user (SPEC.md 12). */
@@ -524,9 +531,6 @@ export class ChallengeService implements ChallengeIssuer {
     return this.devices(env, id, "link");
   }
 
-  /** Records a conversion intent in the caller's transaction (set by services.ts: the users service's markers). */
-  onSignupChosen?: (m: { environmentId: string; deviceId: string; fromUserId: string | null; challengeId: string }) => Promise<void>;
-
   /** The sharer chose "create my own account": remember it (a later signup from this device is user.converted). */
   async chooseSignup(env: EnvironmentRecord, id: string): Promise<{ redirect: string }> {
     const row = await this.load(env, id);
@@ -538,8 +542,8 @@ export class ChallengeService implements ChallengeIssuer {
         signup_chosen_at: Date.now(),
         updated_at: Date.now(),
       });
-      if (row.device_id && this.onSignupChosen) {
-        await this.onSignupChosen({ environmentId: env.id, deviceId: row.device_id, fromUserId: row.user_id, challengeId: row.id });
+      if (row.device_id) {
+        await this.markConversionIntent({ environmentId: env.id, deviceId: row.device_id, fromUserId: row.user_id, challengeId: row.id });
       }
     });
     return { redirect: signupUrl };
@@ -570,9 +574,11 @@ export class ChallengeService implements ChallengeIssuer {
   }
 
   private async emit(row: ChallengeRow, event: string, user?: UserRow, extra: Record<string, unknown> = {}): Promise<void> {
-    const sink = this.events();
-    if (!sink) return;
     const u = user ?? (row.user_id ? await this.repos.users.findById(row.user_id) : undefined);
-    await sink.emit(row.environment_id, event, { challenge: this.toWire(row, u), ...(u ? { account: u.external_id } : {}), ...extra });
+    await this.events.emit(row.environment_id, event, {
+      challenge: this.toWire(row, u),
+      ...(u ? { account: u.external_id } : {}),
+      ...extra,
+    });
   }
 }

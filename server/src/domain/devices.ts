@@ -5,9 +5,9 @@ import { badRequest, conflict, notFound } from "../errors.js";
 import { exactHash, fingerprintComponents } from "../fingerprint/index.js";
 import { newId } from "../ids.js";
 import type { EvaluationInput } from "../pipeline/context.js";
-import type { EventSink } from "../pipeline/evaluate.js";
 import { type Identity, newDeviceRow, parseUserAgent, resolveIdentity } from "../pipeline/identity.js";
 import { persistIdentity } from "../pipeline/persist-identity.js";
+import type { EventSink } from "../pipeline/ports.js";
 import { type DeviceRow, toWireDevice } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
@@ -25,7 +25,7 @@ export interface DetachOptions {
  * the device does not exist in the environment; detaching a detached device changes nothing and emits nothing.
  */
 export async function detachDevice(
-  deps: { repos: Repos; events?: EventSink },
+  deps: { repos: Repos; events: EventSink },
   environmentId: string,
   deviceId: string,
   opts: DetachOptions = {},
@@ -38,15 +38,15 @@ export async function detachDevice(
   const patch = { status: "detached" as const, detached_at: at, logout_pending: opts.logout === false ? 0 : 1, updated_at: at };
   await deps.repos.devices.update(row.id, patch);
   const device = toWireDevice({ ...row, ...patch }, user?.external_id, at);
-  await deps.events?.emit(environmentId, "device.detached", { ...(user ? { account: user.external_id } : {}), device });
+  await deps.events.emit(environmentId, "device.detached", { ...(user ? { account: user.external_id } : {}), device });
   return device;
 }
 
 export class DevicesService {
-  /** Set once the webhook outbox is wired (services.ts). */
-  events?: EventSink;
-
-  constructor(private readonly repos: Repos) {}
+  constructor(
+    private readonly repos: Repos,
+    private readonly events: EventSink,
+  ) {}
 
   private async userOrThrow(environmentId: string, externalId: string): Promise<UserRow> {
     const user = await this.repos.users.findByExternal(environmentId, externalId);

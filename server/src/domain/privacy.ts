@@ -16,14 +16,15 @@ export interface EraseContext {
   deviceIds: string[];
 }
 
-/** Deletes one area's data of a user in `db` (the erasure's transaction); answers counts to add to the answer. */
+/** Deletes one area's data of a user in the erasure's transaction; answers counts to add to the answer. */
 export type Eraser = (ctx: EraseContext) => Promise<Partial<UserErasure["deleted"]>>;
 
 export class PrivacyService {
-  /** Run first, before the core data goes; each adds to the counts. */
-  readonly erasers: Eraser[] = [];
-
-  constructor(private readonly repos: Repos) {}
+  constructor(
+    private readonly repos: Repos,
+    /** Other areas' erasers (services.ts), run first, before the core data goes; each adds to the counts. */
+    readonly erasers: Eraser[],
+  ) {}
 
   async eraseUser(environmentId: string, externalId: string): Promise<UserErasure> {
     const user = await this.repos.users.findByExternal(environmentId, externalId);

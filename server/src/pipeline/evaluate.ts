@@ -1,7 +1,6 @@
 // The evaluation pipeline, top to bottom (SPEC.md 6):
 // request → context → identity (user, fingerprint, device) → decide (signals → checks → risks → policies → verdict)
 // → challenge → one transaction storing the evaluation with everything it implies (+ events).
-import type { Evaluation, PolicyChallenge } from "@tessera/sdk/contract";
 import { networkOf } from "../geo/ip.js";
 import { newId } from "../ids.js";
 import { storeRisks } from "../risks/index.js";
@@ -13,38 +12,10 @@ import type { EvaluationInput } from "./context.js";
 import { type Decision, decide } from "./decide.js";
 import { type Identity, resolveIdentity } from "./identity.js";
 import { persistIdentity } from "./persist-identity.js";
-
-/** Issues a challenge inside the evaluation's transaction (implemented by the challenges service). */
-export interface ChallengeIssuer {
-  /**
-   * Whether another challenge may open for this user (SPEC.md 12: at most 3 pending), after superseding the ones it
-   * replaces; asked first, in the same transaction, so that a refusal is stored as the evaluation's verdict.
-   */
-  admit(args: { input: EvaluationInput; identity: Identity }): Promise<boolean>;
-  issue(args: {
-    input: EvaluationInput;
-    evaluationId: string;
-    identity: Identity;
-    decision: Decision;
-    policy: PolicyChallenge;
-  }): Promise<{ id: string; status: string; type: string; redirect: string }>;
-}
+import type { ChallengeIssuer, EvaluationObserver, EvaluationResult, EvaluationStep } from "./ports.js";
 
 /** The reason added to an evaluation denied because its user already has the most pending challenges allowed. */
 export const TOO_MANY_CHALLENGES = "too_many_challenges";
-
-/** Records domain events in the transaction of the change that caused them (the webhook outbox): the current one. */
-export interface EventSink {
-  emit(environmentId: string, event: string, data: Record<string, unknown>): Promise<void>;
-}
-
-/** Runs after the evaluation is committed (e.g. account-sharing signals); must not throw. */
-export type AfterEvaluate = (
-  result: EvaluationResult,
-  input: EvaluationInput,
-  identity: Identity,
-  decision: Decision,
-) => Promise<void> | void;
 
 /**
  * The account of the request, written in the evaluation's transaction: the named user (created if new, provisional when first seen on a
@@ -77,18 +48,16 @@ async function persistUser(repos: Repos, input: EvaluationInput, identity: Ident
   return identity.user;
 }
 
-export interface EvaluationResult {
-  evaluation: Evaluation;
-  /** The device was detached (kicked) since this browser last asked: its SDK must log the user out. */
-  logout: boolean;
-}
-
 export class Pipeline {
-  challenges?: ChallengeIssuer;
-  events?: EventSink;
-  readonly after: AfterEvaluate[] = [];
+  /** Told of each committed evaluation (observe.ts: the request log). */
+  readonly observers: EvaluationObserver[] = [];
 
-  constructor(private readonly repos: Repos) {}
+  constructor(
+    private readonly repos: Repos,
+    private readonly challenges: ChallengeIssuer,
+    /** Consequences for other areas, run in the evaluation's transaction after it is stored (services.ts lists them). */
+    private readonly steps: readonly EvaluationStep[],
+  ) {}
 
   async evaluate(input: EvaluationInput): Promise<EvaluationResult> {
     const { repos } = this;
@@ -138,7 +107,7 @@ export class Pipeline {
 
       // Too many challenges pending for this user: deny rather than open another (SPEC.md 12).
       const wantsChallenge = decision.verdict === "challenge" || decision.verdict === "challenge_and_restrict";
-      if (wantsChallenge && decision.challenge && this.challenges) {
+      if (wantsChallenge && decision.challenge) {
         if (!(await this.challenges.admit({ input, identity: { ...identity, user: userRow } }))) {
           decision.verdict = "deny";
           decision.reasons = [...decision.reasons, TOO_MANY_CHALLENGES];
@@ -180,7 +149,7 @@ export class Pipeline {
       if (decision.contentHash) await repos.history.recordContent(input.env.id, decision.contentHash, userRow?.id ?? null, at);
 
       let challenge: { id: string; status: string; type: string } | undefined;
-      if (decision.verdict !== "deny" && wantsChallenge && decision.challenge && this.challenges) {
+      if (decision.verdict !== "deny" && wantsChallenge && decision.challenge) {
         const issued = await this.challenges.issue({
           input,
           evaluationId,
@@ -193,17 +162,15 @@ export class Pipeline {
         row.redirect = issued.redirect;
         await repos.evaluations.setChallenge(evaluationId, issued.id, issued.redirect);
       }
-      return toWireEvaluation(row, userRow, challenge ? { ...challenge, type: challenge.type } : undefined);
+      const out: EvaluationResult = {
+        evaluation: toWireEvaluation(row, userRow, challenge ? { ...challenge, type: challenge.type } : undefined),
+        logout,
+      };
+      // Consequences for other areas, committed with the evaluation (their events, their jobs) or not at all.
+      for (const step of this.steps) await step(out, input, identity, decision);
+      return out;
     });
-
-    const out = { evaluation: result, logout };
-    for (const hook of this.after) {
-      try {
-        await hook(out, input, identity, decision);
-      } catch {
-        // After-hooks are best effort by contract; the evaluation is already committed.
-      }
-    }
-    return out;
+    for (const observe of this.observers) observe(result, input);
+    return result;
   }
 }

@@ -11,6 +11,7 @@ import { EvaluationsRepo } from "./evaluations.js";
 import { FingerprintsRepo } from "./fingerprints.js";
 import { HistoryRepo } from "./history.js";
 import { IdentificationsRepo } from "./identifications.js";
+import { JobsRepo } from "./jobs.js";
 import { ListsRepo } from "./lists.js";
 import { LoginAttemptsRepo } from "./login-attempts.js";
 import { OperatorsRepo } from "./operators.js";
@@ -30,6 +31,8 @@ export interface Repos {
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   /** Runs `fn` outside the current transaction: work that outlives it (Transactions.outside). */
   outside<T>(fn: () => T): T;
+  /** Calls `f` once the current transaction has committed (Transactions.afterCommit). */
+  afterCommit(f: () => void): void;
   dialect: Dialect;
   /** Resolves once every write so far is committed: await it before telling the outside world (Store.durable). */
   durable(): Promise<void>;
@@ -53,6 +56,8 @@ export interface Repos {
   evaluationSearch: EvaluationSearchRepo;
   evaluationStats: EvaluationStatsRepo;
   userSearch: UserSearchRepo;
+  /** The job outbox: side effects run after the response (jobs/outbox.ts). */
+  jobs: JobsRepo;
 }
 
 export function createRepos(store: Store): Repos {
@@ -63,6 +68,7 @@ export function createRepos(store: Store): Repos {
     },
     transaction: (fn) => db.run(fn),
     outside: (fn) => db.outside(fn),
+    afterCommit: (f) => db.afterCommit(f),
     dialect: store.dialect,
     durable: () => store.durable(),
     projects: new ProjectsRepo(db),
@@ -84,5 +90,6 @@ export function createRepos(store: Store): Repos {
     evaluationSearch: new EvaluationSearchRepo(db, store.dialect),
     evaluationStats: new EvaluationStatsRepo(db),
     userSearch: new UserSearchRepo(db),
+    jobs: new JobsRepo(db, store.dialect),
   };
 }

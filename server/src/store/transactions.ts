@@ -6,14 +6,20 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.js";
 
+interface Open {
+  db: Kysely<Database>;
+  /** Run once the transaction has committed (dropped if it rolls back). */
+  committed: Array<() => void>;
+}
+
 export class Transactions {
-  readonly #current = new AsyncLocalStorage<Kysely<Database>>();
+  readonly #current = new AsyncLocalStorage<Open>();
 
   constructor(private readonly store: Kysely<Database>) {}
 
   /** Where a query runs now: the open transaction of this async context, else the store. */
   get db(): Kysely<Database> {
-    return this.#current.getStore() ?? this.store;
+    return this.#current.getStore()?.db ?? this.store;
   }
 
   /** Whether this async context is inside a transaction. */
@@ -25,9 +31,23 @@ export class Transactions {
    * Runs `fn` in a transaction: committed when it resolves, rolled back when it throws. Inside a transaction already,
    * `fn` joins it (one unit of work, committed or rolled back as a whole by the outermost call).
    */
-  run<T>(fn: () => Promise<T>): Promise<T> {
+  async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.active) return fn();
-    return this.store.transaction().execute((tx) => this.#current.run(tx, fn));
+    const committed: Array<() => void> = [];
+    const result = await this.store.transaction().execute((db) => this.#current.run({ db, committed }, fn));
+    for (const f of committed) this.outside(f);
+    return result;
+  }
+
+  /**
+   * Calls `f` once the current transaction has committed, outside it (at once outside any transaction). On the
+   * embedded store a commit joins a batch made durable a moment later: work that tells the outside world awaits
+   * `Repos.durable()` first.
+   */
+  afterCommit(f: () => void): void {
+    const open = this.#current.getStore();
+    if (open) open.committed.push(f);
+    else f();
   }
 
   /**

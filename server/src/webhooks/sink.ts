@@ -2,7 +2,7 @@
 // caller's transaction, so an event exists if and only if the change that caused it was committed.
 import { WEBHOOK_EVENTS, type WebhookEvent } from "@tessera/sdk/contract";
 import { newId } from "../ids.js";
-import type { EventSink } from "../pipeline/evaluate.js";
+import type { EventSink } from "../pipeline/ports.js";
 import type { Repos } from "../store/repos.js";
 import { iso, now } from "../time.js";
 
