@@ -9,7 +9,7 @@ import { deviceKey } from "../store/login-attempts.js";
 import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
 import type { EvaluationInput } from "./context.js";
-import { type Decision, decide } from "./decide.js";
+import { decide } from "./decide.js";
 import { type Identity, resolveIdentity } from "./identity.js";
 import { persistIdentity } from "./persist-identity.js";
 import type { ChallengeIssuer, EvaluationObserver, EvaluationResult, EvaluationStep } from "./ports.js";
