@@ -25,7 +25,7 @@ type ChallengeBody = { challenge?: { status?: string; delivery_status?: string }
 
 export function registerObservation(app: FastifyInstance, services: Services): void {
   const { metrics } = services;
-  services.pipeline.after.push((result, input) => {
+  services.pipeline.observers.push((result, input) => {
     const notes = current.getStore();
     if (notes)
       notes.evaluation = { id: result.evaluation.id, verdict: result.evaluation.verdict, action: input.action, source: input.source };

@@ -12,7 +12,8 @@ import { EvaluationsService } from "./domain/evaluations.js";
 import { PrivacyService } from "./domain/privacy.js";
 import { UsersService } from "./domain/users.js";
 import { IdentityVerification } from "./identity-verification/index.js";
-import { startWorkers } from "./jobs/index.js";
+import { JOB_KINDS, startWorkers } from "./jobs/index.js";
+import { JobDoorbell, OutboxJobs } from "./jobs/outbox.js";
 import { createLogger, type Log } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { Pipeline } from "./pipeline/evaluate.js";
@@ -45,16 +46,18 @@ export interface Services {
   challengeTokens: ChallengeTokens;
   /** Backend-signed user tokens for client calls (SPEC.md 12), and the environments' identity secrets. */
   identity: IdentityVerification;
-  /** The webhook outbox: `events.emit(tx, environmentId, event, data)` inside the transaction of the change. */
+  /** The webhook outbox: `events.emit(environmentId, event, data)` inside the transaction of the change. */
   events: OutboxSink;
   webhookEndpoints: WebhookEndpointsService;
   devices: DevicesService;
   users: UsersService;
-  /** User erasure and retention; other areas push their erasers onto `privacy.erasers`. */
+  /** User erasure and retention; other areas' erasers are given to it here. */
   privacy: PrivacyService;
   accountSharing: AccountSharingNotifier;
   /** Console operators, their sign-in and sessions (SPEC.md 14). */
   operators: OperatorsService;
+  /** Rung when a transaction that enqueued a job commits: the job worker (jobs/index.ts) listens. */
+  jobDoorbell: JobDoorbell;
   /** Background work started by the server (workers) and stopped on close. */
   onClose: Array<() => Promise<void> | void>;
   close(): Promise<void>;
@@ -84,7 +87,6 @@ export async function createServices(
   });
   if (opts.migrate !== false) await migrate(store.db);
   const repos = createRepos(store);
-  const pipeline = new Pipeline(repos);
   const rateLimiter = createRateLimiter(store);
   // The token secret is shared by every instance on one store: from config, else generated once and kept.
   const tokenSecret =
@@ -92,32 +94,31 @@ export async function createServices(
   const challengeTokens = new ChallengeTokens(tokenSecret);
   const keys = deriveServerKeys(config.SERVER_KEY ?? (await repos.projects.setting("server_key", newMasterKey)));
   const delivery = createCodeDelivery(config);
-  const devices = new DevicesService(repos);
+  const adminMailer = createAdminMailer(config);
+  // Each service receives what it needs here, in dependency order: the outboxes first, the pipeline last.
+  const events = new OutboxSink(repos);
+  const jobDoorbell = new JobDoorbell();
+  const jobs = new OutboxJobs(repos, JOB_KINDS, jobDoorbell);
+  const devices = new DevicesService(repos, events);
+  const users = new UsersService(repos, events);
   const challenges = new ChallengeService(
     repos,
     config,
     challengeTokens,
     delivery,
-    () => pipeline.events,
+    events,
     (envId, deviceId) => devices.detach(envId, deviceId, { logout: true }),
+    (m) => users.markConversionIntent(m),
     keys,
     rateLimiter,
   );
-  pipeline.challenges = challenges;
-  const evaluationsService = new EvaluationsService(repos);
-  const events = new OutboxSink(repos);
-  pipeline.events = events;
-  devices.events = events;
-  const users = new UsersService(repos);
-  users.events = events;
-  const accountSharing = new AccountSharingNotifier(repos, events, rateLimiter);
-  const adminMailer = createAdminMailer(config);
-  accountSharing.mailer = adminMailer;
-  pipeline.after.push(accountSharing.afterEvaluate, users.afterEvaluate);
-  challenges.onSignupChosen = (db, m) => users.markConversionIntent(db, m);
-  evaluationsService.challengeSummary = (id) => challenges.summary(id);
-  const privacy = new PrivacyService(repos);
-  privacy.erasers.push(async (tx, ctx) => ({ challenges: await repos.challenges.eraseForUser(tx, ctx.environmentId, ctx.userId) }));
+  const accountSharing = new AccountSharingNotifier(repos, events, jobs, rateLimiter, adminMailer);
+  // The consequences of an evaluation for other areas, run in its transaction (their events and jobs commit with it).
+  const pipeline = new Pipeline(repos, challenges, [accountSharing.onEvaluation, users.onEvaluation]);
+  const evaluationsService = new EvaluationsService(repos, (id) => challenges.summary(id));
+  const privacy = new PrivacyService(repos, [
+    async (ctx) => ({ challenges: await repos.challenges.eraseForUser(ctx.environmentId, ctx.userId) }),
+  ]);
   const services: Services = {
     config,
     log,
@@ -138,6 +139,7 @@ export async function createServices(
     privacy,
     accountSharing,
     operators: new OperatorsService(repos, config, rateLimiter),
+    jobDoorbell,
     onClose: [() => delivery.close()],
     async close() {
       for (const fn of services.onClose.reverse()) await fn();

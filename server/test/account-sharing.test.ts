@@ -1,11 +1,49 @@
 // Account sharing (SPEC.md 5, webhooks): when an account's account_sharing risk rises to high, `account_sharing.signal`
 // is emitted once for the rise and the project's admin is emailed (over real SMTP, read from the received mail), at
 // most once a day per account whatever the number of rises, with `account_sharing.admin_notified`; on both stores.
+
+import type { InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { buildApp } from "../src/app.js";
+import { createServices, type Services } from "../src/services.js";
+import { ADMIN_EMAIL_JOB } from "../src/webhooks/account-sharing.js";
+import { BROWSER_UA, fakeComponents, freshDatabase, STORES, startTestApp, type TestApp, type TestDatabase, testConfig } from "./helpers.js";
 import { startSmtp, type TestSmtp } from "./smtp.js";
+import { eventually } from "./webhook-receiver.js";
 
 const ADMIN = "admin@example.com";
+const LET_EVERY_LOGIN_IN = {
+  name: "Let every login in (test)",
+  actions: ["login"],
+  priority: 1000,
+  conditions: { all: [] },
+  verdict: "allow",
+};
+
+/**
+ * A login of `user` from its own browser and network (`n`: a /24 of its own, private so that no place is involved);
+ * answers the account_sharing risk's severity.
+ */
+async function loginFrom(t: Pick<TestApp, "app" | "clientId" | "auth">, user: string, n: number): Promise<string | undefined> {
+  const r = await t.app.inject({
+    method: "POST",
+    url: "/v3/client/evaluate/login",
+    headers: { "x-forwarded-for": `10.77.${n}.1` },
+    payload: {
+      client_id: t.clientId,
+      user,
+      signals: { components: fakeComponents(`${user}-browser-${n}`), visitor_token: `tok-${user}-${n}-xxxxxxxx` },
+    },
+  });
+  expect(r.statusCode, r.body).toBe(200);
+  const { evaluation_id } = r.json() as { evaluation_id: string };
+  const ev = await t.app.inject({ method: "GET", url: `/v3/evaluations/${evaluation_id}`, headers: t.auth });
+  const { verdict, risks } = ev.json() as { verdict: string; risks: Array<{ name: string; severity: string }> };
+  expect(verdict).toBe("allow");
+  // The backend lets the login in and consumes it: the account is confirmed (a provisional user is not signalled).
+  expect((await t.app.inject({ method: "POST", url: `/v3/evaluations/${evaluation_id}/consume`, headers: t.auth })).statusCode).toBe(200);
+  return risks.find((x) => x.name === "account_sharing")?.severity;
+}
 
 describe.each(STORES)("account sharing on %s", (kind) => {
   let t: TestApp;
@@ -34,30 +72,7 @@ describe.each(STORES)("account sharing on %s", (kind) => {
     );
   const adminMails = () => smtp.mails.filter((m) => m.to === ADMIN);
 
-  /**
-   * A login of `user` from its own browser and network (`n`: a /24 of its own, private so that no place is involved);
-   * answers the account_sharing risk's severity.
-   */
-  async function login(user: string, n: number): Promise<string | undefined> {
-    const r = await t.app.inject({
-      method: "POST",
-      url: "/v3/client/evaluate/login",
-      headers: { "x-forwarded-for": `10.77.${n}.1` },
-      payload: {
-        client_id: t.clientId,
-        user,
-        signals: { components: fakeComponents(`${user}-browser-${n}`), visitor_token: `tok-${user}-${n}-xxxxxxxx` },
-      },
-    });
-    expect(r.statusCode, r.body).toBe(200);
-    const { evaluation_id } = r.json() as { evaluation_id: string };
-    const ev = await t.app.inject({ method: "GET", url: `/v3/evaluations/${evaluation_id}`, headers: t.auth });
-    const { verdict, risks } = ev.json() as { verdict: string; risks: Array<{ name: string; severity: string }> };
-    expect(verdict).toBe("allow");
-    // The backend lets the login in and consumes it: the account is confirmed (a provisional user is not signalled).
-    expect((await t.app.inject({ method: "POST", url: `/v3/evaluations/${evaluation_id}/consume`, headers: t.auth })).statusCode).toBe(200);
-    return risks.find((x) => x.name === "account_sharing")?.severity;
-  }
+  const login = (user: string, n: number) => loginFrom(t, user, n);
 
   it("signals each rise, and emails the admin once a day per account", async () => {
     const user = "sharer";
@@ -71,6 +86,8 @@ describe.each(STORES)("account sharing on %s", (kind) => {
     expect(mail.subject).toContain("Account sharer looks shared");
     expect(mail.text).toMatch(/account-sharing risk of account sharer (high|maximum)/);
     expect((await eventsOf("account_sharing.signal")).map((e) => e.account)).toEqual([user]);
+    // The email is a job sent after the response; its event follows the send.
+    await eventually(async () => (await eventsOf("account_sharing.admin_notified")).length > 0, "admin_notified");
     expect((await eventsOf("account_sharing.admin_notified")).map((e) => e.account)).toEqual([user]);
 
     // Still shared: no new signal, no new email.
@@ -85,6 +102,8 @@ describe.each(STORES)("account sharing on %s", (kind) => {
     for (const n of [7, 8]) await login(user, n);
     expect(["high", "maximum"]).toContain(await login(user, 9));
     expect((await eventsOf("account_sharing.signal")).map((e) => e.account)).toEqual([user, user]);
+    // The second rise's email job ran (and was refused by the daily limit): none is left.
+    await eventually(async () => (await t.services.repos.jobs.pending()).length === 0, "the job outbox to drain");
     expect(await eventsOf("account_sharing.admin_notified")).toHaveLength(1);
     expect(adminMails()).toHaveLength(1);
   });
@@ -141,5 +160,62 @@ describe.each(STORES)("the account-sharing risk on %s", (kind) => {
     const over = await access("watch", "viewer2", 2);
     expect(over.checks).toMatchObject({ device_limit: 1, devices_over_limit: 1 });
     expect(sharing(over)).toContain("limit_exceeded");
+  });
+});
+
+// The admin's email is a job written in the evaluation's transaction (jobs/outbox.ts): a server that stops after the
+// evaluation is committed and before the email is sent leaves the job in the store, and the next server sends it.
+describe.each(STORES)("an admin email interrupted by a stop on %s", (kind) => {
+  let smtp: TestSmtp;
+  let db: TestDatabase;
+  const open: Array<{ close(): Promise<unknown> }> = [];
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    db = await freshDatabase(kind);
+  });
+  afterAll(async () => {
+    for (const o of open.reverse()) await o.close();
+    await smtp?.close();
+    await db?.drop();
+  });
+  const config = (workers: boolean) =>
+    testConfig({
+      ...db.env,
+      SMTP_URL: smtp.url,
+      EMAIL_FROM: "Tessera <no-reply@test.local>",
+      TRUST_PROXY: "1",
+      WORKERS: workers ? "1" : "0",
+    });
+
+  it("is sent by the next server, and admin_notified emitted then", async () => {
+    // The first server runs no worker: it stops, in effect, between the evaluation's commit and the send.
+    const first = await createServices(config(false));
+    const app = await buildApp(first, { logger: false });
+    const project = await first.repos.projects.create("Interrupted");
+    const env = project.environments.development;
+    const t = { app, clientId: env.client_id, auth: { authorization: `Bearer ${env.secret}` } };
+    const browser = app.inject.bind(app);
+    t.app.inject = ((opts: InjectOptions) =>
+      browser({ ...opts, headers: { "user-agent": BROWSER_UA, ...(opts.headers ?? {}) } })) as typeof app.inject;
+    expect((await app.inject({ method: "POST", url: "/v3/policies", headers: t.auth, payload: LET_EVERY_LOGIN_IN })).statusCode).toBe(201);
+    expect(await first.repos.projects.updateSettings(project.id, { admin_email: ADMIN })).toBe(true);
+    for (const n of [1, 2, 3]) await loginFrom(t, "interrupted", n);
+    expect(["high", "maximum"]).toContain(await loginFrom(t, "interrupted", 4));
+    const events = async (s: Services, name: string) => (await s.repos.webhooks.listEvents(env.id)).filter((e) => e.event === name);
+    // Committed with the evaluation: the signal and the email's job; nothing sent.
+    expect(await events(first, "account_sharing.signal")).toHaveLength(1);
+    expect((await first.repos.jobs.pending()).map((j) => j.kind)).toEqual([ADMIN_EMAIL_JOB]);
+    expect(smtp.mails).toEqual([]);
+    expect(await events(first, "account_sharing.admin_notified")).toEqual([]);
+    await app.close();
+    await first.close();
+
+    const next = await createServices(config(true));
+    open.push(next);
+    const mail = await smtp.next(ADMIN);
+    expect(mail.text).toContain("account interrupted");
+    await eventually(async () => (await events(next, "account_sharing.admin_notified")).length === 1, "admin_notified");
+    await eventually(async () => (await next.repos.jobs.pending()).length === 0, "the job to be done");
+    expect(smtp.mails.filter((m) => m.to === ADMIN)).toHaveLength(1);
   });
 });

@@ -132,9 +132,14 @@ describe.each(STORES)("metrics on %s", (kind) => {
         payload: { client_id: t.clientId, user: "mw", email: "mw@example.com", signals: { components: fakeComponents("mw") } },
       });
       await eventually(() => receiver.received.length || undefined, "the delivery");
-      const after = await scrape();
+      // The receiver records the body before its answer reaches the worker, which counts the outcome only then.
+      let after = "";
       const moved = (outcome: string) =>
         sample(after, "tessera_webhook_deliveries_total", { outcome }) - sample(before, "tessera_webhook_deliveries_total", { outcome });
+      await eventually(async () => {
+        after = await scrape();
+        return moved("succeeded") > 0 || undefined;
+      }, "the success to be counted");
       expect(moved("retry")).toBe(1);
       expect(moved("succeeded")).toBe(1);
       expect(after).toMatch(/^tessera_webhook_queue_depth \d+$/m);

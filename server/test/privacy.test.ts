@@ -25,7 +25,7 @@ describe.each(STORES)("privacy on %s", (kind) => {
     const theirs = (await evaluate("stays", "s1")).json().evaluation_id;
 
     let counted = 0;
-    t.services.privacy.erasers.push(async (_db, ctx) => {
+    t.services.privacy.erasers.push(async (ctx) => {
       expect(ctx.externalId).toBe("gone");
       expect(ctx.deviceIds.length).toBeGreaterThan(0);
       counted++;

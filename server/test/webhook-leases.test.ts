@@ -43,7 +43,7 @@ describe.each(STORES)("webhook leases and logs on %s", (kind) => {
     const project = await s.repos.projects.create("Leases");
     const env = (await s.repos.projects.environmentByClientId(project.environments.development.client_id))!;
     await s.webhookEndpoints.create(env, { url, events: ["user.converted"] });
-    await s.repos.db.transaction().execute((tx) => s.events.emit(tx, env.id, "user.converted", { account: "u1" }));
+    await s.repos.transaction(() => s.events.emit(env.id, "user.converted", { account: "u1" }));
     return { services: s, config };
   }
 

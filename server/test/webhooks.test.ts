@@ -155,8 +155,8 @@ describe.each(STORES)("webhook endpoints on %s", (kind) => {
     const ep = WebhookEndpoint.parse((await create({ url: "https://hooks.example.com/only", events: ["user.converted"] })).json());
     const env = t.project.environments.development.id;
     await expect(
-      t.services.repos.db.transaction().execute(async (tx) => {
-        await t.services.events.emit(tx, env, "user.converted", { account: "rolled_back" });
+      t.services.repos.transaction(async () => {
+        await t.services.events.emit(env, "user.converted", { account: "rolled_back" });
         throw new Error("roll back");
       }),
     ).rejects.toThrow("roll back");
@@ -179,8 +179,7 @@ describe.skipIf(!PG_AVAILABLE)("two workers on one PostgreSQL outbox", () => {
       const envId = project.environments.development.id;
       const env = (await a.repos.projects.environmentByClientId(project.environments.development.client_id))!;
       await a.webhookEndpoints.create(env, { url: receiver.url, events: ["user.converted"] });
-      for (let i = 0; i < 60; i++)
-        await a.repos.db.transaction().execute((tx) => a.events.emit(tx, envId, "user.converted", { account: `u${i}` }));
+      for (let i = 0; i < 60; i++) await a.repos.transaction(() => a.events.emit(envId, "user.converted", { account: `u${i}` }));
       const { startWorkers } = await import("../src/jobs/index.js");
       const wa = startWorkers(a).webhooks;
       const wb = startWorkers(b).webhooks;

@@ -5,6 +5,9 @@ import { conflict } from "../errors.js";
 
 export type ChallengeOperation = "open" | "send" | "verify" | "fail" | "complete" | "skip" | "override" | "expire";
 
+/** The status a challenge is issued in. */
+export const INITIAL_STATUS: ChallengeStatus = "created";
+
 const PENDING: ChallengeStatus[] = ["created", "presented", "code_sent", "verified"];
 
 /** from → operation → to. `open` of an already opened challenge is a no-op handled by the service. */

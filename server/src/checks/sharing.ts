@@ -1,11 +1,11 @@
 // Account sharing (SPEC.md 7, issue 15): the device limit that applies to an evaluation, and the user's other
 // sessions in use at the same time — on other networks, and too far apart for one person to hold them both.
 import type { PolicyChallenge } from "@tessera/sdk/contract";
+import { projectDeviceLimit } from "../challenges/limits.js";
 import { geo } from "../geo/index.js";
 import { networkOf } from "../geo/ip.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { Identity } from "../pipeline/identity.js";
-import { DEFAULT_DEVICE_LIMIT } from "../policies/defaults.js";
 import type { SignalSet } from "../signals/index.js";
 import { ACTIVE_WINDOW_MS } from "../store/devices.js";
 import type { UserDevice } from "../store/history.js";
@@ -31,7 +31,7 @@ export function deviceLimitFor(policies: SharingPolicy[], action: string, projec
     if (p.challenge.device_limit !== undefined) return p.challenge.device_limit;
     break;
   }
-  return projectDefault ?? DEFAULT_DEVICE_LIMIT;
+  return projectDeviceLimit({ default_device_limit: projectDefault });
 }
 
 export interface Sessions {

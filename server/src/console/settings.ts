@@ -2,8 +2,8 @@
 // the project's branding (name, logo, colour) of the challenge page, the default device limit, the admin email and
 // the identity-verification setting; and the environment's secret keys (created shown once, revoked at once).
 import type { EnvironmentSettings, EnvironmentSettingsPatch } from "@tessera/sdk/contract";
+import { projectDeviceLimit } from "../challenges/limits.js";
 import { badRequest, notFound } from "../errors.js";
-import { DEFAULT_DEVICE_LIMIT } from "../policies/defaults.js";
 import type { Services } from "../services.js";
 import type { EnvironmentRecord, ProjectSettings } from "../store/projects.js";
 import { iso } from "../time.js";
@@ -22,7 +22,7 @@ export async function readSettings(services: Services, environmentId: string): P
     allowed_origins: env.allowedOrigins,
     ...(s.logo_url ? { logo_url: s.logo_url } : {}),
     ...(s.color ? { color: s.color } : {}),
-    default_device_limit: s.default_device_limit ?? DEFAULT_DEVICE_LIMIT,
+    default_device_limit: projectDeviceLimit(s),
     ...(s.admin_email ? { admin_email: s.admin_email } : {}),
     identity_verification: env.environmentSettings.identity_verification ?? "optional",
   };

@@ -1,17 +1,15 @@
 // Devices (SPEC.md 5, 7): a user's devices, detach (also the challenges' "kick"), metadata, and the client device
 // operations of SPEC.md 4 (attach, detach, fingerprint, hash, identify), which resolve identity like an evaluation.
 import type { Device, Metadata } from "@tessera/sdk/contract";
-import type { Kysely } from "kysely";
 import { badRequest, conflict, notFound } from "../errors.js";
 import { exactHash, fingerprintComponents } from "../fingerprint/index.js";
 import { newId } from "../ids.js";
 import type { EvaluationInput } from "../pipeline/context.js";
-import type { EventSink } from "../pipeline/evaluate.js";
 import { type Identity, newDeviceRow, parseUserAgent, resolveIdentity } from "../pipeline/identity.js";
 import { persistIdentity } from "../pipeline/persist-identity.js";
+import type { EventSink } from "../pipeline/ports.js";
 import { type DeviceRow, toWireDevice } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
-import type { Database } from "../store/schema.js";
 import type { UserRow } from "../store/users.js";
 import { now } from "../time.js";
 
@@ -27,29 +25,28 @@ export interface DetachOptions {
  * the device does not exist in the environment; detaching a detached device changes nothing and emits nothing.
  */
 export async function detachDevice(
-  db: Kysely<Database>,
-  deps: { repos: Repos; events?: EventSink },
+  deps: { repos: Repos; events: EventSink },
   environmentId: string,
   deviceId: string,
   opts: DetachOptions = {},
 ): Promise<Device | undefined> {
-  const found = await deps.repos.userData.deviceWithOwner(db, environmentId, deviceId);
+  const found = await deps.repos.userData.deviceWithOwner(environmentId, deviceId);
   if (!found) return undefined;
   const { device: row, user } = found;
   if (row.status === "detached") return toWireDevice(row, user?.external_id);
   const at = opts.at ?? now();
   const patch = { status: "detached" as const, detached_at: at, logout_pending: opts.logout === false ? 0 : 1, updated_at: at };
-  await deps.repos.devices.update(row.id, patch, db);
+  await deps.repos.devices.update(row.id, patch);
   const device = toWireDevice({ ...row, ...patch }, user?.external_id, at);
-  await deps.events?.emit(db, environmentId, "device.detached", { ...(user ? { account: user.external_id } : {}), device });
+  await deps.events.emit(environmentId, "device.detached", { ...(user ? { account: user.external_id } : {}), device });
   return device;
 }
 
 export class DevicesService {
-  /** Set once the webhook outbox is wired (services.ts). */
-  events?: EventSink;
-
-  constructor(private readonly repos: Repos) {}
+  constructor(
+    private readonly repos: Repos,
+    private readonly events: EventSink,
+  ) {}
 
   private async userOrThrow(environmentId: string, externalId: string): Promise<UserRow> {
     const user = await this.repos.users.findByExternal(environmentId, externalId);
@@ -64,9 +61,9 @@ export class DevicesService {
   }
 
   async detach(environmentId: string, deviceId: string, opts: DetachOptions = {}): Promise<Device> {
-    const device = await this.repos.db
-      .transaction()
-      .execute((tx) => detachDevice(tx, { repos: this.repos, events: this.events }, environmentId, deviceId, opts));
+    const device = await this.repos.transaction(() =>
+      detachDevice({ repos: this.repos, events: this.events }, environmentId, deviceId, opts),
+    );
     if (!device) throw notFound("Device");
     return device;
   }
@@ -101,19 +98,19 @@ export class DevicesService {
    * Stores the fingerprint and device that a resolved identity implies (persistIdentity, as an evaluation does), in
    * `tx`. Identity is resolved before the transaction: on SQLite the transaction holds the only connection.
    */
-  async identify(input: EvaluationInput, tx: Kysely<Database>, resolved?: Identity): Promise<Identity> {
+  async identify(input: EvaluationInput, resolved?: Identity): Promise<Identity> {
     const identity = resolved ?? (await resolveIdentity(this.repos, input));
-    await persistIdentity(tx, this.repos, input, identity);
+    await persistIdentity(this.repos, input, identity);
     return identity;
   }
 
   /** Client attach: this browser's device is attached to `user` (created if new). */
   async clientAttach(input: EvaluationInput & { user: string }): Promise<{ device: string; status: "attached" | "detached" }> {
     const resolved = await resolveIdentity(this.repos, input);
-    return this.repos.db.transaction().execute(async (tx) => {
-      const identity = await this.identify(input, tx, resolved);
-      const { user } = await this.repos.users.upsert(input.env.id, input.user, { source: "client" }, tx);
-      const device = identity.device?.row ?? (await this.newBareDevice(input, identity, tx));
+    return this.repos.transaction(async () => {
+      const identity = await this.identify(input, resolved);
+      const { user } = await this.repos.users.upsert(input.env.id, input.user, { source: "client" });
+      const device = identity.device?.row ?? (await this.newBareDevice(input, identity));
       const patch = {
         user_id: user.id,
         status: "attached" as const,
@@ -122,7 +119,7 @@ export class DevicesService {
         logout_pending: 0,
         updated_at: input.at,
       };
-      await this.repos.devices.update(device.id, patch, tx);
+      await this.repos.devices.update(device.id, patch);
       return { device: device.id, status: "attached" as const };
     });
   }
@@ -142,11 +139,9 @@ export class DevicesService {
       ? devices.find((d) => owner && d.user_id === owner.id)
       : (devices.find((d) => d.status === "attached" && d.user_id !== null) ?? devices[0]);
     if (!device) throw notFound("Device of this visitor token");
-    await this.repos.db
-      .transaction()
-      .execute((tx) =>
-        detachDevice(tx, { repos: this.repos, events: this.events }, input.env.id, device.id, { logout: false, at: input.at }),
-      );
+    await this.repos.transaction(() =>
+      detachDevice({ repos: this.repos, events: this.events }, input.env.id, device.id, { logout: false, at: input.at }),
+    );
     return { device: device.id, status: "detached" };
   }
 
@@ -165,9 +160,9 @@ export class DevicesService {
   async attach(environmentId: string, deviceId: string, externalUser: string): Promise<Device> {
     const row = await this.repos.devices.find(environmentId, deviceId);
     if (!row) throw notFound("Device");
-    return this.repos.db.transaction().execute(async (tx) => {
+    return this.repos.transaction(async () => {
       const at = now();
-      const { user } = await this.repos.users.upsert(environmentId, externalUser, { source: "server" }, tx);
+      const { user } = await this.repos.users.upsert(environmentId, externalUser, { source: "server" });
       const patch = {
         user_id: user.id,
         status: "attached" as const,
@@ -176,7 +171,7 @@ export class DevicesService {
         logout_pending: 0,
         updated_at: at,
       };
-      await this.repos.devices.update(row.id, patch, tx);
+      await this.repos.devices.update(row.id, patch);
       return toWireDevice({ ...row, ...patch }, user.external_id, at);
     });
   }
@@ -184,8 +179,8 @@ export class DevicesService {
   /** Client fingerprint: the server-computed fingerprint id and the confidence of the match. */
   async clientFingerprint(input: EvaluationInput): Promise<{ fingerprint_id: string | null; confidence: number }> {
     const resolved = await resolveIdentity(this.repos, input);
-    return this.repos.db.transaction().execute(async (tx) => {
-      const identity = await this.identify(input, tx, resolved);
+    return this.repos.transaction(async () => {
+      const identity = await this.identify(input, resolved);
       return { fingerprint_id: identity.fingerprint?.row.id ?? null, confidence: identity.fingerprint?.confidence ?? 0 };
     });
   }
@@ -195,8 +190,8 @@ export class DevicesService {
     const before = await resolveIdentity(this.repos, input);
     const lastFpId = before.device && !before.device.isNew ? before.device.row.fingerprint_id : null;
     const last = lastFpId ? ((await this.repos.fingerprints.findById(input.env.id, lastFpId))?.exact_hash ?? null) : null;
-    return this.repos.db.transaction().execute(async (tx) => {
-      const identity = await this.identify(input, tx, before);
+    return this.repos.transaction(async () => {
+      const identity = await this.identify(input, before);
       // The hash of exactly these components, even when they matched a stored fingerprint with drift.
       const normalised = fingerprintComponents(input.signals.components, parseUserAgent(input.userAgent).info);
       const current = Object.keys(normalised).length > 0 ? exactHash(normalised) : (identity.fingerprint?.row.exact_hash ?? null);
@@ -207,33 +202,30 @@ export class DevicesService {
   /** Legacy identify: records an identification of this browser's device that a backend completes (SPEC.md 8). */
   async clientIdentify(input: EvaluationInput): Promise<{ identification_id: string }> {
     const resolved = await resolveIdentity(this.repos, input);
-    return this.repos.db.transaction().execute(async (tx) => {
-      const identity = await this.identify(input, tx, resolved);
-      const device = identity.device?.row ?? (await this.newBareDevice(input, identity, tx));
+    return this.repos.transaction(async () => {
+      const identity = await this.identify(input, resolved);
+      const device = identity.device?.row ?? (await this.newBareDevice(input, identity));
       const id = newId("idn");
-      await this.repos.identifications.insert(
-        {
-          id,
-          environment_id: input.env.id,
-          device_id: device.id,
-          fingerprint_id: identity.fingerprint?.row.id ?? null,
-          confidence: identity.fingerprint?.confidence ?? 0,
-          user_id: null,
-          access_id: null,
-          new_device: null,
-          completed_at: null,
-          created_at: input.at,
-        },
-        tx,
-      );
+      await this.repos.identifications.insert({
+        id,
+        environment_id: input.env.id,
+        device_id: device.id,
+        fingerprint_id: identity.fingerprint?.row.id ?? null,
+        confidence: identity.fingerprint?.confidence ?? 0,
+        user_id: null,
+        access_id: null,
+        new_device: null,
+        completed_at: null,
+        created_at: input.at,
+      });
       return { identification_id: id };
     });
   }
 
   /** A device row for a browser that sent neither a visitor token nor components (nothing to link it by later). */
-  private async newBareDevice(input: EvaluationInput, identity: Identity, tx: Kysely<Database>): Promise<DeviceRow> {
+  private async newBareDevice(input: EvaluationInput, identity: Identity): Promise<DeviceRow> {
     const row = newDeviceRow(input, identity);
-    await this.repos.devices.insert(row, tx);
+    await this.repos.devices.insert(row);
     return row;
   }
 }
@@ -251,36 +243,36 @@ export async function completeIdentification(
   const found = await repos.identifications.find(environmentId, identificationId);
   if (!found) throw notFound("Identification");
   if (found.completed_at != null) throw conflict("conflict", "This identification was already completed");
-  return repos.db.transaction().execute(async (tx) => {
+  return repos.transaction(async () => {
     const at = now();
-    const { user } = await repos.users.upsert(environmentId, account, { source: "server" }, tx);
-    const owned = await repos.userData.deviceWithOwner(tx, environmentId, found.device_id);
+    const { user } = await repos.users.upsert(environmentId, account, { source: "server" });
+    const owned = await repos.userData.deviceWithOwner(environmentId, found.device_id);
     if (!owned) throw notFound("Device of this identification");
     const { device } = owned;
     const newDevice = device.user_id !== user.id;
     const access = newId("acc");
-    if (!(await repos.identifications.complete(found.id, { user_id: user.id, access_id: access, new_device: newDevice, at }, tx))) {
+    if (!(await repos.identifications.complete(found.id, { user_id: user.id, access_id: access, new_device: newDevice, at }))) {
       throw conflict("conflict", "This identification was already completed");
     }
-    await repos.accessRecords.insert(
-      {
-        id: access,
-        environment_id: environmentId,
-        device_id: device.id,
-        user_id: user.id,
-        confidence: found.confidence,
-        metadata: "{}",
-        created_at: at,
-        updated_at: at,
-      },
-      tx,
-    );
+    await repos.accessRecords.insert({
+      id: access,
+      environment_id: environmentId,
+      device_id: device.id,
+      user_id: user.id,
+      confidence: found.confidence,
+      metadata: "{}",
+      created_at: at,
+      updated_at: at,
+    });
     if (newDevice || device.status !== "attached") {
-      await repos.devices.update(
-        device.id,
-        { user_id: user.id, status: "attached", attached_at: at, detached_at: null, logout_pending: 0, updated_at: at },
-        tx,
-      );
+      await repos.devices.update(device.id, {
+        user_id: user.id,
+        status: "attached",
+        attached_at: at,
+        detached_at: null,
+        logout_pending: 0,
+        updated_at: at,
+      });
     }
     return { access, device: device.id, new_device: newDevice, metadata_fields: metadataFields(device.metadata) };
   });

@@ -1,19 +1,19 @@
 // Evaluations service: the wire evaluation with its user and live challenge status; consume once.
 import type { Evaluation } from "@tessera/sdk/contract";
+import type { ChallengeSummaryLookup } from "../pipeline/ports.js";
 import { type EvaluationRow, toWireEvaluation } from "../store/evaluations.js";
 import type { Repos } from "../store/repos.js";
 
-/** Looks up the live summary of a challenge (provided by the challenges area). */
-export type ChallengeSummaryLookup = (id: string) => Promise<{ id: string; status: string; type: string | null } | undefined>;
-
 export class EvaluationsService {
-  challengeSummary?: ChallengeSummaryLookup;
-
-  constructor(private readonly repos: Repos) {}
+  constructor(
+    private readonly repos: Repos,
+    /** The live status of an evaluation's challenge (the challenges service). */
+    private readonly challengeSummary: ChallengeSummaryLookup,
+  ) {}
 
   async toWire(row: EvaluationRow): Promise<Evaluation> {
     const user = row.user_id ? await this.repos.users.findById(row.user_id) : undefined;
-    const challenge = row.challenge_id && this.challengeSummary ? await this.challengeSummary(row.challenge_id) : undefined;
+    const challenge = row.challenge_id ? await this.challengeSummary(row.challenge_id) : undefined;
     return toWireEvaluation(row, user, challenge);
   }
 

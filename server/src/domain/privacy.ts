@@ -1,10 +1,8 @@
 // Privacy (SPEC.md 5): erasing a user's data on request, and the retention job that prunes old records.
 // Other areas register erasers for the data they own (e.g. challenges); all run in one transaction.
 import type { UserErasure } from "@tessera/sdk/contract";
-import type { Kysely } from "kysely";
 import { notFound } from "../errors.js";
 import type { Repos } from "../store/repos.js";
-import type { Database } from "../store/schema.js";
 
 /** A user first seen on a login and never confirmed by the backend is forgotten after a day. */
 export const PROVISIONAL_TTL_MS = 24 * 3600 * 1000;
@@ -18,30 +16,31 @@ export interface EraseContext {
   deviceIds: string[];
 }
 
-/** Deletes one area's data of a user in `db` (the erasure's transaction); answers counts to add to the answer. */
-export type Eraser = (db: Kysely<Database>, ctx: EraseContext) => Promise<Partial<UserErasure["deleted"]>>;
+/** Deletes one area's data of a user in the erasure's transaction; answers counts to add to the answer. */
+export type Eraser = (ctx: EraseContext) => Promise<Partial<UserErasure["deleted"]>>;
 
 export class PrivacyService {
-  /** Run first, before the core data goes; each adds to the counts. */
-  readonly erasers: Eraser[] = [];
-
-  constructor(private readonly repos: Repos) {}
+  constructor(
+    private readonly repos: Repos,
+    /** Other areas' erasers (services.ts), run first, before the core data goes; each adds to the counts. */
+    readonly erasers: Eraser[],
+  ) {}
 
   async eraseUser(environmentId: string, externalId: string): Promise<UserErasure> {
     const user = await this.repos.users.findByExternal(environmentId, externalId);
     if (!user) throw notFound("User");
-    return this.repos.db.transaction().execute(async (tx) => {
+    return this.repos.transaction(async () => {
       const deleted: UserErasure["deleted"] = { evaluations: 0, devices: 0, fingerprints: 0, challenges: 0, access_records: 0 };
       const ctx: EraseContext = {
         environmentId,
         userId: user.id,
         externalId,
-        deviceIds: await this.repos.userData.deviceIds(tx, environmentId, user.id),
+        deviceIds: await this.repos.userData.deviceIds(environmentId, user.id),
       };
       for (const eraser of this.erasers) {
-        for (const [k, v] of Object.entries(await eraser(tx, ctx))) deleted[k as keyof typeof deleted] += v ?? 0;
+        for (const [k, v] of Object.entries(await eraser(ctx))) deleted[k as keyof typeof deleted] += v ?? 0;
       }
-      const core = await this.repos.userData.erase(tx, environmentId, user.id);
+      const core = await this.repos.userData.erase(environmentId, user.id);
       for (const [k, v] of Object.entries(core)) deleted[k as keyof typeof deleted] += v;
       return { user: externalId, deleted };
     });

@@ -1,13 +1,9 @@
 // Users (SPEC.md 5, 7): partial updates from the customer's backend, and conversions — a sharer who chose
 // "create my own account" on a device and later signs up from it as a new user (`user.converted`).
 import type { UserUpdateRequest } from "@tessera/sdk/contract";
-import type { Kysely } from "kysely";
 import { accountEmailKey } from "../pipeline/account-email.js";
-import type { EvaluationInput } from "../pipeline/context.js";
-import type { EvaluationResult, EventSink } from "../pipeline/evaluate.js";
-import type { Identity } from "../pipeline/identity.js";
+import type { EvaluationStep, EventSink } from "../pipeline/ports.js";
 import type { Repos } from "../store/repos.js";
-import type { Database } from "../store/schema.js";
 import type { UserRow } from "../store/users.js";
 import { iso, now } from "../time.js";
 
@@ -27,10 +23,10 @@ export function toEventUser(u: UserRow): Record<string, unknown> {
 }
 
 export class UsersService {
-  /** Set once the webhook outbox is wired (services.ts). */
-  events?: EventSink;
-
-  constructor(private readonly repos: Repos) {}
+  constructor(
+    private readonly repos: Repos,
+    private readonly events: EventSink,
+  ) {}
 
   /**
    * The backend sets a user's contacts, metadata and groups; only the sent fields change. A user Tessera has not met
@@ -64,18 +60,20 @@ export class UsersService {
   }
 
   /**
-   * Records, in `db` (the challenge's transaction), that the sharer on `deviceId` chose "create my own account"
+   * Records, in the challenge's transaction, that the sharer on `deviceId` chose "create my own account"
    * rather than keep using `fromUserId`'s account. The challenges area calls this.
    */
-  async markConversionIntent(
-    db: Kysely<Database>,
-    m: { environmentId: string; deviceId: string; fromUserId?: string | null; challengeId?: string | null },
-  ): Promise<void> {
-    await this.repos.identifications.markConversion(db, { ...m, at: now() });
+  async markConversionIntent(m: {
+    environmentId: string;
+    deviceId: string;
+    fromUserId?: string | null;
+    challengeId?: string | null;
+  }): Promise<void> {
+    await this.repos.identifications.markConversion({ ...m, at: now() });
   }
 
-  /** Pipeline after-hook: a signup by a new account from a marked device is a conversion (emitted once). */
-  readonly afterEvaluate = async (result: EvaluationResult, input: EvaluationInput, identity: Identity): Promise<void> => {
+  /** Pipeline step, in the evaluation's transaction: a signup by a new account from a marked device is a conversion (emitted once). */
+  readonly onEvaluation: EvaluationStep = async (result, input, identity) => {
     if (input.action !== "signup" || !input.user) return;
     const deviceId = result.evaluation.device ?? identity.device?.row.id;
     if (!deviceId) return;
@@ -85,14 +83,12 @@ export class UsersService {
     if (!user) return;
     const marker = markers.find((m) => m.from_user_id !== user.id);
     if (!marker) return;
-    await this.repos.db.transaction().execute(async (tx) => {
-      const at = now();
-      if (!(await this.repos.identifications.closeMarker(tx, marker.id, user.id, at))) return;
-      await this.events?.emit(tx, input.env.id, "user.converted", {
-        account: user.external_id,
-        user: toEventUser({ ...user, converted_at: at, updated_at: at }),
-        ...(marker.challenge_id ? { challenge: { id: marker.challenge_id } } : {}),
-      });
+    const at = now();
+    if (!(await this.repos.identifications.closeMarker(marker.id, user.id, at))) return;
+    await this.events.emit(input.env.id, "user.converted", {
+      account: user.external_id,
+      user: toEventUser({ ...user, converted_at: at, updated_at: at }),
+      ...(marker.challenge_id ? { challenge: { id: marker.challenge_id } } : {}),
     });
   };
 }

@@ -1,11 +1,17 @@
-// Background workers of a server process (config WORKERS): webhook delivery, retention, recovery of interrupted code
+// Background workers of a server process (config WORKERS): webhook delivery, the job outbox (side effects after the
+// response, e.g. the admin's account-sharing email), retention, recovery of interrupted code
 // sends, pruning of expired velocity counters and the console's roll-ups. Several processes may run them at once on
 // one PostgreSQL store; each is safe to run concurrently. Every failure is logged. Stopped by services.close().
 import { recoverInterruptedSends, SEND_DEADLINE_MS } from "../challenges/recovery.js";
 import { ROLLUP_EVERY_MS, ROLLUP_FIRST_MS, rollUp } from "../console/rollup-job.js";
 import type { Services } from "../services.js";
+import { ADMIN_EMAIL_JOB } from "../webhooks/account-sharing.js";
 import { WebhookWorker } from "../webhooks/worker.js";
+import { type JobHandler, JobWorker } from "./outbox.js";
 import { PeriodicJob } from "./periodic.js";
+
+/** Every kind of job the outbox holds; a worker runs each with its handler (startWorkers). */
+export const JOB_KINDS = [ADMIN_EMAIL_JOB] as const;
 
 /** Records older than RETENTION_DAYS outlive it by at most this long. */
 const RETENTION_EVERY_MS = 3600 * 1000;
@@ -16,7 +22,7 @@ const SEND_RECOVERY_EVERY_MS = 60_000;
 /** Velocity buckets leave their window within the hour; a sweep every ten minutes keeps the table to about that. */
 const VELOCITY_PRUNE_EVERY_MS = 10 * 60 * 1000;
 
-export function startWorkers(services: Services): { webhooks: WebhookWorker; jobs: PeriodicJob[] } {
+export function startWorkers(services: Services): { webhooks: WebhookWorker; outbox: JobWorker; jobs: PeriodicJob[] } {
   const { repos, config, log } = services;
   // On the embedded store this process is the only one: a lease or a send left pending was left by a process that
   // is gone (killed, crashed), so it is taken over at once instead of after its deadline.
@@ -25,6 +31,10 @@ export function startWorkers(services: Services): { webhooks: WebhookWorker; job
     takeOverLeases: alone,
     onOutcome: (outcome) => services.metrics.webhookDeliveries.inc({ outcome }),
   });
+  const handlers: Record<(typeof JOB_KINDS)[number], JobHandler> = {
+    [ADMIN_EMAIL_JOB]: services.accountSharing.sendAdminEmail,
+  };
+  const outbox = new JobWorker(repos, handlers, services.jobDoorbell, log.child({ job: "outbox" }), { takeOverLeases: alone });
   const jobs = [
     new PeriodicJob(
       "retention",
@@ -58,11 +68,13 @@ export function startWorkers(services: Services): { webhooks: WebhookWorker; job
     ),
   ];
   webhooks.start();
+  outbox.start();
   for (const j of jobs) j.start();
   services.onClose.push(async () => {
     // Stop and wait for in-flight attempts and runs before the store closes.
     await webhooks.stop();
+    await outbox.stop();
     for (const j of jobs) await j.stop();
   });
-  return { webhooks, jobs };
+  return { webhooks, outbox, jobs };
 }

@@ -1,92 +1,63 @@
 // The evaluation pipeline, top to bottom (SPEC.md 6):
 // request → context → identity (user, fingerprint, device) → decide (signals → checks → risks → policies → verdict)
 // → challenge → one transaction storing the evaluation with everything it implies (+ events).
-import type { Evaluation, PolicyChallenge } from "@tessera/sdk/contract";
-import type { Kysely } from "kysely";
 import { networkOf } from "../geo/ip.js";
 import { newId } from "../ids.js";
 import { storeRisks } from "../risks/index.js";
 import { type EvaluationRow, toWireEvaluation } from "../store/evaluations.js";
 import { deviceKey } from "../store/login-attempts.js";
-import { insertRow } from "../store/prepared.js";
 import type { Repos } from "../store/repos.js";
-import type { Database } from "../store/schema.js";
 import type { UserRow } from "../store/users.js";
 import type { EvaluationInput } from "./context.js";
-import { type Decision, decide } from "./decide.js";
+import { decide } from "./decide.js";
 import { type Identity, resolveIdentity } from "./identity.js";
 import { persistIdentity } from "./persist-identity.js";
-
-/** Issues a challenge inside the evaluation's transaction (implemented by the challenges service). */
-export interface ChallengeIssuer {
-  /**
-   * Whether another challenge may open for this user (SPEC.md 12: at most 3 pending), after superseding the ones it
-   * replaces; asked first, in the same transaction, so that a refusal is stored as the evaluation's verdict.
-   */
-  admit(db: Kysely<Database>, args: { input: EvaluationInput; identity: Identity }): Promise<boolean>;
-  issue(
-    db: Kysely<Database>,
-    args: { input: EvaluationInput; evaluationId: string; identity: Identity; decision: Decision; policy: PolicyChallenge },
-  ): Promise<{ id: string; status: string; type: string; redirect: string }>;
-}
+import type { ChallengeIssuer, EvaluationObserver, EvaluationResult, EvaluationStep } from "./ports.js";
 
 /** The reason added to an evaluation denied because its user already has the most pending challenges allowed. */
 export const TOO_MANY_CHALLENGES = "too_many_challenges";
 
-/** Records domain events in the same transaction as the change that caused them (the webhook outbox). */
-export interface EventSink {
-  emit(db: Kysely<Database>, environmentId: string, event: string, data: Record<string, unknown>): Promise<void>;
-}
-
-/** Runs after the evaluation is committed (e.g. account-sharing signals); must not throw. */
-export type AfterEvaluate = (
-  result: EvaluationResult,
-  input: EvaluationInput,
-  identity: Identity,
-  decision: Decision,
-) => Promise<void> | void;
-
 /**
- * The account of the request, written in `tx`: the named user (created if new, provisional when first seen on a
+ * The account of the request, written in the evaluation's transaction: the named user (created if new, provisional when first seen on a
  * login; an email-only account the same browser signed up with takes the name), or for a request naming no user
  * but an email, the account that email names (SPEC.md 13).
  */
-async function persistUser(tx: Kysely<Database>, repos: Repos, input: EvaluationInput, identity: Identity): Promise<UserRow | undefined> {
+async function persistUser(repos: Repos, input: EvaluationInput, identity: Identity): Promise<UserRow | undefined> {
   const provisional = input.action === "login";
   if (input.user) {
     let known = identity.user;
     if (identity.claim && known) {
-      await repos.users.claim(known.id, input.user, input.at, tx);
+      await repos.users.claim(known.id, input.user, input.at);
       known = { ...known, external_id: input.user };
     }
     const fields = { source: input.source, email: input.email, phone: input.phone, metadata: input.metadata, provisional };
-    return (await repos.users.upsert(input.env.id, input.user, fields, tx, known)).user;
+    return (await repos.users.upsert(input.env.id, input.user, fields, known)).user;
   }
   if (identity.emailKey && input.email) {
     return (
       identity.user ??
-      (await repos.users.createEmailAccount(
-        input.env.id,
-        { email: input.email, emailKey: identity.emailKey, phone: input.phone, metadata: input.metadata, provisional },
-        tx,
-      ))
+      (await repos.users.createEmailAccount(input.env.id, {
+        email: input.email,
+        emailKey: identity.emailKey,
+        phone: input.phone,
+        metadata: input.metadata,
+        provisional,
+      }))
     );
   }
   return identity.user;
 }
 
-export interface EvaluationResult {
-  evaluation: Evaluation;
-  /** The device was detached (kicked) since this browser last asked: its SDK must log the user out. */
-  logout: boolean;
-}
-
 export class Pipeline {
-  challenges?: ChallengeIssuer;
-  events?: EventSink;
-  readonly after: AfterEvaluate[] = [];
+  /** Told of each committed evaluation (observe.ts: the request log). */
+  readonly observers: EvaluationObserver[] = [];
 
-  constructor(private readonly repos: Repos) {}
+  constructor(
+    private readonly repos: Repos,
+    private readonly challenges: ChallengeIssuer,
+    /** Consequences for other areas, run in the evaluation's transaction after it is stored (services.ts lists them). */
+    private readonly steps: readonly EvaluationStep[],
+  ) {}
 
   async evaluate(input: EvaluationInput): Promise<EvaluationResult> {
     const { repos } = this;
@@ -96,36 +67,33 @@ export class Pipeline {
     const decision = await decide(repos, input, identity, evaluationId);
     let logout = false;
 
-    const result = await repos.db.transaction().execute(async (tx) => {
+    const result = await repos.transaction(async () => {
       const at = input.at;
-      const userRow = await persistUser(tx, repos, input, identity);
+      const userRow = await persistUser(repos, input, identity);
       const admitted = decision.verdict === "allow" || decision.verdict === "restrict";
       // An email a browser claims finds an account for counting, but never brings its device into an account that has a
       // customer id: only the customer's user id does (a sign-up with a victim's email must not become a known device).
       const joins = identity.emailKey && userRow && userRow.external_id !== userRow.id ? undefined : userRow;
-      logout = (await persistIdentity(tx, repos, input, identity, { user: joins, admitted })).logout;
+      logout = (await persistIdentity(repos, input, identity, { user: joins, admitted })).logout;
       const device = identity.device;
       // A login naming an account the backend has not confirmed: counted for credential stuffing (SPEC.md 13).
       if (input.action === "login" && userRow?.provisional === 1) {
-        await repos.loginAttempts.record(
-          {
-            id: newId("lat"),
-            environment_id: input.env.id,
-            user_id: userRow.id,
-            device_key: deviceKey(input.signals.visitor_token, device?.row.id) ?? null,
-            fingerprint_id: identity.fingerprint?.row.id ?? null,
-            ip: input.ip ?? null,
-            network: networkOf(input.ip) ?? null,
-            created_at: at,
-          },
-          tx,
-        );
+        await repos.loginAttempts.record({
+          id: newId("lat"),
+          environment_id: input.env.id,
+          user_id: userRow.id,
+          device_key: deviceKey(input.signals.visitor_token, device?.row.id) ?? null,
+          fingerprint_id: identity.fingerprint?.row.id ?? null,
+          ip: input.ip ?? null,
+          network: networkOf(input.ip) ?? null,
+          created_at: at,
+        });
       }
 
       let accessId: string | null = null;
       if (input.action === "access" && device) {
         accessId = newId("acc");
-        await insertRow(tx, "access_records", {
+        await repos.accessRecords.insert({
           id: accessId,
           environment_id: input.env.id,
           device_id: device.row.id,
@@ -139,8 +107,8 @@ export class Pipeline {
 
       // Too many challenges pending for this user: deny rather than open another (SPEC.md 12).
       const wantsChallenge = decision.verdict === "challenge" || decision.verdict === "challenge_and_restrict";
-      if (wantsChallenge && decision.challenge && this.challenges) {
-        if (!(await this.challenges.admit(tx, { input, identity: { ...identity, user: userRow } }))) {
+      if (wantsChallenge && decision.challenge) {
+        if (!(await this.challenges.admit({ input, identity: { ...identity, user: userRow } }))) {
           decision.verdict = "deny";
           decision.reasons = [...decision.reasons, TOO_MANY_CHALLENGES];
         }
@@ -176,13 +144,13 @@ export class Pipeline {
         created_at: at,
         updated_at: at,
       };
-      await repos.evaluations.insert(row, tx);
+      await repos.evaluations.insert(row);
       // Under the internal user id, known only now for a new user: the same id content_repetition_count excludes.
-      if (decision.contentHash) await repos.history.recordContent(input.env.id, decision.contentHash, userRow?.id ?? null, at, tx);
+      if (decision.contentHash) await repos.history.recordContent(input.env.id, decision.contentHash, userRow?.id ?? null, at);
 
       let challenge: { id: string; status: string; type: string } | undefined;
-      if (decision.verdict !== "deny" && wantsChallenge && decision.challenge && this.challenges) {
-        const issued = await this.challenges.issue(tx, {
+      if (decision.verdict !== "deny" && wantsChallenge && decision.challenge) {
+        const issued = await this.challenges.issue({
           input,
           evaluationId,
           identity: { ...identity, user: userRow },
@@ -192,19 +160,17 @@ export class Pipeline {
         challenge = { id: issued.id, status: issued.status, type: issued.type };
         row.challenge_id = issued.id;
         row.redirect = issued.redirect;
-        await repos.evaluations.setChallenge(evaluationId, issued.id, issued.redirect, tx);
+        await repos.evaluations.setChallenge(evaluationId, issued.id, issued.redirect);
       }
-      return toWireEvaluation(row, userRow, challenge ? { ...challenge, type: challenge.type } : undefined);
+      const out: EvaluationResult = {
+        evaluation: toWireEvaluation(row, userRow, challenge ? { ...challenge, type: challenge.type } : undefined),
+        logout,
+      };
+      // Consequences for other areas, committed with the evaluation (their events, their jobs) or not at all.
+      for (const step of this.steps) await step(out, input, identity, decision);
+      return out;
     });
-
-    const out = { evaluation: result, logout };
-    for (const hook of this.after) {
-      try {
-        await hook(out, input, identity, decision);
-      } catch {
-        // After-hooks are best effort by contract; the evaluation is already committed.
-      }
-    }
-    return out;
+    for (const observe of this.observers) observe(result, input);
+    return result;
   }
 }

@@ -2,10 +2,8 @@
 // browser's own, or sighted), the device (inserted, or updated: seen, its fingerprint, its token, its owner) and a
 // fingerprint's popularity. The evaluation pipeline and the client device operations both call it, in their own
 // transaction, with the identity resolveIdentity answered.
-import type { Kysely } from "kysely";
 import type { DeviceRow } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
-import type { Database } from "../store/schema.js";
 import type { UserRow } from "../store/users.js";
 import type { EvaluationInput } from "./context.js";
 import type { Identity } from "./identity.js";
@@ -17,9 +15,8 @@ export interface PersistOptions {
   admitted?: boolean;
 }
 
-/** Writes what `identity` implies in `tx`; answers whether the device was kicked since it last asked (log out once). */
+/** Writes what `identity` implies (in the caller's transaction); answers whether the device was kicked since it last asked (log out once). */
 export async function persistIdentity(
-  tx: Kysely<Database>,
   repos: Repos,
   input: EvaluationInput,
   identity: Identity,
@@ -28,13 +25,13 @@ export async function persistIdentity(
   const at = input.at;
   const fp = identity.fingerprint;
   if (fp) {
-    if (fp.isNew) await repos.fingerprints.insert(fp.row, tx);
+    if (fp.isNew) await repos.fingerprints.insert(fp.row);
     // A drift of the browser's own fingerprint moves it to the components just seen (a sighting too, in one write).
     else if (fp.drift) {
-      await repos.fingerprints.updateComponents(fp.row.id, { ...fp.drift, last_seen_at: at }, tx);
+      await repos.fingerprints.updateComponents(fp.row.id, { ...fp.drift, last_seen_at: at });
       Object.assign(fp.row, fp.drift, { last_seen_at: at });
-    } else await repos.fingerprints.touch(fp.row, at, tx);
-    if (fp.becamePopular) await repos.fingerprints.setPopular(fp.row.id, tx);
+    } else await repos.fingerprints.touch(fp.row, at);
+    if (fp.becamePopular) await repos.fingerprints.setPopular(fp.row.id);
   }
   const device = identity.device;
   if (!device) return { logout: false };
@@ -46,7 +43,7 @@ export async function persistIdentity(
   if (device.isNew) {
     if (fp) row.fingerprint_id = fp.row.id;
     if (user && admitted) Object.assign(row, { user_id: user.id, status: "attached", attached_at: at });
-    await repos.devices.insert(row, tx);
+    await repos.devices.insert(row);
     return { logout: false };
   }
   let logout = false;
@@ -65,7 +62,7 @@ export async function persistIdentity(
   } else if (user && admitted && (row.user_id !== user.id || row.status === "detached")) {
     Object.assign(patch, { user_id: user.id, status: "attached", attached_at: at, detached_at: null });
   }
-  await repos.devices.update(row.id, patch, tx);
+  await repos.devices.update(row.id, patch);
   Object.assign(row, patch);
   return { logout };
 }

@@ -1,9 +1,10 @@
 // The policies of an environment as the evaluate step sees them: seeded with the defaults on first use, cached.
 
+import { projectDeviceLimit } from "../challenges/limits.js";
 import { type StoredPolicy, toWirePolicy } from "../store/policies.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
-import { DEFAULT_DEVICE_LIMIT, defaultPolicies } from "./defaults.js";
+import { defaultPolicies } from "./defaults.js";
 
 /**
  * Defaults are seeded lazily, on the first evaluation or policy listing of an environment, rather than in
@@ -15,7 +16,7 @@ const seededHere = new Set<string>();
 export async function ensureDefaultPolicies(repos: Repos, env: EnvironmentRecord): Promise<void> {
   if (seededHere.has(env.id)) return;
   if (!(await repos.policies.seeded(env.id))) {
-    await repos.policies.seedOnce(env.id, defaultPolicies(env.settings.default_device_limit ?? DEFAULT_DEVICE_LIMIT));
+    await repos.policies.seedOnce(env.id, defaultPolicies(projectDeviceLimit(env.settings)));
   }
   seededHere.add(env.id);
 }

@@ -1,15 +1,14 @@
 // Repository of access records (one per `access` evaluation or legacy identification): the legacy history.
-import type { Kysely, Selectable } from "kysely";
-import type { Database } from "./schema.js";
+import type { Selectable } from "kysely";
+import { insertRow } from "./prepared.js";
 import type { AccessRecordsTable } from "./tables/core.js";
+import { Repository } from "./transactions.js";
 
 export type AccessRecordRow = Selectable<AccessRecordsTable>;
 
-export class AccessRecordsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
-  async insert(row: AccessRecordRow, db: Kysely<Database> = this.db): Promise<void> {
-    await db.insertInto("access_records").values(row).execute();
+export class AccessRecordsRepo extends Repository {
+  async insert(row: AccessRecordRow): Promise<void> {
+    await insertRow(this.db, "access_records", row);
   }
 
   /** A page of records, newest first, filtered by user (service id) and/or device. */

@@ -1,9 +1,9 @@
 // Repository of the audit log (SPEC.md 14): who changed what, when, with the object before and after. An entry is
 // written when a change starts and given its outcome (the HTTP status) when it ends, so a change under way when the
 // process died still shows, without an outcome. Read newest first with keyset pages over (created_at, id).
-import type { Kysely, Selectable } from "kysely";
-import type { Database } from "./schema.js";
+import type { Selectable } from "kysely";
 import type { AuditLogTable } from "./tables/console.js";
+import { Repository } from "./transactions.js";
 
 export type AuditRow = Selectable<AuditLogTable>;
 
@@ -20,9 +20,7 @@ export interface AuditFilters {
   limit: number;
 }
 
-export class AuditLogRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
+export class AuditLogRepo extends Repository {
   async insert(row: AuditRow): Promise<void> {
     await this.db.insertInto("audit_log").values(row).execute();
   }

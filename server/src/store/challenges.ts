@@ -6,6 +6,7 @@ import { iso } from "../time.js";
 import { insertRow, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { ChallengesTable, DevOutboxTable } from "./tables/challenges.js";
+import { Repository } from "./transactions.js";
 
 export type ChallengeRow = Selectable<ChallengesTable>;
 export type DevOutboxRow = Selectable<DevOutboxTable>;
@@ -36,11 +37,9 @@ const statusIf = prepared((db, p: { id: string; from: string; to: string; at: nu
   db.updateTable("challenges").set({ status: p.to, updated_at: p.at }).where("id", "=", p.id).where("status", "=", p.from),
 );
 
-export class ChallengesRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
-  async insert(row: ChallengeRow, db: Kysely<Database> = this.db): Promise<void> {
-    await insertRow(db, "challenges", row);
+export class ChallengesRepo extends Repository {
+  async insert(row: ChallengeRow): Promise<void> {
+    await insertRow(this.db, "challenges", row);
   }
 
   async find(environmentId: string, id: string): Promise<ChallengeRow | undefined> {
@@ -52,13 +51,8 @@ export class ChallengesRepo {
   }
 
   /** Applies `patch` only while the challenge is in one of `from`; answers the updated row, or undefined if it moved. */
-  async updateIf(
-    id: string,
-    from: readonly ChallengeStatus[],
-    patch: Partial<ChallengeRow>,
-    db: Kysely<Database> = this.db,
-  ): Promise<ChallengeRow | undefined> {
-    return db
+  async updateIf(id: string, from: readonly ChallengeStatus[], patch: Partial<ChallengeRow>): Promise<ChallengeRow | undefined> {
+    return this.db
       .updateTable("challenges")
       .set(patch)
       .where("id", "=", id)
@@ -68,8 +62,8 @@ export class ChallengesRepo {
   }
 
   /** Moves the challenge from one status to another, unless it moved meanwhile; answers whether it did. */
-  async moveIf(id: string, from: ChallengeStatus, to: ChallengeStatus, at: number, db: Kysely<Database> = this.db): Promise<boolean> {
-    const res = await statusIf.execute(db, { id, from, to, at });
+  async moveIf(id: string, from: ChallengeStatus, to: ChallengeStatus, at: number): Promise<boolean> {
+    const res = await statusIf.execute(this.db, { id, from, to, at });
     return Number(res.numAffectedRows ?? 0n) > 0;
   }
 
@@ -115,8 +109,8 @@ export class ChallengesRepo {
   }
 
   /** Pending challenges of a user not yet past their expiry (expiry is applied lazily, so the time is checked here). */
-  async countPending(environmentId: string, userId: string, at: number, db: Kysely<Database>): Promise<number> {
-    const r = await pending(db, { env: environmentId, user: userId })
+  async countPending(environmentId: string, userId: string, at: number): Promise<number> {
+    const r = await pending(this.db, { env: environmentId, user: userId })
       .clearSelect()
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .where("expires_at", ">", at)
@@ -129,21 +123,16 @@ export class ChallengesRepo {
    * cannot both see room under the pending cap: a row lock on PostgreSQL; the embedded store runs one transaction at
    * a time already.
    */
-  async lockUser(db: Kysely<Database>, userId: string): Promise<void> {
-    if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-    await db.selectFrom("users").select("id").where("id", "=", userId).forUpdate().execute();
+  async lockUser(userId: string): Promise<void> {
+    if (!(this.db.getExecutor().adapter instanceof PostgresAdapter)) return;
+    await this.db.selectFrom("users").select("id").where("id", "=", userId).forUpdate().execute();
   }
 
   /** Pending challenges of this user on this device, to be overridden by a newer one. */
-  async pendingFor(
-    environmentId: string,
-    userId: string,
-    deviceId: string | null,
-    db: Kysely<Database> = this.db,
-  ): Promise<ChallengeRow[]> {
+  async pendingFor(environmentId: string, userId: string, deviceId: string | null): Promise<ChallengeRow[]> {
     return deviceId
-      ? pendingOnDevice.rows(db, { env: environmentId, user: userId, device: deviceId })
-      : pendingOffDevice.rows(db, { env: environmentId, user: userId });
+      ? pendingOnDevice.rows(this.db, { env: environmentId, user: userId, device: deviceId })
+      : pendingOffDevice.rows(this.db, { env: environmentId, user: userId });
   }
 
   async list(
@@ -167,10 +156,10 @@ export class ChallengesRepo {
   }
 
   /** Erases a user's challenges and their dev-outbox messages (privacy erasure); answers how many challenges went. */
-  async eraseForUser(db: Kysely<Database>, environmentId: string, userId: string): Promise<number> {
-    const ids = db.selectFrom("challenges").select("id").where("environment_id", "=", environmentId).where("user_id", "=", userId);
-    await db.deleteFrom("dev_outbox").where("environment_id", "=", environmentId).where("challenge_id", "in", ids).execute();
-    const res = await db
+  async eraseForUser(environmentId: string, userId: string): Promise<number> {
+    const ids = this.db.selectFrom("challenges").select("id").where("environment_id", "=", environmentId).where("user_id", "=", userId);
+    await this.db.deleteFrom("dev_outbox").where("environment_id", "=", environmentId).where("challenge_id", "in", ids).execute();
+    const res = await this.db
       .deleteFrom("challenges")
       .where("environment_id", "=", environmentId)
       .where("user_id", "=", userId)
@@ -188,8 +177,8 @@ export class ChallengesRepo {
       .execute();
   }
 
-  async addToOutbox(row: DevOutboxRow, db: Kysely<Database> = this.db): Promise<void> {
-    await db.insertInto("dev_outbox").values(row).execute();
+  async addToOutbox(row: DevOutboxRow): Promise<void> {
+    await this.db.insertInto("dev_outbox").values(row).execute();
   }
 
   /** The newest dev-outbox messages of every development environment, with their project's name (the demo's page). */

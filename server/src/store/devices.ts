@@ -1,10 +1,10 @@
 // Repository of devices: the hardware behind fingerprints, linked by visitor token and fingerprint (SPEC.md 5, 6).
 import type { Device } from "@tessera/sdk/contract";
-import type { Kysely, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import { iso, isoOrUndefined } from "../time.js";
 import { insertRow, newestFirst, type Prepared, prepared, updateRow } from "./prepared.js";
-import type { Database } from "./schema.js";
 import type { DevicesTable } from "./tables/core.js";
+import { Repository } from "./transactions.js";
 
 export type DeviceRow = Selectable<DevicesTable>;
 
@@ -49,9 +49,7 @@ const byFingerprint = newestFirst("last_seen_at", (db, p: { env: string; fp: str
 /** Devices by visitor token or fingerprint and owner state (see ownedBy), compiled once per variant. */
 const owned = new Map<string, Prepared<{ env: string; value: string; owner: string }, DeviceRow>>();
 
-export class DevicesRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
+export class DevicesRepo extends Repository {
   async find(environmentId: string, id: string): Promise<DeviceRow | undefined> {
     return this.db.selectFrom("devices").selectAll().where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
   }
@@ -90,8 +88,8 @@ export class DevicesRepo {
   }
 
   /** The devices whose current fingerprint is this one, most recently seen first (at most `limit`), whoever owns them. */
-  async byFingerprint(environmentId: string, fingerprintId: string, limit: number, db: Kysely<Database> = this.db): Promise<DeviceRow[]> {
-    return byFingerprint.rows(db, { env: environmentId, fp: fingerprintId }, limit);
+  async byFingerprint(environmentId: string, fingerprintId: string, limit: number): Promise<DeviceRow[]> {
+    return byFingerprint.rows(this.db, { env: environmentId, fp: fingerprintId }, limit);
   }
 
   /**
@@ -147,11 +145,25 @@ export class DevicesRepo {
       .execute();
   }
 
-  async insert(row: DeviceRow, db: Kysely<Database> = this.db): Promise<void> {
-    await insertRow(db, "devices", row);
+  async insert(row: DeviceRow): Promise<void> {
+    await insertRow(this.db, "devices", row);
   }
 
-  async update(id: string, patch: Partial<DeviceRow>, db: Kysely<Database> = this.db): Promise<void> {
-    await updateRow(db, "devices", id, patch);
+  async update(id: string, patch: Partial<DeviceRow>): Promise<void> {
+    await updateRow(this.db, "devices", id, patch);
+  }
+
+  /**
+   * The device joins the account once its challenge passes (completed, skipped, overridden): only a device nobody
+   * owns, or one of this user's that was detached.
+   */
+  async admitToAccount(id: string, userId: string, at: number): Promise<void> {
+    await this.db
+      .updateTable("devices")
+      .set({ user_id: userId, status: "attached", attached_at: at, detached_at: null, logout_pending: 0, updated_at: at })
+      .where("id", "=", id)
+      .where((eb) => eb.or([eb("user_id", "is", null), eb("user_id", "=", userId)]))
+      .where((eb) => eb.or([eb("status", "=", "detached"), eb("user_id", "is", null)]))
+      .execute();
   }
 }

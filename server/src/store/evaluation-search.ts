@@ -3,10 +3,11 @@
 // one ordered index range read: its cost depends on the page size, not on how many evaluations the store holds or
 // how deep the page is. (An OFFSET would read every row before the page.)
 import type { Evaluation } from "@tessera/sdk/contract";
-import { CompiledQuery, type Kysely, type SelectQueryBuilder } from "kysely";
+import { CompiledQuery, type SelectQueryBuilder } from "kysely";
 import type { Dialect } from "./db.js";
 import { type EvaluationRow, toWireEvaluation } from "./evaluations.js";
 import type { Database } from "./schema.js";
+import { Repository, type Transactions } from "./transactions.js";
 
 export interface EvaluationFilters {
   environmentId: string;
@@ -40,11 +41,13 @@ function indexFor(f: Omit<EvaluationFilters, "limit">): string {
 /** Users named by an email, at most this many (one address shared by more accounts is itself a finding). */
 const EMAIL_USERS_MAX = 100;
 
-export class EvaluationSearchRepo {
+export class EvaluationSearchRepo extends Repository {
   constructor(
-    private readonly db: Kysely<Database>,
+    transactions: Transactions,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    super(transactions);
+  }
 
   /** Runs a query on the evaluations table, through the named index on the embedded store (PostgreSQL plans well). */
   // biome-ignore lint/suspicious/noExplicitAny: any selection of the evaluations table.

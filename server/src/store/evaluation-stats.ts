@@ -1,9 +1,4 @@
-// Evaluation statistics for the console's overview (SPEC.md 14, GET /v3/stats/evaluations). Counting a week of a
-// busy environment's evaluations on every page view would read millions of rows, so closed hours are rolled up once
-// into evaluation_rollups (counts per environment, hour, action and verdict or reason) by a background job
-// (console/rollup-job.ts); a read sums the roll-ups and counts only the evaluations since the last rolled-up hour.
-import type { Kysely } from "kysely";
-import type { Database } from "./schema.js";
+import { Repository } from "./transactions.js";
 
 export const HOUR_MS = 3600 * 1000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -40,9 +35,7 @@ export function countEvaluations(
   return [...counts.values()];
 }
 
-export class EvaluationStatsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
+export class EvaluationStatsRepo extends Repository {
   /** The first hour not rolled up yet; undefined before the first roll-up. */
   async watermark(): Promise<number | undefined> {
     const row = await this.db.selectFrom("settings").select("value").where("key", "=", WATERMARK_KEY).executeTakeFirst();
@@ -61,16 +54,16 @@ export class EvaluationStatsRepo {
    */
   async rollUpHour(bucket: number, expected: number | undefined): Promise<boolean> {
     const next = String(bucket + HOUR_MS);
-    return this.db.transaction().execute(async (tx) => {
+    return this.transactions.run(async () => {
       if (expected === undefined) {
-        const r = await tx
+        const r = await this.db
           .insertInto("settings")
           .values({ key: WATERMARK_KEY, value: next })
           .onConflict((oc) => oc.column("key").doNothing())
           .executeTakeFirst();
         if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
       } else {
-        const r = await tx
+        const r = await this.db
           .updateTable("settings")
           .set({ value: next })
           .where("key", "=", WATERMARK_KEY)
@@ -78,7 +71,7 @@ export class EvaluationStatsRepo {
           .executeTakeFirst();
         if (Number(r.numUpdatedRows) === 0) return false;
       }
-      const evaluations = await tx
+      const evaluations = await this.db
         .selectFrom("evaluations")
         .select(["environment_id", "created_at", "action", "verdict", "reasons"])
         .where("created_at", ">=", bucket)
@@ -90,17 +83,17 @@ export class EvaluationStatsRepo {
         if (list) list.push(e);
         else byEnv.set(e.environment_id, [e]);
       }
-      await tx.deleteFrom("evaluation_rollups").where("bucket", "=", bucket).execute();
+      await this.db.deleteFrom("evaluation_rollups").where("bucket", "=", bucket).execute();
       const rows = [...byEnv].flatMap(([environment_id, list]) => countEvaluations(list).map((c) => ({ environment_id, ...c })));
       for (let i = 0; i < rows.length; i += INSERT_CHUNK)
-        await tx
+        await this.db
           .insertInto("evaluation_rollups")
           .values(rows.slice(i, i + INSERT_CHUNK))
           .execute();
       // The hour's day, summed again from its hours so far (a few hundred rows).
       const day = Math.floor(bucket / DAY_MS) * DAY_MS;
-      await tx.deleteFrom("evaluation_rollups_daily").where("bucket", "=", day).execute();
-      await tx
+      await this.db.deleteFrom("evaluation_rollups_daily").where("bucket", "=", day).execute();
+      await this.db
         .insertInto("evaluation_rollups_daily")
         .columns(["environment_id", "bucket", "action", "kind", "key", "count"])
         .expression((eb) =>

@@ -1,11 +1,11 @@
 // Repository of evaluations: insert, read as the wire object (interface specification 2.1), atomic consume.
 import type { Evaluation } from "@tessera/sdk/contract";
-import type { Kysely, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import { loadRisks } from "../risks/index.js";
 import { iso, isoOrUndefined, now } from "../time.js";
 import { insertRow, prepared } from "./prepared.js";
-import type { Database } from "./schema.js";
 import type { EvaluationsTable, UsersTable } from "./tables/core.js";
+import { Repository } from "./transactions.js";
 import { customerIdOf } from "./users.js";
 
 export type EvaluationRow = Selectable<EvaluationsTable>;
@@ -73,11 +73,9 @@ const challengeOf = prepared((db, p: { id: string; challenge: string; redirect: 
 
 export type ConsumeResult = { ok: true; row: EvaluationRow } | { ok: false; reason: "not_found" | "already_consumed" };
 
-export class EvaluationsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
-  async insert(row: EvaluationRow, db: Kysely<Database> = this.db): Promise<void> {
-    await insertRow(db, "evaluations", row);
+export class EvaluationsRepo extends Repository {
+  async insert(row: EvaluationRow): Promise<void> {
+    await insertRow(this.db, "evaluations", row);
   }
 
   async find(environmentId: string, id: string): Promise<EvaluationRow | undefined> {
@@ -110,7 +108,7 @@ export class EvaluationsRepo {
     return row?.risks;
   }
 
-  async setChallenge(id: string, challengeId: string, redirect: string | null, db: Kysely<Database> = this.db): Promise<void> {
-    await challengeOf.execute(db, { id, challenge: challengeId, redirect, at: now() });
+  async setChallenge(id: string, challengeId: string, redirect: string | null): Promise<void> {
+    await challengeOf.execute(this.db, { id, challenge: challengeId, redirect, at: now() });
   }
 }

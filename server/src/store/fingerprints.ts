@@ -1,8 +1,8 @@
 // Repository of fingerprints: the server's record of each browser fingerprint seen in an environment.
-import type { Kysely, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import { insertRow, prepared, updateRow } from "./prepared.js";
-import type { Database } from "./schema.js";
 import type { FingerprintsTable } from "./tables/core.js";
+import { Repository } from "./transactions.js";
 
 export type FingerprintRow = Selectable<FingerprintsTable>;
 
@@ -39,9 +39,7 @@ const touchAt = prepared((db, p: { id: string; at: number }) =>
  */
 export const TOUCH_EVERY_MS = 10 * 60 * 1000;
 
-export class FingerprintsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
+export class FingerprintsRepo extends Repository {
   async findById(environmentId: string, id: string): Promise<FingerprintRow | undefined> {
     return byId.first(this.db, { env: environmentId, id });
   }
@@ -63,13 +61,13 @@ export class FingerprintsRepo {
       .execute();
   }
 
-  async insert(row: FingerprintRow, db: Kysely<Database> = this.db): Promise<void> {
-    await insertRow(db, "fingerprints", row);
+  async insert(row: FingerprintRow): Promise<void> {
+    await insertRow(this.db, "fingerprints", row);
   }
 
   /** Marks the fingerprint popular (sticky): many visitor tokens on many networks present it. */
-  async setPopular(id: string, db: Kysely<Database> = this.db): Promise<void> {
-    await popularNow.execute(db, { id });
+  async setPopular(id: string): Promise<void> {
+    await popularNow.execute(this.db, { id });
   }
 
   /**
@@ -82,9 +80,9 @@ export class FingerprintsRepo {
   }
 
   /** Records a sighting of a known fingerprint (`row` as read), unless one was recorded within TOUCH_EVERY_MS. */
-  async touch(row: Pick<FingerprintRow, "id" | "last_seen_at">, at: number, db: Kysely<Database> = this.db): Promise<void> {
+  async touch(row: Pick<FingerprintRow, "id" | "last_seen_at">, at: number): Promise<void> {
     if (at - Number(row.last_seen_at) < TOUCH_EVERY_MS) return;
-    await touchAt.execute(db, { id: row.id, at });
+    await touchAt.execute(this.db, { id: row.id, at });
   }
 
   /**
@@ -94,8 +92,7 @@ export class FingerprintsRepo {
   async updateComponents(
     id: string,
     next: { exact_hash: string; coarse_key: string; components: string; last_seen_at?: number },
-    db: Kysely<Database> = this.db,
   ): Promise<void> {
-    await updateRow(db, "fingerprints", id, next);
+    await updateRow(this.db, "fingerprints", id, next);
   }
 }

@@ -4,12 +4,13 @@
 // per visitor token: DevicesRepo.tokenUsers), repeated content. Every query is bounded and served by an index, and all of it lives in
 // the shared store, so several instances agree on velocity and device counts.
 import { createHash } from "node:crypto";
-import type { Compilable, ExpressionBuilder, Kysely } from "kysely";
+import type { Compilable, ExpressionBuilder } from "kysely";
 import { newId } from "../ids.js";
 import type { Dialect } from "./db.js";
 import { newestFirst, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { VelocityTables } from "./tables/velocity.js";
+import { Repository, type Transactions } from "./transactions.js";
 
 export interface RecentEvaluation {
   ip: string | null;
@@ -247,11 +248,13 @@ function countersQuery(mode: "rows" | "buckets", hasUser: boolean, hasIp: boolea
 }
 const countersByShape = new Map<string, ReturnType<typeof countersQuery>>();
 
-export class HistoryRepo {
+export class HistoryRepo extends Repository {
   constructor(
-    private readonly db: Kysely<Database>,
+    transactions: Transactions,
     private readonly dialect: Dialect = "sqlite",
-  ) {}
+  ) {
+    super(transactions);
+  }
 
   async recentForUser(environmentId: string, userId: string, limit = 10): Promise<RecentEvaluation[]> {
     const rows = await recentOfUser.rows(this.db, { env: environmentId, user: userId, limit });
@@ -414,14 +417,8 @@ export class HistoryRepo {
     return { users: new Set(others.map((r) => r.user_id ?? "")).size, total: others.length };
   }
 
-  async recordContent(
-    environmentId: string,
-    hash: string,
-    userId: string | null,
-    at: number,
-    db: Kysely<Database> = this.db,
-  ): Promise<void> {
-    await db
+  async recordContent(environmentId: string, hash: string, userId: string | null, at: number): Promise<void> {
+    await this.db
       .insertInto("content_hashes")
       .values({ id: newId("cnt"), environment_id: environmentId, hash, user_id: userId, created_at: at })
       .execute();

@@ -1,10 +1,10 @@
 // Repository of legacy identifications (SPEC.md 8: a browser identifies, a backend completes with the account)
 // and of conversion markers (SPEC.md 7: a sharer chose "create my own account" on this device).
-import type { Kysely, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import { newId } from "../ids.js";
 import { prepared } from "./prepared.js";
-import type { Database } from "./schema.js";
 import type { ConversionMarkersTable, IdentificationsTable } from "./tables/webhooks.js";
+import { Repository } from "./transactions.js";
 
 export type IdentificationRow = Selectable<IdentificationsTable>;
 export type ConversionMarkerRow = Selectable<ConversionMarkersTable>;
@@ -18,24 +18,23 @@ const openMarkersOf = prepared((db, p: { env: string; device: string }) =>
     .where("converted_at", "is", null),
 );
 
-export class IdentificationsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
-  async insert(row: IdentificationRow, db: Kysely<Database> = this.db): Promise<void> {
-    await db.insertInto("identifications").values(row).execute();
+export class IdentificationsRepo extends Repository {
+  async insert(row: IdentificationRow): Promise<void> {
+    await this.db.insertInto("identifications").values(row).execute();
   }
 
-  async find(environmentId: string, id: string, db: Kysely<Database> = this.db): Promise<IdentificationRow | undefined> {
-    return db.selectFrom("identifications").selectAll().where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
+  async find(environmentId: string, id: string): Promise<IdentificationRow | undefined> {
+    return this.db
+      .selectFrom("identifications")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("id", "=", id)
+      .executeTakeFirst();
   }
 
   /** Marks it completed if and only if it was not (one conditional UPDATE: concurrent completes, one wins). */
-  async complete(
-    id: string,
-    fields: { user_id: string; access_id: string; new_device: boolean; at: number },
-    db: Kysely<Database> = this.db,
-  ): Promise<boolean> {
-    const res = await db
+  async complete(id: string, fields: { user_id: string; access_id: string; new_device: boolean; at: number }): Promise<boolean> {
+    const res = await this.db
       .updateTable("identifications")
       .set({ user_id: fields.user_id, access_id: fields.access_id, new_device: fields.new_device ? 1 : 0, completed_at: fields.at })
       .where("id", "=", id)
@@ -44,12 +43,15 @@ export class IdentificationsRepo {
     return Number(res.numUpdatedRows) > 0;
   }
 
-  async markConversion(
-    db: Kysely<Database>,
-    m: { environmentId: string; deviceId: string; fromUserId?: string | null; challengeId?: string | null; at: number },
-  ): Promise<string> {
+  async markConversion(m: {
+    environmentId: string;
+    deviceId: string;
+    fromUserId?: string | null;
+    challengeId?: string | null;
+    at: number;
+  }): Promise<string> {
     const id = newId("cvm");
-    await db
+    await this.db
       .insertInto("conversion_markers")
       .values({
         id,
@@ -71,15 +73,15 @@ export class IdentificationsRepo {
   }
 
   /** Closes a marker once (conditional UPDATE) and stamps the user converted; answers whether this call closed it. */
-  async closeMarker(db: Kysely<Database>, id: string, userId: string, at: number): Promise<boolean> {
-    const res = await db
+  async closeMarker(id: string, userId: string, at: number): Promise<boolean> {
+    const res = await this.db
       .updateTable("conversion_markers")
       .set({ converted_user_id: userId, converted_at: at })
       .where("id", "=", id)
       .where("converted_at", "is", null)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) return false;
-    await db.updateTable("users").set({ converted_at: at, updated_at: at }).where("id", "=", userId).execute();
+    await this.db.updateTable("users").set({ converted_at: at, updated_at: at }).where("id", "=", userId).execute();
     return true;
   }
 }

@@ -1,9 +1,6 @@
-// Repository of lists (SPEC.md 5): named sets of values per environment, with optional expiry, and the one
-// membership query the evaluate hot path makes ("which lists hold any of these values").
-import type { Kysely } from "kysely";
 import { ShortCache } from "../caches.js";
 import { iso, now } from "../time.js";
-import type { Database } from "./schema.js";
+import { Repository } from "./transactions.js";
 
 /** Values are compared case-insensitively (emails, domains, countries); ids keep their case. */
 export function normaliseListValue(v: string): string {
@@ -17,10 +14,8 @@ export function normaliseListValue(v: string): string {
  */
 const EMPTY_CACHE_MS = 1000;
 
-export class ListsRepo {
+export class ListsRepo extends Repository {
   private readonly hasEntries = new ShortCache<boolean>(EMPTY_CACHE_MS);
-
-  constructor(private readonly db: Kysely<Database>) {}
 
   private anyEntries(environmentId: string): Promise<boolean> {
     return this.hasEntries.get(environmentId, async () => {
@@ -45,10 +40,10 @@ export class ListsRepo {
     const unique = [...new Set(values.map(normaliseListValue))];
     let added = 0;
     let updated = 0;
-    await this.db.transaction().execute(async (tx) => {
+    await this.transactions.run(async () => {
       const existing = new Set(
         (
-          await tx
+          await this.db
             .selectFrom("list_entries")
             .select("value")
             .where("environment_id", "=", environmentId)
@@ -59,7 +54,7 @@ export class ListsRepo {
       );
       for (const value of unique) {
         if (existing.has(value)) {
-          await tx
+          await this.db
             .updateTable("list_entries")
             .set({ comment: opts.comment ?? null, expires_at: expires, updated_at: t })
             .where("environment_id", "=", environmentId)
@@ -68,7 +63,7 @@ export class ListsRepo {
             .execute();
           updated++;
         } else {
-          await tx
+          await this.db
             .insertInto("list_entries")
             .values({
               environment_id: environmentId,

@@ -1,10 +1,6 @@
-// Repository of login attempts on provisional users (SPEC.md 13): a login naming a user the customer's backend has
-// not confirmed is an existing account Tessera had not met, or a credential-stuffing guess. Counted per device,
-// fingerprint, IP and network over a sliding window, in one statement of indexed scalar subqueries.
-import type { Kysely } from "kysely";
 import { insertRow, prepared } from "./prepared.js";
-import type { Database } from "./schema.js";
 import type { LoginAttemptsTable } from "./tables/core.js";
+import { Repository } from "./transactions.js";
 
 export type LoginAttemptRow = LoginAttemptsTable;
 
@@ -60,11 +56,9 @@ export function deviceKey(token: string | undefined, deviceId: string | undefine
   return token ? `t:${token}` : deviceId ? `d:${deviceId}` : undefined;
 }
 
-export class LoginAttemptsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
-  async record(row: LoginAttemptRow, db: Kysely<Database> = this.db): Promise<void> {
-    await insertRow(db, "login_attempts", row);
+export class LoginAttemptsRepo extends Repository {
+  async record(row: LoginAttemptRow): Promise<void> {
+    await insertRow(this.db, "login_attempts", row);
   }
 
   /** Attempts since `since` by each key the request has (0 for a key it lacks). */

@@ -1,16 +1,14 @@
 // Repository of console operators (SPEC.md 14): accounts, their roles per project, one-time sign-in links and
 // sessions. Link tokens and session tokens are stored as sha256 hashes, passwords as scrypt hashes (console/passwords).
-import type { Kysely, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import { newId } from "../ids.js";
 import { now } from "../time.js";
-import type { Database } from "./schema.js";
 import type { OperatorsTable } from "./tables/console.js";
+import { Repository } from "./transactions.js";
 
 export type OperatorRow = Selectable<OperatorsTable>;
 
-export class OperatorsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
+export class OperatorsRepo extends Repository {
   async count(): Promise<number> {
     const r = await this.db
       .selectFrom("operators")
@@ -121,8 +119,28 @@ export class OperatorsRepo {
     await this.db.deleteFrom("operator_sessions").where("operator_id", "=", operatorId).execute();
   }
 
-  async projects(projectIds: string[] | "all") {
-    return projectEnvironments(this.db, projectIds);
+  /** Projects with their environments, for an operator's session (all projects, or those listed). */
+  async projects(
+    projectIds: string[] | "all",
+  ): Promise<{ id: string; name: string; environments: { id: string; name: "development" | "production" }[] }[]> {
+    if (projectIds !== "all" && projectIds.length === 0) return [];
+    let q = this.db
+      .selectFrom("projects")
+      .innerJoin("environments", "environments.project_id", "projects.id")
+      .select(["projects.id as project_id", "projects.name as project_name", "environments.id as env_id", "environments.name as env_name"])
+      .orderBy("projects.created_at")
+      .orderBy("environments.name");
+    if (projectIds !== "all") q = q.where("projects.id", "in", projectIds);
+    const out = new Map<string, { id: string; name: string; environments: { id: string; name: "development" | "production" }[] }>();
+    for (const r of await q.execute()) {
+      let p = out.get(r.project_id);
+      if (!p) {
+        p = { id: r.project_id, name: r.project_name, environments: [] };
+        out.set(r.project_id, p);
+      }
+      p.environments.push({ id: r.env_id, name: r.env_name });
+    }
+    return [...out.values()];
   }
 
   async projectExists(id: string): Promise<boolean> {
@@ -133,29 +151,4 @@ export class OperatorsRepo {
     const r = await this.db.deleteFrom("operator_sessions").where("expires_at", "<=", at).executeTakeFirst();
     return Number(r.numDeletedRows);
   }
-}
-
-/** Projects with their environments, for an operator's session (all projects, or those listed). */
-export async function projectEnvironments(
-  db: Kysely<Database>,
-  projectIds: string[] | "all",
-): Promise<{ id: string; name: string; environments: { id: string; name: "development" | "production" }[] }[]> {
-  if (projectIds !== "all" && projectIds.length === 0) return [];
-  let q = db
-    .selectFrom("projects")
-    .innerJoin("environments", "environments.project_id", "projects.id")
-    .select(["projects.id as project_id", "projects.name as project_name", "environments.id as env_id", "environments.name as env_name"])
-    .orderBy("projects.created_at")
-    .orderBy("environments.name");
-  if (projectIds !== "all") q = q.where("projects.id", "in", projectIds);
-  const out = new Map<string, { id: string; name: string; environments: { id: string; name: "development" | "production" }[] }>();
-  for (const r of await q.execute()) {
-    let p = out.get(r.project_id);
-    if (!p) {
-      p = { id: r.project_id, name: r.project_name, environments: [] };
-      out.set(r.project_id, p);
-    }
-    p.environments.push({ id: r.env_id, name: r.env_name });
-  }
-  return [...out.values()];
 }

@@ -1,12 +1,12 @@
 // Repository of policies (SPEC.md 6): CRUD per environment, a short per-process cache for the evaluate hot path,
 // and the once-per-environment seeding marker for the default policies.
 import type { Environment, Policy, PolicyChallenge, Verdict } from "@tessera/sdk/contract";
-import type { Kysely, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import { ShortCache } from "../caches.js";
 import { newId } from "../ids.js";
 import { iso, now } from "../time.js";
-import type { Database } from "./schema.js";
 import type { PoliciesTable } from "./tables/risk.js";
+import { Repository } from "./transactions.js";
 
 export type PolicyRow = Selectable<PoliciesTable>;
 
@@ -41,10 +41,8 @@ export function toWirePolicy(row: PolicyRow, environment: Environment): StoredPo
   return p;
 }
 
-export class PoliciesRepo {
+export class PoliciesRepo extends Repository {
   private readonly cache = new ShortCache<PolicyRow[]>(CACHE_MS);
-
-  constructor(private readonly db: Kysely<Database>) {}
 
   private invalidate(environmentId: string): void {
     this.cache.invalidate(environmentId);
@@ -110,15 +108,9 @@ export class PoliciesRepo {
     };
   }
 
-  async create(
-    environmentId: string,
-    p: PolicyInput,
-    source = "api",
-    sourceKey: string | null = null,
-    db: Kysely<Database> = this.db,
-  ): Promise<PolicyRow> {
+  async create(environmentId: string, p: PolicyInput, source = "api", sourceKey: string | null = null): Promise<PolicyRow> {
     const row = this.values(environmentId, p, source, sourceKey, now());
-    await db.insertInto("policies").values(row).execute();
+    await this.db.insertInto("policies").values(row).execute();
     this.invalidate(environmentId);
     return row;
   }
@@ -182,14 +174,14 @@ export class PoliciesRepo {
    * or instances race, and the policies are written in the same transaction.
    */
   async seedOnce(environmentId: string, defaults: { key: string; policy: PolicyInput }[]): Promise<boolean> {
-    const seeded = await this.db.transaction().execute(async (tx) => {
-      const res = await tx
+    const seeded = await this.transactions.run(async () => {
+      const res = await this.db
         .insertInto("risk_environments")
         .values({ environment_id: environmentId, defaults_seeded_at: now() })
         .onConflict((oc) => oc.column("environment_id").doNothing())
         .executeTakeFirst();
       if (Number(res.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
-      for (const d of defaults) await this.create(environmentId, d.policy, "default", d.key, tx);
+      for (const d of defaults) await this.create(environmentId, d.policy, "default", d.key);
       return true;
     });
     this.invalidate(environmentId);

@@ -1,11 +1,10 @@
 // Repository of projects, their environments (client ids, allowed origins) and secret keys (SPEC.md 2).
 import { createHash } from "node:crypto";
 import type { Environment, IdentityVerificationMode } from "@tessera/sdk/contract";
-import type { Kysely } from "kysely";
 import { ShortCache } from "../caches.js";
 import { newId, newSecret } from "../ids.js";
 import { now } from "../time.js";
-import type { Database } from "./schema.js";
+import { Repository } from "./transactions.js";
 
 export interface ProjectSettings {
   logo_url?: string;
@@ -68,9 +67,7 @@ function toRecord(r: {
   };
 }
 
-export class ProjectsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
+export class ProjectsRepo extends Repository {
   private envQuery() {
     return this.db
       .selectFrom("environments")
@@ -92,15 +89,15 @@ export class ProjectsRepo {
     const t = now();
     const projectId = newId("prj");
     const envs = {} as CreatedProject["environments"];
-    await this.db.transaction().execute(async (tx) => {
-      await tx
+    await this.transactions.run(async () => {
+      await this.db
         .insertInto("projects")
         .values({ id: projectId, name, settings: JSON.stringify(opts.settings ?? {}), created_at: t, updated_at: t })
         .execute();
       for (const env of ["development", "production"] as const) {
         const id = newId("env");
         const clientId = newId(env === "production" ? "pk_live" : "pk_test");
-        await tx
+        await this.db
           .insertInto("environments")
           .values({
             id,
@@ -113,16 +110,16 @@ export class ProjectsRepo {
             created_at: t,
           })
           .execute();
-        const secret = await this.insertKey(tx, id, env, "created with the project");
+        const secret = await this.insertKey(id, env, "created with the project");
         envs[env] = { id, client_id: clientId, secret };
       }
     });
     return { id: projectId, name, environments: envs };
   }
 
-  private async insertKey(db: Kysely<Database>, environmentId: string, env: Environment, label: string | null): Promise<string> {
+  private async insertKey(environmentId: string, env: Environment, label: string | null): Promise<string> {
     const secret = newSecret(env === "production" ? "sk_live" : "sk_test");
-    await db
+    await this.db
       .insertInto("api_keys")
       .values({
         id: newId("key"),
@@ -145,7 +142,7 @@ export class ProjectsRepo {
       .where("name", "=", env)
       .executeTakeFirst();
     if (!environment) return undefined;
-    const secret = await this.insertKey(this.db, environment.id, env, label ?? null);
+    const secret = await this.insertKey(environment.id, env, label ?? null);
     const row = await this.db.selectFrom("api_keys").select("id").where("hash", "=", hashSecret(secret)).executeTakeFirstOrThrow();
     return { id: row.id, secret };
   }

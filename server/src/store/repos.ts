@@ -11,19 +11,28 @@ import { EvaluationsRepo } from "./evaluations.js";
 import { FingerprintsRepo } from "./fingerprints.js";
 import { HistoryRepo } from "./history.js";
 import { IdentificationsRepo } from "./identifications.js";
+import { JobsRepo } from "./jobs.js";
 import { ListsRepo } from "./lists.js";
 import { LoginAttemptsRepo } from "./login-attempts.js";
 import { OperatorsRepo } from "./operators.js";
 import { PoliciesRepo } from "./policies.js";
 import { ProjectsRepo } from "./projects.js";
 import type { Database } from "./schema.js";
+import { Transactions } from "./transactions.js";
 import { UserDataRepo } from "./user-data.js";
 import { UserSearchRepo } from "./user-search.js";
 import { UsersRepo } from "./users.js";
 import { WebhooksRepo } from "./webhooks.js";
 
 export interface Repos {
-  db: Kysely<Database>;
+  /** Where a query runs now: the open transaction of this async context, else the store (store/transactions.ts). */
+  readonly db: Kysely<Database>;
+  /** Runs `fn` in a transaction that every repository call inside it joins (store/transactions.ts). */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` outside the current transaction: work that outlives it (Transactions.outside). */
+  outside<T>(fn: () => T): T;
+  /** Calls `f` once the current transaction has committed (Transactions.afterCommit). */
+  afterCommit(f: () => void): void;
   dialect: Dialect;
   /** Resolves once every write so far is committed: await it before telling the outside world (Store.durable). */
   durable(): Promise<void>;
@@ -47,12 +56,19 @@ export interface Repos {
   evaluationSearch: EvaluationSearchRepo;
   evaluationStats: EvaluationStatsRepo;
   userSearch: UserSearchRepo;
+  /** The job outbox: side effects run after the response (jobs/outbox.ts). */
+  jobs: JobsRepo;
 }
 
 export function createRepos(store: Store): Repos {
-  const { db } = store;
+  const db = new Transactions(store.db);
   return {
-    db,
+    get db() {
+      return db.db;
+    },
+    transaction: (fn) => db.run(fn),
+    outside: (fn) => db.outside(fn),
+    afterCommit: (f) => db.afterCommit(f),
     dialect: store.dialect,
     durable: () => store.durable(),
     projects: new ProjectsRepo(db),
@@ -74,5 +90,6 @@ export function createRepos(store: Store): Repos {
     evaluationSearch: new EvaluationSearchRepo(db, store.dialect),
     evaluationStats: new EvaluationStatsRepo(db),
     userSearch: new UserSearchRepo(db),
+    jobs: new JobsRepo(db, store.dialect),
   };
 }

@@ -1,8 +1,5 @@
-// Repository of a user's data taken as a whole: partial profile updates, erasure (privacy law) and retention
-// pruning (SPEC.md 5). Erasure runs in the caller's transaction so it is all or nothing.
-import type { Kysely } from "kysely";
 import type { DeviceRow } from "./devices.js";
-import type { Database } from "./schema.js";
+import { Repository } from "./transactions.js";
 import type { UserRow } from "./users.js";
 
 export interface ErasedCounts {
@@ -14,24 +11,17 @@ export interface ErasedCounts {
 
 const n = (r: { numDeletedRows?: bigint; numUpdatedRows?: bigint }) => Number(r.numDeletedRows ?? r.numUpdatedRows ?? 0n);
 
-export class UserDataRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
-  async update(
-    id: string,
-    patch: Partial<Omit<UserRow, "id" | "environment_id" | "external_id">>,
-    db: Kysely<Database> = this.db,
-  ): Promise<void> {
-    await db.updateTable("users").set(patch).where("id", "=", id).execute();
+export class UserDataRepo extends Repository {
+  async update(id: string, patch: Partial<Omit<UserRow, "id" | "environment_id" | "external_id">>): Promise<void> {
+    await this.db.updateTable("users").set(patch).where("id", "=", id).execute();
   }
 
   /** A device with its user's ids, read in `db` (the caller's transaction). */
   async deviceWithOwner(
-    db: Kysely<Database>,
     environmentId: string,
     deviceId: string,
   ): Promise<{ device: DeviceRow; user?: { id: string; external_id: string } } | undefined> {
-    const device = await db
+    const device = await this.db
       .selectFrom("devices")
       .selectAll()
       .where("environment_id", "=", environmentId)
@@ -39,14 +29,14 @@ export class UserDataRepo {
       .executeTakeFirst();
     if (!device) return undefined;
     const user = device.user_id
-      ? await db.selectFrom("users").select(["id", "external_id"]).where("id", "=", device.user_id).executeTakeFirst()
+      ? await this.db.selectFrom("users").select(["id", "external_id"]).where("id", "=", device.user_id).executeTakeFirst()
       : undefined;
     return { device, user };
   }
 
   /** The device ids of a user, for erasers of other areas. */
-  async deviceIds(db: Kysely<Database>, environmentId: string, userId: string): Promise<string[]> {
-    const rows = await db
+  async deviceIds(environmentId: string, userId: string): Promise<string[]> {
+    const rows = await this.db
       .selectFrom("devices")
       .select("id")
       .where("environment_id", "=", environmentId)
@@ -59,16 +49,16 @@ export class UserDataRepo {
    * Erases the user's evaluations, devices, access records and identifications, the fingerprints seen only with
    * this user, and the user row itself.
    */
-  async erase(db: Kysely<Database>, environmentId: string, userId: string): Promise<ErasedCounts> {
-    const deviceIds = await this.deviceIds(db, environmentId, userId);
-    const fpRows = await db
+  async erase(environmentId: string, userId: string): Promise<ErasedCounts> {
+    const deviceIds = await this.deviceIds(environmentId, userId);
+    const fpRows = await this.db
       .selectFrom("evaluations")
       .select("fingerprint_id")
       .where("environment_id", "=", environmentId)
       .where("user_id", "=", userId)
       .where("fingerprint_id", "is not", null)
       .union(
-        db
+        this.db
           .selectFrom("devices")
           .select("fingerprint_id")
           .where("environment_id", "=", environmentId)
@@ -79,37 +69,45 @@ export class UserDataRepo {
     const fingerprintIds = [...new Set(fpRows.map((r) => r.fingerprint_id).filter((x): x is string => x != null))];
 
     const evaluations = n(
-      await db.deleteFrom("evaluations").where("environment_id", "=", environmentId).where("user_id", "=", userId).executeTakeFirst(),
+      await this.db.deleteFrom("evaluations").where("environment_id", "=", environmentId).where("user_id", "=", userId).executeTakeFirst(),
     );
     let accessRecords = n(
-      await db.deleteFrom("access_records").where("environment_id", "=", environmentId).where("user_id", "=", userId).executeTakeFirst(),
+      await this.db
+        .deleteFrom("access_records")
+        .where("environment_id", "=", environmentId)
+        .where("user_id", "=", userId)
+        .executeTakeFirst(),
     );
     if (deviceIds.length > 0) {
       accessRecords += n(
-        await db
+        await this.db
           .deleteFrom("access_records")
           .where("environment_id", "=", environmentId)
           .where("device_id", "in", deviceIds)
           .executeTakeFirst(),
       );
-      await db.deleteFrom("identifications").where("environment_id", "=", environmentId).where("device_id", "in", deviceIds).execute();
-      await db.deleteFrom("conversion_markers").where("environment_id", "=", environmentId).where("device_id", "in", deviceIds).execute();
+      await this.db.deleteFrom("identifications").where("environment_id", "=", environmentId).where("device_id", "in", deviceIds).execute();
+      await this.db
+        .deleteFrom("conversion_markers")
+        .where("environment_id", "=", environmentId)
+        .where("device_id", "in", deviceIds)
+        .execute();
     }
-    await db.deleteFrom("identifications").where("environment_id", "=", environmentId).where("user_id", "=", userId).execute();
+    await this.db.deleteFrom("identifications").where("environment_id", "=", environmentId).where("user_id", "=", userId).execute();
     const devices = n(
-      await db.deleteFrom("devices").where("environment_id", "=", environmentId).where("user_id", "=", userId).executeTakeFirst(),
+      await this.db.deleteFrom("devices").where("environment_id", "=", environmentId).where("user_id", "=", userId).executeTakeFirst(),
     );
 
     // A fingerprint still used by another user's device or evaluation is that user's data too: keep it.
     let fingerprints = 0;
     if (fingerprintIds.length > 0) {
-      const stillUsed = await db
+      const stillUsed = await this.db
         .selectFrom("devices")
         .select("fingerprint_id")
         .where("environment_id", "=", environmentId)
         .where("fingerprint_id", "in", fingerprintIds)
         .union(
-          db
+          this.db
             .selectFrom("evaluations")
             .select("fingerprint_id")
             .where("environment_id", "=", environmentId)
@@ -120,10 +118,10 @@ export class UserDataRepo {
       const gone = fingerprintIds.filter((id) => !keep.has(id));
       if (gone.length > 0)
         fingerprints = n(
-          await db.deleteFrom("fingerprints").where("environment_id", "=", environmentId).where("id", "in", gone).executeTakeFirst(),
+          await this.db.deleteFrom("fingerprints").where("environment_id", "=", environmentId).where("id", "in", gone).executeTakeFirst(),
         );
     }
-    await db.deleteFrom("users").where("id", "=", userId).execute();
+    await this.db.deleteFrom("users").where("id", "=", userId).execute();
     return { evaluations, devices, fingerprints, access_records: accessRecords };
   }
 

@@ -1,14 +1,12 @@
 // User search for the console and scripts (SPEC.md 14, GET /v3/users?query=): a user id, service id, email or phone
 // exactly (indexed), then users whose id or email starts with the query.
-import { type Kysely, sql } from "kysely";
-import type { Database } from "./schema.js";
+import { sql } from "kysely";
+import { Repository } from "./transactions.js";
 import type { UserRow } from "./users.js";
 
 const likePrefix = (q: string) => `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-export class UserSearchRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
+export class UserSearchRepo extends Repository {
   async search(environmentId: string, query: string | undefined, limit: number): Promise<UserRow[]> {
     const base = () => this.db.selectFrom("users").selectAll().where("environment_id", "=", environmentId);
     const q = query?.trim();

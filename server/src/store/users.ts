@@ -2,13 +2,13 @@
 // An account known by its email only (an email-only sign-up, SPEC.md 13) has no customer id yet: its external_id is
 // its own service id until the backend names it (claim), and its email_key is what finds it. A user first seen on a
 // login is provisional until the customer's backend confirms it, and pruned a day later if it never does.
-import type { Kysely, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import { newId } from "../ids.js";
 import { accountEmailKey } from "../pipeline/account-email.js";
 import { now } from "../time.js";
 import { insertRow, prepared, updateRow } from "./prepared.js";
-import type { Database } from "./schema.js";
 import type { UsersTable } from "./tables/core.js";
+import { Repository } from "./transactions.js";
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -27,9 +27,7 @@ const byExternal = prepared((db, p: { env: string; external: string }) =>
   db.selectFrom("users").selectAll().where("environment_id", "=", p.env).where("external_id", "=", p.external),
 );
 
-export class UsersRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
+export class UsersRepo extends Repository {
   async findByExternal(environmentId: string, externalId: string): Promise<UserRow | undefined> {
     return byExternal.first(this.db, { env: environmentId, external: externalId });
   }
@@ -47,22 +45,39 @@ export class UsersRepo {
   async createEmailAccount(
     environmentId: string,
     fields: { email: string; emailKey: string; phone?: string; metadata?: Record<string, unknown>; provisional: boolean },
-    db: Kysely<Database> = this.db,
   ): Promise<UserRow> {
     const id = newId("usr");
     const row = this.newRow(environmentId, id, { ...fields, external: id });
-    await insertRow(db, "users", row);
+    await insertRow(this.db, "users", row);
     return row;
   }
 
   /** The customer names an email-only account (the browser of its sign-up logs in with the new user id). */
-  async claim(id: string, externalId: string, at: number, db: Kysely<Database> = this.db): Promise<boolean> {
-    return updateRow(db, "users", id, { external_id: externalId, updated_at: at });
+  async claim(id: string, externalId: string, at: number): Promise<boolean> {
+    return updateRow(this.db, "users", id, { external_id: externalId, updated_at: at });
   }
 
   /** The customer's backend confirmed the user (consumed an evaluation, completed its challenge, updated it). */
-  async confirm(id: string, db: Kysely<Database> = this.db, at = now()): Promise<void> {
-    await confirmNow.execute(db, { id, at });
+  async confirm(id: string, at = now()): Promise<void> {
+    await confirmNow.execute(this.db, { id, at });
+  }
+
+  /** A code sent to the user's email or phone was verified (a challenge): that contact is the user's. */
+  async markVerified(id: string, channel: "email" | "text", at: number): Promise<void> {
+    await this.db
+      .updateTable("users")
+      .set(channel === "email" ? { email_verified: 1, updated_at: at } : { phone_verified: 1, updated_at: at })
+      .where("id", "=", id)
+      .execute();
+  }
+
+  /** The user skipped a challenge (counted against the policy's skip_limit). */
+  async countSkip(id: string, at: number): Promise<void> {
+    await this.db
+      .updateTable("users")
+      .set((eb) => ({ skip_challenge_count: eb("skip_challenge_count", "+", 1), updated_at: at }))
+      .where("id", "=", id)
+      .execute();
   }
 
   /** Of `ids`, those that are accounts (not provisional). */
@@ -83,10 +98,14 @@ export class UsersRepo {
         await this.db.selectFrom("users").select("id").where("provisional", "=", 1).where("created_at", "<", before).limit(batch).execute()
       ).map((r) => r.id);
       if (ids.length === 0) break;
-      await this.db.transaction().execute(async (tx) => {
-        await tx.updateTable("devices").set({ user_id: null, status: "attached", attached_at: null }).where("user_id", "in", ids).execute();
-        await tx.deleteFrom("login_attempts").where("user_id", "in", ids).execute();
-        await tx.deleteFrom("users").where("id", "in", ids).where("provisional", "=", 1).execute();
+      await this.transactions.run(async () => {
+        await this.db
+          .updateTable("devices")
+          .set({ user_id: null, status: "attached", attached_at: null })
+          .where("user_id", "in", ids)
+          .execute();
+        await this.db.deleteFrom("login_attempts").where("user_id", "in", ids).execute();
+        await this.db.deleteFrom("users").where("id", "in", ids).where("provisional", "=", 1).execute();
       });
       removed += ids.length;
       if (ids.length < batch) break;
@@ -130,11 +149,10 @@ export class UsersRepo {
     environmentId: string,
     externalId: string,
     fields: { source: "client" | "server"; email?: string; phone?: string; metadata?: Record<string, unknown>; provisional?: boolean },
-    db: Kysely<Database> = this.db,
     /** The row as the caller already read it (the evaluation's identity step), to spare a second read. */
     known?: UserRow,
   ): Promise<{ user: UserRow; created: boolean }> {
-    const existing = known ?? (await byExternal.first(db, { env: environmentId, external: externalId }));
+    const existing = known ?? (await byExternal.first(this.db, { env: environmentId, external: externalId }));
     const t = now();
     if (existing) {
       const patch: Partial<UserRow> = {};
@@ -151,13 +169,13 @@ export class UsersRepo {
       }
       if (Object.keys(patch).length === 0) return { user: existing, created: false };
       patch.updated_at = t;
-      await updateRow(db, "users", existing.id, patch);
+      await updateRow(this.db, "users", existing.id, patch);
       return { user: { ...existing, ...patch }, created: false };
     }
     const row = this.newRow(environmentId, newId("usr"), { ...fields, external: externalId });
-    if (!(await insertRow(db, "users", row, ["environment_id", "external_id"]))) {
+    if (!(await insertRow(this.db, "users", row, ["environment_id", "external_id"]))) {
       // Another request created it first.
-      const other = await byExternal.first(db, { env: environmentId, external: externalId });
+      const other = await byExternal.first(this.db, { env: environmentId, external: externalId });
       if (!other) throw new Error(`User ${externalId} neither inserted nor found`);
       return { user: other, created: false };
     }

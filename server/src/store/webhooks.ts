@@ -9,6 +9,7 @@ import type { Dialect } from "./db.js";
 import { insertRow, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from "./tables/webhooks.js";
+import { Repository, type Transactions } from "./transactions.js";
 
 const enabledEndpoints = prepared((db, p: { env: string }) =>
   db.selectFrom("webhook_endpoints").select(["id", "events"]).where("environment_id", "=", p.env).where("enabled", "=", 1),
@@ -81,11 +82,13 @@ function pendingDelivery(event: WebhookEventRow, endpointId: string): WebhookDel
   };
 }
 
-export class WebhooksRepo {
+export class WebhooksRepo extends Repository {
   constructor(
-    private readonly db: Kysely<Database>,
+    transactions: Transactions,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    super(transactions);
+  }
 
   async createEndpoint(row: WebhookEndpointRow): Promise<void> {
     await this.db.insertInto("webhook_endpoints").values(row).execute();
@@ -134,14 +137,14 @@ export class WebhooksRepo {
 
   /** Deletes the endpoint and its deliveries; answers whether it existed. */
   async deleteEndpoint(environmentId: string, id: string): Promise<boolean> {
-    return this.db.transaction().execute(async (tx) => {
-      const res = await tx
+    return this.transactions.run(async () => {
+      const res = await this.db
         .deleteFrom("webhook_endpoints")
         .where("environment_id", "=", environmentId)
         .where("id", "=", id)
         .executeTakeFirst();
       if (Number(res.numDeletedRows) === 0) return false;
-      await tx.deleteFrom("webhook_deliveries").where("endpoint_id", "=", id).execute();
+      await this.db.deleteFrom("webhook_deliveries").where("endpoint_id", "=", id).execute();
       return true;
     });
   }
@@ -149,20 +152,20 @@ export class WebhooksRepo {
   /** Records an event and one pending delivery of it to this endpoint only (a test event); answers the delivery. */
   async enqueueFor(event: WebhookEventRow, endpointId: string): Promise<WebhookDeliveryRow> {
     const delivery = pendingDelivery(event, endpointId);
-    await this.db.transaction().execute(async (tx) => {
-      await insertRow(tx, "webhook_events", event);
-      await tx.insertInto("webhook_deliveries").values(delivery).execute();
+    await this.transactions.run(async () => {
+      await insertRow(this.db, "webhook_events", event);
+      await this.db.insertInto("webhook_deliveries").values(delivery).execute();
     });
     return delivery;
   }
 
   /** Records an event and one pending delivery per enabled endpoint subscribed to it, in `db` (the caller's transaction). */
-  async enqueue(db: Kysely<Database>, event: WebhookEventRow): Promise<number> {
-    await insertRow(db, "webhook_events", event);
-    const endpoints = await enabledEndpoints.rows(db, { env: event.environment_id });
+  async enqueue(event: WebhookEventRow): Promise<number> {
+    await insertRow(this.db, "webhook_events", event);
+    const endpoints = await enabledEndpoints.rows(this.db, { env: event.environment_id });
     const targets = endpoints.filter((e) => (JSON.parse(e.events) as string[]).includes(event.event));
     if (targets.length === 0) return 0;
-    await db
+    await this.db
       .insertInto("webhook_deliveries")
       .values(targets.map((e) => pendingDelivery(event, e.id)))
       .execute();

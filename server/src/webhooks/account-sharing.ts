@@ -1,17 +1,30 @@
 // Account-sharing events (SPEC.md 9): `account_sharing.signal` when an evaluation's account-sharing risk rises to
-// high or maximum (from below, in the user's previous evaluation), and `account_sharing.admin_notified` once the project's admin has actually been emailed about it.
-import type { Kysely } from "kysely";
+// high or maximum (from below, in the user's previous evaluation), written in the evaluation's transaction; and
+// `account_sharing.admin_notified` once the project's admin has actually been emailed about it — the email is a job
+// of that same transaction (jobs/outbox.ts), sent after the response.
 import { toEventUser } from "../domain/users.js";
-import type { AfterEvaluate, EventSink } from "../pipeline/evaluate.js";
+import type { EvaluationStep, EventSink, JobQueue } from "../pipeline/ports.js";
 import type { RateLimiter } from "../rate-limit/limiter.js";
 import { riskLevels } from "../risks/index.js";
 import { toWireDevice } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
-import type { Database } from "../store/schema.js";
 
 /** Sends one email to the project's admin; provided by the delivery area when a mail transport is configured. */
 export interface AdminMailer {
   send(message: { to: string; subject: string; text: string }): Promise<void>;
+}
+
+/** The job that emails the project's admin about a rise (its payload: AdminEmailJob). */
+export const ADMIN_EMAIL_JOB = "account_sharing.admin_email";
+
+interface AdminEmailJob {
+  environmentId: string;
+  userId: string;
+  to: string;
+  subject: string;
+  text: string;
+  /** The payload of the `account_sharing.admin_notified` event emitted once the email is sent. */
+  event: Record<string, unknown>;
 }
 
 const RAISED = new Set(["high", "maximum"]);
@@ -19,17 +32,18 @@ const RAISED = new Set(["high", "maximum"]);
 const ADMIN_EMAIL_INTERVAL_MS = 24 * 3600 * 1000;
 
 export class AccountSharingNotifier {
-  /** Without a mailer no email goes out, so no `account_sharing.admin_notified` is emitted either. */
-  mailer?: AdminMailer;
-
   constructor(
     private readonly repos: Repos,
     private readonly events: EventSink,
+    private readonly jobs: JobQueue,
     /** Counts the admin emails per account, shared by every instance (a per-process count would send one each). */
     private readonly limiter: RateLimiter,
+    /** Without a mailer no email goes out, so no `account_sharing.admin_notified` is emitted either. */
+    private readonly mailer: AdminMailer | undefined,
   ) {}
 
-  readonly afterEvaluate: AfterEvaluate = async (result, input, identity, decision) => {
+  /** Pipeline step, in the evaluation's transaction: signal a rise and leave the admin's email to the job outbox. */
+  readonly onEvaluation: EvaluationStep = async (result, input, identity, decision) => {
     const risk = decision.risks.find((r) => r.name === "account_sharing" && RAISED.has(r.severity));
     if (!risk || !input.user) return;
     const user = await this.repos.users.findByExternal(input.env.id, input.user);
@@ -45,24 +59,30 @@ export class AccountSharingNotifier {
       user: toEventUser(user),
       ...(deviceRow ? { device: toWireDevice(deviceRow, user.external_id) } : {}),
     };
-    await this.inTx((tx) => this.events.emit(tx, input.env.id, "account_sharing.signal", data));
+    await this.events.emit(input.env.id, "account_sharing.signal", data);
 
     const admin = input.env.settings.admin_email;
     if (!this.mailer || !admin) return;
-    const { allowed } = await this.limiter.hit(`admin-email:${input.env.id}:${user.id}`, 1, ADMIN_EMAIL_INTERVAL_MS);
-    if (!allowed) return;
-    await this.repos.durable();
-    await this.mailer.send({
+    const job: AdminEmailJob = {
+      environmentId: input.env.id,
+      userId: user.id,
       to: admin,
       subject: `[${input.env.projectName}] Account ${user.external_id} looks shared`,
       text:
         `Tessera rated the account-sharing risk of account ${user.external_id} ${risk.severity} (score ${risk.score}) ` +
         `in evaluation ${result.evaluation.id}.\nIndicators: ${risk.indicators.join(", ") || "none"}.\n`,
-    });
-    await this.inTx((tx) => this.events.emit(tx, input.env.id, "account_sharing.admin_notified", { ...data, admin_email: admin }));
+      event: { ...data, admin_email: admin },
+    };
+    await this.jobs.enqueue(ADMIN_EMAIL_JOB, { ...job });
   };
 
-  private inTx(fn: (tx: Kysely<Database>) => Promise<void>): Promise<void> {
-    return this.repos.db.transaction().execute(fn);
-  }
+  /** The job: emails the admin (once a day per account at most), then records `account_sharing.admin_notified`. */
+  readonly sendAdminEmail = async (payload: Record<string, unknown>): Promise<void> => {
+    const job = payload as unknown as AdminEmailJob;
+    if (!this.mailer) throw new Error("No mail transport (SMTP_URL) to email the admin with");
+    const { allowed } = await this.limiter.hit(`admin-email:${job.environmentId}:${job.userId}`, 1, ADMIN_EMAIL_INTERVAL_MS);
+    if (!allowed) return;
+    await this.mailer.send({ to: job.to, subject: job.subject, text: job.text });
+    await this.repos.transaction(() => this.events.emit(job.environmentId, "account_sharing.admin_notified", job.event));
+  };
 }

@@ -1,11 +1,9 @@
 // The webhook outbox as the pipeline's EventSink (SPEC.md 9): an event and its deliveries are written in the
 // caller's transaction, so an event exists if and only if the change that caused it was committed.
 import { WEBHOOK_EVENTS, type WebhookEvent } from "@tessera/sdk/contract";
-import type { Kysely } from "kysely";
 import { newId } from "../ids.js";
-import type { EventSink } from "../pipeline/evaluate.js";
+import type { EventSink } from "../pipeline/ports.js";
 import type { Repos } from "../store/repos.js";
-import type { Database } from "../store/schema.js";
 import { iso, now } from "../time.js";
 
 export class OutboxSink implements EventSink {
@@ -13,12 +11,12 @@ export class OutboxSink implements EventSink {
 
   /**
    * Records `event` for the environment with `data` as the rest of the payload (`account`, and the event's object
-   * under its own name: `challenge`, `device` or `user`). `db` must be the caller's transaction.
+   * under its own name: `challenge`, `device` or `user`). Written in the current transaction: the caller's change.
    */
-  async emit(db: Kysely<Database>, environmentId: string, event: string, data: Record<string, unknown>): Promise<void> {
+  async emit(environmentId: string, event: string, data: Record<string, unknown>): Promise<void> {
     if (!(WEBHOOK_EVENTS as readonly string[]).includes(event)) throw new Error(`Unknown webhook event ${event}`);
     const at = now();
     const payload = { id: newId("evt"), event: event as WebhookEvent, created_at: iso(at), ...data };
-    await this.repos.webhooks.enqueue(db, this.repos.webhooks.newEventRow(environmentId, event, payload, at));
+    await this.repos.webhooks.enqueue(this.repos.webhooks.newEventRow(environmentId, event, payload, at));
   }
 }

@@ -1,0 +1,119 @@
+// Sending a challenge's code (SPEC.md 7, 12): the checks before a send (channel offered, destination valid, the
+// challenge's own resend limits, caps per recipient and per user), then the code recorded (hashed) with a "pending"
+// delivery and committed before the send, so a crash mid-send leaves an honest state (recovery.ts); then the provider's
+// outcome and challenge.pending. The send is awaited: the answer says whether the code went out (502 otherwise).
+import type { ChallengeStatus, ChallengeType, Channel, Language } from "@tessera/sdk/contract";
+import type { Config } from "../config.js";
+import { destinationKey, parseEmail, parsePhone } from "../delivery/addresses.js";
+import { callbackUrl } from "../delivery/callbacks.js";
+import type { CodeDelivery } from "../delivery/index.js";
+import { ApiError, badRequest, conflict, rateLimited } from "../errors.js";
+import { newId } from "../ids.js";
+import type { EventSink } from "../pipeline/ports.js";
+import type { RateLimiter } from "../rate-limit/limiter.js";
+import type { ServerKeys } from "../secrets.js";
+import type { ChallengeRow } from "../store/challenges.js";
+import type { EnvironmentRecord } from "../store/projects.js";
+import type { Repos } from "../store/repos.js";
+import { hashCode, MAX_SENDS, newCode, RESEND_COOLDOWN_MS } from "./codes.js";
+import { moveChallenge } from "./lifecycle.js";
+import { transition } from "./transitions.js";
+import { type ChallengeViews, parseConfig, parseList } from "./wire.js";
+
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+
+export class CodeSender {
+  constructor(
+    private readonly repos: Repos,
+    private readonly config: Config,
+    private readonly delivery: CodeDelivery,
+    private readonly events: EventSink,
+    private readonly views: ChallengeViews,
+    /** The server's derived keys: code hashes, signed delivery-callback URLs. */
+    private readonly keys: Pick<ServerKeys, "codeHash" | "deliveryCallback">,
+    /** The shared limiter: sends per recipient and per user (SPEC.md 12). */
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  /** Sends a new code for `row` over `channel`; answers the challenge after the send. */
+  async send(env: EnvironmentRecord, row: ChallengeRow, channel: Channel, language: Language): Promise<ChallengeRow> {
+    transition(row.status as ChallengeStatus, "send"); // 409 early for terminal states
+    const cfg = parseConfig(row);
+    if (!(cfg.channels ?? ["email"]).includes(channel)) throw badRequest(`This challenge does not offer the ${channel} channel`, "channel");
+    if (this.views.verifiedChannels(row).includes(channel))
+      throw conflict("invalid_transition", `The ${channel} channel is already verified`);
+    const user = await this.views.user(row);
+    const to = channel === "email" ? user?.email : user?.phone;
+    if (!to) throw badRequest(`The user has no ${channel === "email" ? "email address" : "phone number"} to send a code to`, "channel");
+    // Stored before the address rules existed, or by hand: a code goes to one valid destination or nowhere.
+    if (!(channel === "email" ? parseEmail(to) : parsePhone(to)))
+      throw badRequest(`The user's ${channel === "email" ? "email address" : "phone number"} is not a valid destination`, "channel");
+    const at = Date.now();
+    if (row.send_count >= MAX_SENDS)
+      throw new ApiError(429, "rate_limited", "Too many codes sent for this challenge", undefined, {
+        "retry-after": String(Math.ceil((row.expires_at - at) / 1000)),
+      });
+    if (row.last_sent_at && at - row.last_sent_at < RESEND_COOLDOWN_MS) {
+      const wait = Math.ceil((row.last_sent_at + RESEND_COOLDOWN_MS - at) / 1000);
+      throw new ApiError(429, "rate_limited", `Wait ${wait} s before asking for another code`, undefined, { "retry-after": String(wait) });
+    }
+    // Beyond this challenge's own limits: codes per destination and per user, across challenges and instances.
+    const caps = await this.limiter.hitMany([
+      { key: `code-to:${destinationKey(channel, to)}`, limit: this.config.CODE_SENDS_PER_RECIPIENT, windowMs: HOUR },
+      ...(row.user_id ? [{ key: `code-user:${row.user_id}`, limit: this.config.CODE_SENDS_PER_USER, windowMs: DAY }] : []),
+    ]);
+    const capped = caps.filter((c) => !c.allowed);
+    if (capped.length) throw rateLimited(Math.max(...capped.map((c) => c.retryAfterMs)) / 1000, "Too many codes sent: try again later");
+    const code = newCode();
+    const channels = parseList<Channel>(row.channels);
+    if (channels[channels.length - 1] !== channel) channels.push(channel);
+    // Record the code (hashed) and the pending delivery first: a crash mid-send leaves an honest "pending".
+    let moved = await moveChallenge(this.repos, row, "send", {
+      code_hash: hashCode(this.keys.codeHash, row.id, code),
+      code_channel: channel,
+      code_expires_at: at + this.config.CHALLENGE_CODE_TTL_MS,
+      send_count: row.send_count + 1,
+      last_sent_at: at,
+      channels: JSON.stringify(channels),
+      delivery_status: "pending",
+      delivery_error: null,
+    });
+    await this.repos.durable();
+    const result = await this.delivery.send({
+      channel,
+      to,
+      code,
+      language,
+      type: row.type as ChallengeType,
+      project: { name: env.projectName, logo_url: env.settings.logo_url, color: env.settings.color },
+      statusCallback:
+        channel === "text" ? callbackUrl(this.config.publicUrl, this.keys.deliveryCallback, row.id, moved.send_count) : undefined,
+    });
+    if ("error" in result) {
+      moved =
+        (await this.repos.challenges.updateIf(row.id, ["code_sent"], {
+          delivery_status: result.status,
+          delivery_error: result.error,
+          updated_at: Date.now(),
+        })) ?? moved;
+      throw new ApiError(502, "delivery_failed", `The code could not be delivered: ${result.error}`, "channel");
+    }
+    const { status: delivered, outbox } = result;
+    await this.repos.transaction(async () => {
+      if (outbox) {
+        await this.repos.challenges.addToOutbox({
+          id: newId("msg"),
+          environment_id: env.id,
+          challenge_id: row.id,
+          ...outbox,
+          created_at: Date.now(),
+        });
+      }
+      moved =
+        (await this.repos.challenges.updateIf(row.id, ["code_sent"], { delivery_status: delivered, updated_at: Date.now() })) ?? moved;
+      await this.events.emit(env.id, "challenge.pending", await this.views.eventData(moved, user));
+    });
+    return moved;
+  }
+}

@@ -1,0 +1,24 @@
+// The challenges' limits, one definition each (SPEC.md 7, 12). The project's default device limit is the number in
+// policies/defaults.ts; the skip limit's default is the contract's (PolicyChallenge.skip_limit); code lifetimes and
+// send caps are configuration (config.ts: CHALLENGE_CODE_TTL_MS, CODE_SENDS_PER_*), attempts and resends codes.ts.
+import { PolicyChallenge } from "@tessera/sdk/contract";
+import { DEFAULT_DEVICE_LIMIT } from "../policies/defaults.js";
+
+/**
+ * Challenges a user may have pending at once (SPEC.md 12): each holds its own code and its own 5 guesses, so more
+ * would multiply an attacker's guesses; 3 leaves room for the owner on a phone and a computer besides one stray.
+ */
+export const MAX_PENDING_CHALLENGES = 3;
+
+/** The project's device limit for account sharing: its setting, else the default. */
+export function projectDeviceLimit(settings: { default_device_limit?: number }): number {
+  return settings.default_device_limit ?? DEFAULT_DEVICE_LIMIT;
+}
+
+/** The contract's default skip limit, for a challenge stored without one. */
+const DEFAULT_SKIP_LIMIT: number = PolicyChallenge.shape.skip_limit.parse(undefined);
+
+/** How many challenges a user may skip under this policy. */
+export function skipLimit(cfg: { skip_limit?: number }): number {
+  return cfg.skip_limit ?? DEFAULT_SKIP_LIMIT;
+}
