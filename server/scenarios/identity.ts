@@ -11,6 +11,40 @@ import { type AttackLabel, attackSchedule } from "./attacks.js";
 import { DAY, type Harness, type Outcome, type Project } from "./harness.js";
 import { GROUPS, type Group, type HonestVisit, honestTraffic, type PopulationOptions } from "./population/honest.js";
 import { pick, stream } from "./population/random.js";
+import { geo } from "../src/geo/index.js";
+import { distanceKm } from "../src/checks/travel.js";
+
+/** Where each time zone's people live: a home and an office are in the person's own region, not across the country. */
+const TZ_CITY: Record<string, { lat: number; lon: number }> = {
+  "America/New_York": { lat: 40.7, lon: -74 },
+  "America/Chicago": { lat: 41.9, lon: -87.6 },
+  "America/Los_Angeles": { lat: 34.05, lon: -118.2 },
+  "Europe/London": { lat: 51.5, lon: -0.1 },
+  "Europe/Paris": { lat: 48.9, lon: 2.35 },
+  "Europe/Berlin": { lat: 52.5, lon: 13.4 },
+  "Europe/Madrid": { lat: 40.4, lon: -3.7 },
+  "America/Sao_Paulo": { lat: -23.5, lon: -46.6 },
+  "Asia/Tokyo": { lat: 35.7, lon: 139.7 },
+  "Asia/Kolkata": { lat: 22.6, lon: 88.4 },
+  "Australia/Sydney": { lat: -33.9, lon: 151.2 },
+};
+const nearCache = new Map<string, string[]>();
+function nearby(pool: string[], country: string, tz: string): string[] {
+  const key = `${country}|${tz}`;
+  let out = nearCache.get(key);
+  if (!out) {
+    const city = TZ_CITY[tz];
+    out = city
+      ? pool.filter((ip) => {
+          const g = geo().lookup(ip);
+          return g.latitude !== undefined && g.longitude !== undefined && distanceKm(city, { lat: g.latitude, lon: g.longitude }) < 700;
+        })
+      : [];
+    if (out.length < 5) out = pool;
+    nearCache.set(key, out);
+  }
+  return out;
+}
 
 /** Visits of a group and those with friction (challenged, denied or restricted). */
 export interface Friction {
@@ -107,7 +141,8 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
       const exits = pick(stream(opts.seed, "gateway", n.id), gateways).slice(0, 4);
       return pick(stream(opts.seed, "exit", n.id, v.person.id, n.session), exits);
     }
-    return stable(n.id, residential);
+    // A home or an office: in the person's region (a trip's hotel anywhere in the country visited).
+    return stable(n.id, n.kind === "travel" ? residential : nearby(residential, n.country, v.person.locale.tz));
   };
   const families = new Map<string, FamilyFigures>();
   const fam = (f: string) => {
@@ -176,6 +211,36 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
       if (out.verdict !== "allow") {
         x.friction++;
         const k = `${g}: ${out.policy ?? "?"}`;
+        if (process.env.SCENARIO_WHY && g === "all") {
+          const c = out.checks ?? {};
+          const keys = [
+            "is_new_fingerprint",
+            "is_new_device",
+            "is_new_ip",
+            "is_new_network",
+            "ip_is_anonymous",
+            "ip_is_hosting",
+            "impossible_travel",
+            "timezone_mismatch",
+            "device_count",
+            "concurrent_sessions",
+            "session_impossible_travel",
+            "device_user_count",
+            "fingerprint_user_count",
+            "ip_user_count",
+          ];
+          console.log(
+            "why",
+            out.policy,
+            v.action,
+            v.network.kind,
+            v.browser.family,
+            v.truth.private ? "private" : "",
+            v.truth.tokenLost ? "lost" : "",
+            v.truth.firstVisit ? "first" : "",
+            keys.map((k) => `${k}=${String(c[k])}`).join(" "),
+          );
+        }
         groupPolicies.set(k, (groupPolicies.get(k) ?? 0) + 1);
       }
     }

@@ -4,6 +4,7 @@ import { networkOf } from "../geo/ip.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { Identity } from "../pipeline/identity.js";
 import type { SignalSet } from "../signals/index.js";
+import { type ChurnCounts, countryFamiliarity, fingerprintChurn } from "../store/detection.js";
 import type { RecentEvaluation, TrustedPlace, UserDevice } from "../store/history.js";
 import { type AttemptCounts, deviceKey } from "../store/login-attempts.js";
 import type { Repos } from "../store/repos.js";
@@ -19,7 +20,12 @@ export const WINDOWS = {
   fingerprintUsers: 90 * 24 * 60 * 60 * 1000,
   // Logins on provisional users: a stuffing run lasts minutes to hours; an honest first login is confirmed in seconds.
   provisionalAttempts: 60 * 60 * 1000,
+  // Never-seen identifying fingerprints per IP, network and provider: an anti-detect browser's run lasts minutes to hours.
+  fingerprintChurn: 60 * 60 * 1000,
 };
+
+/** Networks whose ASN is a provider's (shared with strangers): there the ASN's churn is counted. */
+const PROVIDER_KINDS = new Set(["hosting", "vpn", "proxy"]);
 
 export interface History {
   recent: RecentEvaluation[];
@@ -38,6 +44,10 @@ export interface History {
   attempts: AttemptCounts;
   lists: { list_id: string; value: string }[];
   content?: { users: number; total: number };
+  /** New identifying fingerprints from this IP, network and provider ASN within WINDOWS.fingerprintChurn (this one included). */
+  churn: ChurnCounts;
+  /** Whether the user's trusted evaluations include this IP's country; null without a user, a country or any trusted country. */
+  countryFamiliar: boolean | null;
 }
 
 /** The values of this request that lists may hold, by the check that names them. */
@@ -67,8 +77,10 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
   const device = identity.device && !identity.device.isNew ? identity.device.row.id : undefined;
   const none = Promise.resolve([] as never[]);
   const here = signals.network;
-  const [recent, trusted, familiar, counters, ipUsers, devices, fingerprintUsers, tokenUsers, lists, content, attempts] = await Promise.all(
-    [
+  const geo = signals.geolocation;
+  const country = geo?.country_code;
+  const [recent, trusted, familiar, counters, ipUsers, devices, fingerprintUsers, tokenUsers, lists, content, attempts, churn, countries] =
+    await Promise.all([
       userId ? h.recentForUser(env, userId) : none,
       userId ? h.trustedPlaces(env, userId) : none,
       userId && input.ip && here
@@ -97,8 +109,22 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
         { deviceKey: deviceKey(token, device), fingerprintId: fp, ip: input.ip, network: networkOf(input.ip) },
         at - WINDOWS.provisionalAttempts,
       ),
-    ],
-  );
+      input.source === "client" && input.ip
+        ? fingerprintChurn(
+            repos.db,
+            env,
+            {
+              ip: input.ip,
+              network: here?.prefix,
+              provider: geo?.network && PROVIDER_KINDS.has(geo.network) ? geo.asn : undefined,
+            },
+            !!fingerprint?.isNew && fingerprint.identifying,
+            at,
+            WINDOWS.fingerprintChurn,
+          )
+        : Promise.resolve({ ip: 0, network: 0, provider: 0 }),
+      userId && country ? countryFamiliarity(repos.db, env, userId, country) : Promise.resolve(undefined),
+    ]);
   const { userEvents, ipEvents, fingerprintEvents } = counters;
   return {
     recent,
@@ -114,6 +140,8 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
     lists,
     content,
     attempts,
+    churn,
+    countryFamiliar: countries?.any ? countries.seen : null,
   };
 }
 

@@ -180,6 +180,15 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
     c.signals.geolocation?.network === "tor" ||
     c.signals.geolocation?.tor === true,
   ip_country: (c) => c.signals.geolocation?.country_code ?? null,
+  // A country the user was never let in from (trusted history, as is_new_network); null when the user has no trusted
+  // evaluation with a country yet, or the IP has none.
+  is_new_country: (c) => (c.identity.user && c.history.countryFamiliar !== null ? !c.history.countryFamiliar : null),
+  // Fingerprint churn: never-seen identifying fingerprints first presented from this IP, its /24 (/48), or its cloud,
+  // VPN or proxy provider's ASN in the last hour, this one included. An anti-detect browser draws a new canvas, GPU,
+  // audio and fonts on every attempt; honest browsers are new once.
+  ip_new_fingerprints: (c) => c.history.churn.ip,
+  network_new_fingerprints: (c) => c.history.churn.network,
+  provider_new_fingerprints: (c) => c.history.churn.provider,
   impossible_travel: (c) => isImpossible(c.derived.travel),
   travel_speed_kmh: (c) => (c.derived.travel ? Math.round(c.derived.travel.kmh) : 0),
   concurrent_sessions: (c) => c.derived.sessions.concurrent,
