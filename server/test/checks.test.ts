@@ -547,6 +547,97 @@ const TABLE: Row[] = [
     unset: { why: "a private IP has no country", value: null, run: (h) => h.client("visit", { ip: h.ip() }) },
   },
   {
+    check: "is_new_country",
+    set: {
+      why: "a country the user was never let in from",
+      value: true,
+      run: async (h) => {
+        const [user, b] = [h.id("u"), h.browser()];
+        await h.client("login", { user, browser: b, ip: IP.newYork });
+        return h.client("visit", { user, browser: b, ip: IP.tokyo });
+      },
+    },
+    unset: [
+      {
+        why: "the country of the user's trusted evaluations",
+        value: false,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.client("login", { user, browser: b, ip: IP.london2 });
+          return h.client("visit", { user, browser: b, ip: IP.grangemouth });
+        },
+      },
+      {
+        why: "no trusted country to compare with (private IPs have none)",
+        value: null,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.client("login", { user, browser: b, ip: h.ip() });
+          return h.client("visit", { user, browser: b, ip: IP.tokyo });
+        },
+      },
+    ],
+  },
+  {
+    check: "ip_new_fingerprints",
+    set: {
+      why: "a third never-seen browser from one IP within the hour",
+      value: 3,
+      run: async (h) => {
+        const ip = h.ip();
+        await h.client("visit", { ip });
+        await h.client("visit", { ip });
+        return h.client("visit", { ip });
+      },
+    },
+    unset: [
+      {
+        why: "a browser already seen elsewhere is not new here",
+        value: 0,
+        run: async (h) => {
+          const b = h.browser();
+          await h.client("visit", { browser: b, ip: h.ip() });
+          return h.client("visit", { browser: b, ip: h.ip() });
+        },
+      },
+      {
+        why: "the same browser again counts once",
+        value: 1,
+        run: async (h) => {
+          const [b, ip] = [h.browser(), h.ip()];
+          await h.client("visit", { browser: b, ip });
+          return h.client("visit", { browser: b, ip });
+        },
+      },
+    ],
+  },
+  {
+    check: "network_new_fingerprints",
+    set: {
+      why: "never-seen browsers from two addresses of one /24",
+      value: 2,
+      run: async (h) => {
+        const net = h.network();
+        await h.client("visit", { ip: `${net}.1` });
+        return h.client("visit", { ip: `${net}.2` });
+      },
+    },
+    unset: {
+      why: "a browser already seen elsewhere, on a /24 of its own",
+      value: 0,
+      run: async (h) => {
+        const b = h.browser();
+        await h.client("visit", { browser: b, ip: h.ip() });
+        return h.client("visit", { browser: b, ip: `${h.network()}.1` });
+      },
+    },
+  },
+  {
+    check: "provider_new_fingerprints",
+    set: { why: "a never-seen browser through a cloud provider", value: above(0), run: (h) => h.client("visit", { ip: IP.aws }) },
+    unset: { why: "a never-seen browser on a network that is no provider's", value: 0, run: (h) => h.client("visit", { ip: h.net() }) },
+  },
+  {
     check: "impossible_travel",
     set: [
       {

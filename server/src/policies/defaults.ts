@@ -61,7 +61,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-account-cycling", {
       name: "Verify logins that cycle through accounts",
       description:
-        "A login from a browser that has tried accounts the service never confirmed (three within an hour), or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour; or from a network that presented many never-seen browsers within an hour (an anti-detect browser draws a new one per attempt). Whatever the account: the code goes to its owner.",
+        "A login from a browser that has tried accounts the service never confirmed (three within an hour), or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour; or into a known account from a never-seen browser where never-seen browsers keep appearing (an anti-detect browser draws a new one per attempt). Whatever the account: the code goes to its owner.",
       actions: ["login"],
       priority: 620,
       verdict: "challenge",
@@ -70,12 +70,14 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
         any: [
           { check: "device_provisional_attempts", op: "gte", value: 3 },
           { check: "fingerprint_provisional_attempts", op: "gte", value: 3 },
-          { check: "ip_provisional_attempts", op: "gte", value: 5 },
-          { check: "network_provisional_attempts", op: "gte", value: 8 },
+          { check: "ip_provisional_attempts", op: "gte", value: 10 },
+          { check: "network_provisional_attempts", op: "gte", value: 20 },
           { check: "device_user_count", op: "gte", value: 5 },
           { check: "fingerprint_user_count", op: "gte", value: 5 },
+          // A known account from a never-seen browser where never-seen browsers keep appearing.
           {
             all: [
+              { check: "is_new_user", op: "eq", value: false },
               { check: "is_new_fingerprint", op: "eq", value: true },
               {
                 any: [
@@ -92,21 +94,16 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-fingerprint-churn", {
       name: "Verify sign-ups from browser farms",
       description:
-        "A sign-up from a never-seen browser on an IP, network or provider that presented many never-seen browsers within an hour (an anti-detect browser draws a new canvas, GPU, audio and fonts per attempt).",
+        "A sign-up from a never-seen browser through a cloud, VPN or proxy provider that presented six or more never-seen browsers within an hour (an anti-detect browser draws a new canvas, GPU, audio and fonts per attempt).",
       actions: ["signup"],
       priority: 520,
       verdict: "challenge",
       challenge: { type: "fake_account", channels: ["email"], require: "any", allow_skip: false, skip_limit: 3 },
+      // On a cloud, VPN or proxy provider only: an office or a campus behind one address sees new browsers too.
       conditions: {
         all: [
           { check: "is_new_fingerprint", op: "eq", value: true },
-          {
-            any: [
-              { check: "ip_new_fingerprints", op: "gte", value: 4 },
-              { check: "network_new_fingerprints", op: "gte", value: 6 },
-              { check: "provider_new_fingerprints", op: "gte", value: 6 },
-            ],
-          },
+          { check: "provider_new_fingerprints", op: "gte", value: 6 },
         ],
       },
     }),
@@ -201,7 +198,8 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                   { check: "is_new_network", op: "eq", value: true },
                   {
                     any: [
-                      { check: "is_new_country", op: "eq", value: true },
+                      // ne false: also when no country is known to compare (no geolocation, no trusted country yet).
+                      { check: "is_new_country", op: "ne", value: false },
                       { check: "ip_is_hosting", op: "eq", value: true },
                     ],
                   },
