@@ -368,7 +368,13 @@ export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> 
         } else if (person.vpn === "consumer" && chance(r, 0.5)) {
           network = { kind: "vpn", id: "consumer-vpn", country: person.locale.country, session };
         } else if (person.commuter && weekday && computer) {
-          network = { kind: "work", id: `work-${opts.seed}-${person.household % 11}`, country: person.locale.country, session };
+          // Colleagues of one region share an office.
+          network = {
+            kind: "work",
+            id: `work-${opts.seed}-${person.locale.tz}-${person.household % 5}`,
+            country: person.locale.country,
+            session,
+          };
         } else if (b.model.kind === "mobile" && chance(r, person.commuter && weekday ? 0.7 : 0.35)) {
           network = cellular;
         } else if (computer && b.usesExternal && chance(r, 0.2)) {

@@ -52,13 +52,27 @@ function inUse(d: History["devices"][number], at: number): boolean {
   return d.last_seen_at - d.created_at >= DEVICE_ESTABLISHED_MS || at - d.last_seen_at < DEVICE_ESTABLISHED_MS;
 }
 
+/**
+ * A device replaced by another of its type: never seen again once the newer one appeared, after at least
+ * REPLACED_AFTER_MS of silence. That is one browser that lost its storage (Safari's 7-day cap, cleared cookies: a phone
+ * whose fingerprint its whole model shares comes back as a new device) or a phone replaced by a new one: one device in
+ * use, not two. Devices used side by side (two computers, a friend's browser) are each seen after the other appeared.
+ */
+const REPLACED_AFTER_MS = 12 * 3600 * 1000;
+
+function superseded(d: History["devices"][number], others: History["devices"]): boolean {
+  if (d.last_seen_at == null) return false;
+  const seen = d.last_seen_at;
+  return others.some((e) => e.id !== d.id && e.type === d.type && e.created_at >= seen + REPLACED_AFTER_MS);
+}
+
 function derive(input: EvaluationInput, identity: Identity, signals: SignalSet, h: History, deviceLimit: number): Derived {
   const user = identity.user;
   const device = identity.device;
   const deviceIsNewForUser = !device || device.isNew || !user || device.row.user_id !== user.id || device.row.status === "detached";
   const attached = h.devices.filter((d) => d.status === "attached" && d.id !== device?.row.id);
   const counts = { all: 0, computer: 0, tablet: 0, mobile: 0 };
-  for (const d of attached) if (inUse(d, input.at)) countDevice(counts, d.type);
+  for (const d of attached) if (inUse(d, input.at) && !superseded(d, attached)) countDevice(counts, d.type);
   // The current device counts for a known user and for a new one (it joins the account with this evaluation).
   if ((user || identity.userIsNew) && device) countDevice(counts, identity.deviceType);
   const sessions = otherSessions(input, identity, signals, h.devices);

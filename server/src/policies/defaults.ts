@@ -226,7 +226,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     }),
     p("challenge-account-sharing", {
       name: "Cap devices per account",
-      description: `More than ${deviceLimit} devices attached to one account, or two of its devices in use at once too far apart for one person: the owner verifies and removes the extra devices.`,
+      description: `More than ${deviceLimit} devices in use on one account while another of its devices is in use elsewhere, two or more beyond ${deviceLimit}, or two of its devices in use at once too far apart for one person: the owner verifies and removes the extra devices.`,
       actions: ["access"],
       priority: 550,
       verdict: "challenge",
@@ -239,9 +239,17 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
         device_limit: deviceLimit,
       },
       // devices_over_limit reads this policy's own device_limit: editing the limit is enough.
+      // One device over the limit is an owner's fourth browser as often as a sharer's (a tablet, a work computer, a
+      // browser that lost its storage within the hour): it takes devices in use at once on other networks too.
       conditions: {
         any: [
-          { check: "devices_over_limit", op: "gt", value: 0 },
+          { check: "devices_over_limit", op: "gte", value: 2 },
+          {
+            all: [
+              { check: "devices_over_limit", op: "gt", value: 0 },
+              { check: "concurrent_sessions", op: "gt", value: 0 },
+            ],
+          },
           { check: "session_impossible_travel", op: "eq", value: true },
         ],
       },
