@@ -875,8 +875,31 @@ const TABLE: Row[] = [
           return later(5 * 3600_000, () => h.client("visit", { user, browser: h.browser() }));
         },
       },
+      {
+        why: "two computers used in turn over days both count",
+        value: 2,
+        run: async (h) => {
+          const [user, b, c] = [h.id("u"), h.browser(), h.browser()];
+          await h.client("visit", { user, browser: b });
+          await later(2 * 3600_000, () => h.client("visit", { user, browser: b }));
+          await later(24 * 3600_000, () => h.client("visit", { user, browser: c }));
+          return later(24.5 * 3600_000, () => h.client("visit", { user, browser: b }));
+        },
+      },
     ],
     unset: [
+      {
+        why: "a browser that lost its storage and came back as a new device a day later counts once",
+        value: 1,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.client("visit", { user, browser: b });
+          await later(2 * 3600_000, () => h.client("visit", { user, browser: b }));
+          const again = { ...h.browser(), token: `${b.token}-cleared` };
+          await later(24 * 3600_000, () => h.client("visit", { user, browser: again }));
+          return later(25 * 3600_000, () => h.client("visit", { user, browser: again }));
+        },
+      },
       { why: "a user with one device", value: 1, run: (h) => h.client("visit", { user: h.id("u") }) },
       {
         why: "a private window used once, hours ago, no longer counts",

@@ -60,7 +60,7 @@ function inUse(d: History["devices"][number], at: number): boolean {
  */
 const REPLACED_AFTER_MS = 12 * 3600 * 1000;
 
-function superseded(d: History["devices"][number], others: History["devices"]): boolean {
+function superseded(d: History["devices"][number], others: Array<{ id: string; type: string; created_at: number }>): boolean {
   if (d.last_seen_at == null) return false;
   const seen = d.last_seen_at;
   return others.some((e) => e.id !== d.id && e.type === d.type && e.created_at >= seen + REPLACED_AFTER_MS);
@@ -72,7 +72,11 @@ function derive(input: EvaluationInput, identity: Identity, signals: SignalSet, 
   const deviceIsNewForUser = !device || device.isNew || !user || device.row.user_id !== user.id || device.row.status === "detached";
   const attached = h.devices.filter((d) => d.status === "attached" && d.id !== device?.row.id);
   const counts = { all: 0, computer: 0, tablet: 0, mobile: 0 };
-  for (const d of attached) if (inUse(d, input.at) && !superseded(d, attached)) countDevice(counts, d.type);
+  // The current device replaces an older one of its type as well (it is new, or was created after it).
+  const current = device
+    ? [{ id: device.row.id, type: identity.deviceType, created_at: device.isNew ? input.at : Number(device.row.created_at) }]
+    : [];
+  for (const d of attached) if (inUse(d, input.at) && !superseded(d, [...attached, ...current])) countDevice(counts, d.type);
   // The current device counts for a known user and for a new one (it joins the account with this evaluation).
   if ((user || identity.userIsNew) && device) countDevice(counts, identity.deviceType);
   const sessions = otherSessions(input, identity, signals, h.devices);
