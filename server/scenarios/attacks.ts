@@ -77,11 +77,17 @@ const EXTRA_FONTS = [
 ];
 const DISPOSABLE = ["mailinator.com", "guerrillamail.com", "10minutemail.com", "yopmail.com", "temp-mail.org"];
 
-/** A real browser of the population model (a computer's, else the first), in the attacker's time zone. */
-function realBrowser(seed: number, tz: string, token?: string): Browser {
-  const person = population({ seed, people: 1, days: 1, heldOut: false, start: 0 })[0];
-  const b = person?.browsers.find((x) => x.model.kind === "computer") ?? person?.browsers[0];
-  if (!b) throw new Error("no attacker browser");
+/**
+ * A real browser of the population model (a computer's, else the first), in the attacker's time zone. `rig`: a
+ * Chromium on Windows, what stuffing and farming tools drive (OpenBullet, anti-detect browsers, Puppeteer farms).
+ */
+function realBrowser(seed: number, tz: string, token?: string, rig = false): Browser {
+  let b: ReturnType<typeof population>[number]["browsers"][number] | undefined;
+  for (let k = 0; !b || (rig && (b.model.os !== "windows" || b.state.browser === "firefox")); k++) {
+    const person = population({ seed: seed * 1000 + k, people: 1, days: 1, heldOut: false, start: 0 })[0];
+    b = person?.browsers.find((x) => x.model.kind === "computer") ?? person?.browsers[0];
+    if (k > 200) throw new Error("no attacker browser");
+  }
   b.state.tz = tz;
   return { userAgent: userAgent(b.state), components: components(b.state), timezone: tz, ...(token ? { token } : {}) };
 }
@@ -129,7 +135,7 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
   for (let c = 0; c < 3; c++) {
     const s = stream(opts.seed, "stuffing", c);
     const ip = c === 2 ? anyResidential(s) : pick(s, h.byKind.hosting);
-    const b = realBrowser(++attacker, "UTC", chance(s, 0.5) ? `stuff-${opts.seed}-${c}` : undefined);
+    const b = realBrowser(++attacker, "UTC", chance(s, 0.5) ? `stuff-${opts.seed}-${c}` : undefined, true);
     const t0 = when("stuffing", c);
     for (let k = 0; k < 25; k++)
       steps.push({
@@ -142,7 +148,7 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
   for (let c = 0; c < 3; c++) {
     const s = stream(opts.seed, "distributed", c);
     const keepsCookies = c !== 1;
-    const profiles = [realBrowser(++attacker, "UTC"), realBrowser(++attacker, "America/New_York")];
+    const profiles = [realBrowser(++attacker, "UTC", undefined, true), realBrowser(++attacker, "America/New_York", undefined, true)];
     const t0 = when("distributed", c);
     for (let k = 0; k < 25; k++) {
       const b = profiles[k % (c === 2 ? 1 : 2)] as Browser;
@@ -166,7 +172,7 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
   // ---- anti-detect browser: new components on every attempt, no token, one /24 or one provider's ASN -------------------
   for (let c = 0; c < 3; c++) {
     const s = stream(opts.seed, "antidetect", c);
-    const base = realBrowser(++attacker, "Europe/Berlin");
+    const base = realBrowser(++attacker, "Europe/Berlin", undefined, true);
     const provider = [...h.providers.values()].filter((x) => x.length >= 6);
     const asnPool = c === 1 ? pick(s, provider) : undefined;
     const prefix = prefixOf(anyResidential(s));
@@ -193,7 +199,7 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
     const ip = c === 0 ? pick(s, h.byKind.hosting) : anyResidential(s);
     const t0 = when("stealth", c);
     for (let k = 0; k < 15; k++) {
-      const base = realBrowser(++attacker, "UTC");
+      const base = realBrowser(++attacker, "UTC", undefined, true);
       const comps = structuredClone(base.components) as Record<string, unknown>;
       comps.userAgentData = { ...(comps.userAgentData as object), platform: "Linux", platformVersion: "6.8.0" };
       comps.platform = "Linux x86_64";

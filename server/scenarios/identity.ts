@@ -142,7 +142,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
       return pick(stream(opts.seed, "exit", n.id, v.person.id, n.session), exits);
     }
     // A home or an office: in the person's region (a trip's hotel anywhere in the country visited).
-    return stable(n.id, n.kind === "travel" ? residential : nearby(residential, n.country, v.person.locale.tz));
+    return stable(n.id, n.kind === "travel" ? residential : nearby(residential, n.country, v.person.home.tz));
   };
   const families = new Map<string, FamilyFigures>();
   const fam = (f: string) => {
@@ -214,6 +214,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
         if (process.env.SCENARIO_WHY && g === "all") {
           const c = out.checks ?? {};
           const keys = [
+            "is_new_country",
             "is_new_fingerprint",
             "is_new_device",
             "is_new_ip",
@@ -238,6 +239,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
             v.truth.private ? "private" : "",
             v.truth.tokenLost ? "lost" : "",
             v.truth.firstVisit ? "first" : "",
+            v.groups.join("+").replace(/ /g, "_"),
             keys.map((k) => `${k}=${String(c[k])}`).join(" "),
           );
         }

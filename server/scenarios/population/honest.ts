@@ -16,6 +16,8 @@ export interface Person {
   household: number;
   householdSize: number;
   locale: Locale;
+  /** Where the household lives (a member may keep another locale: an expat's browser). */
+  home: Locale;
   email: string;
   /** The customer application's id of their account. */
   user: string;
@@ -183,6 +185,7 @@ export function population(opts: PopulationOptions): Person[] {
         id: `p${opts.seed}-${n}`,
         household,
         householdSize: size,
+        home: locale,
         locale: chance(p, 0.9) ? locale : weighted(p, LOCALES),
         email: `person.${opts.seed}.${n}@${pick(p, ["gmail.com", "gmail.com", "outlook.com", "icloud.com", "yahoo.com", "example.org"])}`,
         user: `acct_${opts.seed}_${n}`,
@@ -352,8 +355,9 @@ export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> 
         const firstVisit = b.lastVisitDay < 0;
         const weekday = day % 7 < 5;
         const session = `${day}-${k}`;
-        const home = { kind: "home" as const, id: `home-${opts.seed}-${person.household}`, country: person.locale.country, session };
-        const cellular = { kind: "cellular" as const, id: `cell-${person.id}`, country: person.locale.country, session };
+        const country = person.home.country;
+        const home = { kind: "home" as const, id: `home-${opts.seed}-${person.household}`, country, session };
+        const cellular = { kind: "cellular" as const, id: `cell-${person.id}`, country, session };
         const computer = b.model.kind === "computer";
         let network: HonestVisit["network"];
         if (away) {
@@ -364,9 +368,9 @@ export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> 
               : { kind: "travel", id: `${person.id}-trip-${day}-${chance(r, 0.7) ? "hotel" : "cafe"}`, country: away.country, session };
         } else if (person.vpn === "corporate" && computer && (person.commuter ? !weekday || chance(r, 0.3) : true)) {
           // Working from home on the company's VPN: its gateway has several exits in one provider's ASN.
-          network = { kind: "vpn", id: `corp-${opts.seed}-${person.household % 7}`, country: person.locale.country, session };
+          network = { kind: "vpn", id: `corp-${opts.seed}-${person.household % 7}`, country, session };
         } else if (person.vpn === "consumer" && chance(r, 0.5)) {
-          network = { kind: "vpn", id: "consumer-vpn", country: person.locale.country, session };
+          network = { kind: "vpn", id: "consumer-vpn", country, session };
         } else if (person.commuter && weekday && computer) {
           // Colleagues of one region share an office.
           network = {
@@ -378,7 +382,7 @@ export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> 
         } else if (b.model.kind === "mobile" && chance(r, person.commuter && weekday ? 0.7 : 0.35)) {
           network = cellular;
         } else if (computer && b.usesExternal && chance(r, 0.2)) {
-          network = { kind: "work", id: `work-${person.id}`, country: person.locale.country, session };
+          network = { kind: "work", id: `work-${person.id}`, country, session };
         } else network = home;
         const visitState = isPrivate ? { ...s, private: true, farbleSession: s.farbleSession + 7919 } : s;
         const comps = components(visitState);

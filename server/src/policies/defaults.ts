@@ -72,6 +72,31 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
           { check: "fingerprint_provisional_attempts", op: "gte", value: 3 },
           { check: "ip_provisional_attempts", op: "gte", value: 10 },
           { check: "network_provisional_attempts", op: "gte", value: 20 },
+          // From a datacenter or an anonymising network, a few unconfirmed accounts are enough.
+          {
+            all: [
+              { check: "ip_provisional_attempts", op: "gte", value: 3 },
+              {
+                any: [
+                  { check: "ip_is_hosting", op: "eq", value: true },
+                  { check: "ip_is_anonymous", op: "eq", value: true },
+                ],
+              },
+            ],
+          },
+          // Unconfirmed accounts tried from never-seen browsers, several of each on one network within the hour.
+          {
+            all: [
+              { check: "is_new_fingerprint", op: "eq", value: true },
+              { check: "network_provisional_attempts", op: "gte", value: 3 },
+              {
+                any: [
+                  { check: "network_new_fingerprints", op: "gte", value: 3 },
+                  { check: "provider_new_fingerprints", op: "gte", value: 3 },
+                ],
+              },
+            ],
+          },
           { check: "device_user_count", op: "gte", value: 5 },
           { check: "fingerprint_user_count", op: "gte", value: 5 },
           // A known account from a never-seen browser where never-seen browsers keep appearing.
