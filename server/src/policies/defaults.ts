@@ -88,11 +88,11 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
           {
             all: [
               { check: "is_new_fingerprint", op: "eq", value: true },
-              { check: "network_provisional_attempts", op: "gte", value: 3 },
+              { check: "network_provisional_attempts", op: "gte", value: 5 },
               {
                 any: [
-                  { check: "network_new_fingerprints", op: "gte", value: 3 },
-                  { check: "provider_new_fingerprints", op: "gte", value: 3 },
+                  { check: "network_new_fingerprints", op: "gte", value: 5 },
+                  { check: "provider_new_fingerprints", op: "gte", value: 5 },
                 ],
               },
             ],
