@@ -88,17 +88,38 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
           {
             all: [
               { check: "is_new_fingerprint", op: "eq", value: true },
-              { check: "network_provisional_attempts", op: "gte", value: 5 },
               {
                 any: [
-                  { check: "network_new_fingerprints", op: "gte", value: 5 },
-                  { check: "provider_new_fingerprints", op: "gte", value: 5 },
+                  {
+                    all: [
+                      { check: "network_provisional_attempts", op: "gte", value: 5 },
+                      {
+                        any: [
+                          { check: "network_new_fingerprints", op: "gte", value: 5 },
+                          { check: "provider_new_fingerprints", op: "gte", value: 5 },
+                        ],
+                      },
+                    ],
+                  },
+                  {
+                    all: [
+                      { check: "network_provisional_attempts", op: "gte", value: 2 },
+                      { check: "network_new_fingerprints", op: "gte", value: 8 },
+                    ],
+                  },
                 ],
               },
             ],
           },
           { check: "device_user_count", op: "gte", value: 5 },
           { check: "fingerprint_user_count", op: "gte", value: 5 },
+          // A browser that two or more accounts used, now trying a second account the service never confirmed.
+          {
+            all: [
+              { check: "fingerprint_provisional_attempts", op: "gte", value: 2 },
+              { check: "fingerprint_user_count", op: "gte", value: 2 },
+            ],
+          },
           // A known account from a never-seen browser where never-seen browsers keep appearing.
           {
             all: [
