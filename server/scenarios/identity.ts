@@ -204,6 +204,8 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
     });
     visits++;
     f.visits++;
+    if (process.env.SCENARIO_TRACE)
+      console.log("trace", v.person.id, v.day, v.action, v.network.kind, v.browser.key, out.verdict, out.policy ?? "", out.checks?.ip_country, out.checks?.is_new_country);
     outcomes.push({ verdict: out.verdict, policy: out.policy });
     for (const g of [...v.groups, "all" as const]) {
       const x = groups.get(g) as Friction;

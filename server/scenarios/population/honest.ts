@@ -375,8 +375,8 @@ export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> 
           // Colleagues of one region share an office.
           network = {
             kind: "work",
-            id: `work-${opts.seed}-${person.locale.tz}-${person.household % 5}`,
-            country: person.locale.country,
+            id: `work-${opts.seed}-${person.home.tz}-${person.household % 5}`,
+            country,
             session,
           };
         } else if (b.model.kind === "mobile" && chance(r, person.commuter && weekday ? 0.7 : 0.35)) {
