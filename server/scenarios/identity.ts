@@ -134,7 +134,12 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
       const carrier = pick(stream(opts.seed, "carrier", n.id), carriers);
       return pick(stream(opts.seed, "cell", n.id, n.session), carrier);
     }
-    if (n.kind === "vpn" && n.id === "consumer-vpn") return pick(stream(opts.seed, "vpn", v.person.id, n.session), h.byKind.vpn);
+    if (n.kind === "vpn" && n.id === "consumer-vpn") {
+      // A subscription to one VPN provider: any of its exits, in any country it serves, each session.
+      const vpns = [...h.providers.values()].filter((x) => x.length >= 4 && geo().lookup(x[0] as string).network === "vpn");
+      const provider = vpns.length ? pick(stream(opts.seed, "vpn-provider", v.person.id), vpns) : h.byKind.vpn;
+      return pick(stream(opts.seed, "vpn", v.person.id, n.session), provider);
+    }
     if (n.kind === "vpn") {
       // A company's gateway: several exits in one provider's ASN, any of them each session.
       const gateways = [...h.providers.values()].filter((x) => x.length >= 4);
@@ -205,7 +210,18 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
     visits++;
     f.visits++;
     if (process.env.SCENARIO_TRACE)
-      console.log("trace", v.person.id, v.day, v.action, v.network.kind, v.browser.key, out.verdict, out.policy ?? "", out.checks?.ip_country, out.checks?.is_new_country);
+      console.log(
+        "trace",
+        v.person.id,
+        v.day,
+        v.action,
+        v.network.kind,
+        v.browser.key,
+        out.verdict,
+        out.policy ?? "",
+        out.checks?.ip_country,
+        out.checks?.is_new_country,
+      );
     outcomes.push({ verdict: out.verdict, policy: out.policy });
     for (const g of [...v.groups, "all" as const]) {
       const x = groups.get(g) as Friction;

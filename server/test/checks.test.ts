@@ -579,6 +579,30 @@ const TABLE: Row[] = [
     ],
   },
   {
+    check: "is_new_provider",
+    set: {
+      why: "a VPN provider the user never came in through",
+      value: true,
+      run: async (h) => {
+        const [user, b] = [h.id("u"), h.browser()];
+        await h.client("visit", { user, browser: b, ip: h.ip() });
+        return h.client("visit", { user, browser: b, ip: IP.vpn });
+      },
+    },
+    unset: [
+      {
+        why: "another exit of a cloud provider the user was let in through",
+        value: false,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.client("visit", { user, browser: b, ip: IP.aws });
+          return h.client("visit", { user, browser: b, ip: "3.5.1.200" });
+        },
+      },
+      { why: "a network that is no provider's", value: null, run: (h) => h.client("visit", { user: h.id("u"), ip: IP.london2 }) },
+    ],
+  },
+  {
     check: "ip_new_fingerprints",
     set: {
       why: "a third never-seen browser from one IP within the hour",

@@ -29,6 +29,8 @@ export const CHECKS = {
   ip_country: "string",
   /** The IP's country is not among those of the user's trusted evaluations (null: no trusted country yet). */
   is_new_country: "boolean",
+  /** Through a cloud, VPN or proxy provider (its ASN) the user was never let in through; null on other networks. */
+  is_new_provider: "boolean",
   /** Never-seen identifying fingerprints first presented from this IP in the last hour, this one included. */
   ip_new_fingerprints: "number",
   /** The same from this IP's /24 (IPv4) or /48 (IPv6). */

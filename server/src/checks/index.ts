@@ -201,6 +201,9 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   // A country the user was never let in from (trusted history, as is_new_network); null when the user has no trusted
   // evaluation with a country yet, or the IP has none.
   is_new_country: (c) => (c.identity.user && c.history.countryFamiliar !== null ? !c.history.countryFamiliar : null),
+  // Through a cloud, VPN or proxy provider the user was never let in through (its ASN); null on other networks. The
+  // second exit of a corporate gateway or of a VPN subscription is the same provider.
+  is_new_provider: (c) => (c.history.providerFamiliar === null ? null : !c.history.providerFamiliar),
   // Fingerprint churn: never-seen identifying fingerprints first presented from this IP, its /24 (/48), or its cloud,
   // VPN or proxy provider's ASN in the last hour, this one included. An anti-detect browser draws a new canvas, GPU,
   // audio and fonts on every attempt; honest browsers are new once.

@@ -246,7 +246,12 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                     any: [
                       // ne false: also when no country is known to compare (no geolocation, no trusted country yet).
                       { check: "is_new_country", op: "ne", value: false },
-                      { check: "ip_is_hosting", op: "eq", value: true },
+                      {
+                        all: [
+                          { check: "ip_is_hosting", op: "eq", value: true },
+                          { check: "is_new_provider", op: "eq", value: true },
+                        ],
+                      },
                     ],
                   },
                 ],
@@ -258,11 +263,18 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                 ],
               },
               { check: "contact_mismatch", op: "eq", value: true },
-              // An anonymising network from a new browser (a known browser on another exit of its VPN is its owner).
+              // An anonymising network from a new browser (a known browser on another exit of its VPN is its owner),
+              // unless the account came in through this VPN or proxy provider before; Tor always.
               {
                 all: [
                   { check: "ip_is_anonymous", op: "eq", value: true },
                   { check: "is_new_fingerprint", op: "eq", value: true },
+                  {
+                    any: [
+                      { check: "is_new_provider", op: "ne", value: false },
+                      { check: "ip_is_tor", op: "eq", value: true },
+                    ],
+                  },
                 ],
               },
             ],

@@ -113,3 +113,32 @@ export async function countryFamiliarity(
   const yes = (v: unknown) => v === true || Number(v) > 0;
   return { seen: yes(row?.seen), any: yes(row?.any) };
 }
+
+// The evaluation stores its geolocation as JSON whose keys come in a fixed order (pipeline/decide.ts): `"asn":N,` is
+// always followed by another key, so the pattern names one ASN exactly (not a longer one it prefixes).
+const providerOfUser = prepared((db, p: { env: string; user: string; pattern: string }) =>
+  db.selectNoFrom((eb) => [
+    eb
+      .exists(
+        eb
+          .selectFrom("evaluations")
+          .select("id")
+          .where("environment_id", "=", p.env)
+          .where("user_id", "=", p.user)
+          .where("geolocation", "like", p.pattern)
+          .where((e) => trusted(e)),
+      )
+      .as("seen"),
+  ]),
+);
+
+/**
+ * Whether the user's trusted evaluations came through this provider's ASN before (a cloud's, a VPN's or a proxy's):
+ * a corporate gateway or a VPN subscription hands out exits across the provider's networks.
+ */
+export async function providerFamiliarity(db: Kysely<Database>, env: string, user: string, asn: number): Promise<boolean> {
+  const row = (await providerOfUser.first(db, { env, user, pattern: `%"asn":${Math.trunc(asn)},%` })) as
+    | Record<string, unknown>
+    | undefined;
+  return row?.seen === true || Number(row?.seen) > 0;
+}
