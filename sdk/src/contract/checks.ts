@@ -27,7 +27,10 @@ export const CHECKS = {
   ip_is_hosting: "boolean",
   ip_is_anonymous: "boolean",
   ip_country: "string",
-  /** The IP's country is not among those of the user's trusted evaluations (null: no trusted country yet). */
+  /**
+   * The IP's country is not among those of the user's trusted evaluations on ordinary networks (null: none yet, or
+   * this IP is a VPN, proxy, Tor or datacenter exit).
+   */
   is_new_country: "boolean",
   /** Through a cloud, VPN or proxy provider (its ASN) the user was never let in through; null on other networks. */
   is_new_provider: "boolean",

@@ -198,9 +198,14 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
     c.signals.geolocation?.network === "tor" ||
     c.signals.geolocation?.tor === true,
   ip_country: (c) => c.signals.geolocation?.country_code ?? null,
-  // A country the user was never let in from (trusted history, as is_new_network); null when the user has no trusted
-  // evaluation with a country yet, or the IP has none.
-  is_new_country: (c) => (c.identity.user && c.history.countryFamiliar !== null ? !c.history.countryFamiliar : null),
+  // A country the user was never let in from on an ordinary network (trusted history, as is_new_network); null when the
+  // user has no such evaluation yet, the IP has no country, or it is a VPN, proxy, Tor or datacenter exit.
+  is_new_country: (c) => {
+    const g = c.signals.geolocation;
+    // An exit of a VPN, a proxy, Tor or a datacenter is no country the user is in (those are their own checks).
+    if (g?.tor === true || (g?.network !== undefined && ["vpn", "proxy", "tor", "hosting"].includes(g.network))) return null;
+    return c.identity.user && c.history.countryFamiliar !== null ? !c.history.countryFamiliar : null;
+  },
   // Through a cloud, VPN or proxy provider the user was never let in through (its ASN); null on other networks. The
   // second exit of a corporate gateway or of a VPN subscription is the same provider.
   is_new_provider: (c) => (c.history.providerFamiliar === null ? null : !c.history.providerFamiliar),

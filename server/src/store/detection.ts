@@ -86,6 +86,9 @@ function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
   ]);
 }
 
+/** The geolocation JSON of an evaluation on an ordinary network (pipeline/decide.ts writes `security` in this order). */
+const SOMEWHERE = '%"security":{"vpn":false,"proxy":false,"tor":false,"hosting":false}%';
+
 const countryOfUser = prepared((db, p: { env: string; user: string; country: string }) =>
   db.selectNoFrom((eb) => {
     const own = () =>
@@ -94,6 +97,8 @@ const countryOfUser = prepared((db, p: { env: string; user: string; country: str
         .select("id")
         .where("environment_id", "=", p.env)
         .where("user_id", "=", p.user)
+        // Places that are somewhere: not a VPN, proxy, Tor or datacenter exit (their country is the exit's).
+        .where("geolocation", "like", SOMEWHERE)
         .where((e) => trusted(e));
     return [
       eb.exists(own().where("country_code", "=", p.country)).as("seen"),
@@ -102,7 +107,10 @@ const countryOfUser = prepared((db, p: { env: string; user: string; country: str
   }),
 );
 
-/** Whether the user's trusted evaluations include this country (`seen`), and any country at all (`any`). */
+/**
+ * Whether the user's trusted evaluations on ordinary networks (not through a VPN, proxy, Tor or datacenter) include
+ * this country (`seen`), and any country at all (`any`).
+ */
 export async function countryFamiliarity(
   db: Kysely<Database>,
   env: string,
