@@ -568,6 +568,15 @@ const TABLE: Row[] = [
         },
       },
       {
+        why: "a VPN exit is no country the user is in",
+        value: null,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await h.client("login", { user, browser: b, ip: IP.london2 });
+          return h.client("visit", { user, browser: b, ip: IP.vpn });
+        },
+      },
+      {
         why: "no trusted country to compare with (private IPs have none)",
         value: null,
         run: async (h) => {
