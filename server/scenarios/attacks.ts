@@ -18,7 +18,7 @@
 // - tor: Tor Browser (Firefox ESR with resistFingerprinting: UTC, en-US, 2 cores) signing up and logging in.
 // - multi_accounting: one person opening account after account on one browser (storage cleared between some).
 // - bot: HTTP libraries and headless browsers with their markers; content_abuse: spam posted by many accounts.
-import { DAY, HOUR, MIN, type ClientCall, type Harness, type Outcome, type Project } from "./harness.js";
+import { type ClientCall, DAY, type Harness, HOUR, MIN, type Outcome, type Project } from "./harness.js";
 import { components, userAgent } from "./population/browsers.js";
 import { LOCALES } from "./population/catalogue.js";
 import { population } from "./population/honest.js";

@@ -7,12 +7,13 @@
 // - merges: two distinct physical browsers given one device, or one fingerprint through a drift match (two browsers
 //   with identical components share a fingerprint by definition: reported apart as collisions);
 // - honest friction: first sign-ups (email only, as sign-up forms send them) challenged or denied; every honest visit.
+
+import { distanceKm } from "../src/checks/travel.js";
+import { geo } from "../src/geo/index.js";
 import { type AttackLabel, attackSchedule } from "./attacks.js";
 import { DAY, type Harness, type Outcome, type Project } from "./harness.js";
 import { GROUPS, type Group, type HonestVisit, honestTraffic, type PopulationOptions } from "./population/honest.js";
 import { pick, stream } from "./population/random.js";
-import { geo } from "../src/geo/index.js";
-import { distanceKm } from "../src/checks/travel.js";
 
 /** Where each time zone's people live: a home and an office are in the person's own region, not across the country. */
 const TZ_CITY: Record<string, { lat: number; lon: number }> = {
