@@ -3,7 +3,8 @@
 // visits, on a tuning set and on a held-out set (other seed, device models never used to derive the weights or tune
 // anything). Reported: device identity per browser family; one table of recall per attack and honest friction
 // (challenged, denied or restricted visits ÷ visits) per honest group, tuning and held out. Deterministic (seeded).
-// Options: SCENARIO_PEOPLE (default 250 per set), SCENARIO_DAYS (12).
+// Options: SCENARIO_PEOPLE (default 250 per set), SCENARIO_DAYS (12); for tuning, SCENARIO_DEBUG (missed attacks with
+// their checks), SCENARIO_WHY (honest friction with its checks), SCENARIO_TRACE (every honest visit).
 import { ATTACKS } from "./attacks.js";
 import { startHarness } from "./harness.js";
 import { formatIdentity, type IdentityReport, measureIdentity } from "./identity.js";
