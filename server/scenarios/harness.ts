@@ -35,6 +35,8 @@ export interface ClientCall {
   user?: string;
   email?: string;
   automation?: Record<string, unknown>;
+  /** The SDK's window and screen sizes (signals.window). */
+  window?: Record<string, number>;
 }
 
 export async function startHarness(start: number) {
@@ -47,6 +49,10 @@ export async function startHarness(start: number) {
   initGeo();
   const residential = new Map<string, string[]>();
   const byKind: Record<"hosting" | "vpn", string[]> = { hosting: [], vpn: [] };
+  // Mobile carriers per country: ASN -> addresses of its pool (a phone leaves through any of them).
+  const carriers = new Map<string, Map<number, string[]>>();
+  // VPN and hosting providers' ASNs with several exits (a corporate VPN gateway's exits sit in one provider's ASN).
+  const providers = new Map<number, string[]>();
   const ipr = rng(7);
   const WANTED = ["US", "GB", "FR", "DE", "ES", "BR", "JP", "IN", "AU"];
   for (const c of WANTED) residential.set(c, []);
@@ -64,6 +70,18 @@ export async function startHarness(start: number) {
     const g = geo().lookup(ip);
     if (g.network === "hosting" && byKind.hosting.length < 300 && ipr() < 0.05) byKind.hosting.push(ip);
     if (g.network === "vpn" && byKind.vpn.length < 300 && ipr() < 0.1) byKind.vpn.push(ip);
+    if (g.network === "mobile" && g.country_code && WANTED.includes(g.country_code) && g.asn !== undefined) {
+      const byAsn = carriers.get(g.country_code) ?? new Map<number, string[]>();
+      carriers.set(g.country_code, byAsn);
+      const pool = byAsn.get(g.asn) ?? [];
+      byAsn.set(g.asn, pool);
+      if (pool.length < 40) pool.push(ip);
+    }
+    if ((g.network === "vpn" || g.network === "hosting") && g.asn !== undefined) {
+      const pool = providers.get(g.asn) ?? [];
+      providers.set(g.asn, pool);
+      if (pool.length < 12) pool.push(ip);
+    }
   }
   const torIps = Array.from({ length: 50 }, (_, i) => `185.220.101.${i + 1}`);
 
@@ -125,6 +143,7 @@ export async function startHarness(start: number) {
           ...(c.token ? { visitor_token: c.token } : {}),
           ...(c.timezone ? { timezone: c.timezone } : {}),
           ...(c.automation ? { automation: c.automation } : {}),
+          ...(c.window ? { window: c.window } : {}),
         },
       },
     });
@@ -173,6 +192,8 @@ export async function startHarness(start: number) {
     timings,
     residential,
     byKind,
+    carriers,
+    providers,
     torIps,
     now: () => clock,
     setClock(at: number) {

@@ -7,9 +7,56 @@
 // - merges: two distinct physical browsers given one device, or one fingerprint through a drift match (two browsers
 //   with identical components share a fingerprint by definition: reported apart as collisions);
 // - honest friction: first sign-ups (email only, as sign-up forms send them) challenged or denied; every honest visit.
+
+import { distanceKm } from "../src/checks/travel.js";
+import { geo } from "../src/geo/index.js";
+import { type AttackLabel, attackSchedule } from "./attacks.js";
 import { DAY, type Harness, type Outcome, type Project } from "./harness.js";
-import { type HonestVisit, honestTraffic, type PopulationOptions } from "./population/honest.js";
+import { GROUPS, type Group, type HonestVisit, honestTraffic, type PopulationOptions } from "./population/honest.js";
 import { pick, stream } from "./population/random.js";
+
+/** Where each time zone's people live: a home and an office are in the person's own region, not across the country. */
+const TZ_CITY: Record<string, { lat: number; lon: number }> = {
+  "America/New_York": { lat: 40.7, lon: -74 },
+  "America/Chicago": { lat: 41.9, lon: -87.6 },
+  "America/Los_Angeles": { lat: 34.05, lon: -118.2 },
+  "Europe/London": { lat: 51.5, lon: -0.1 },
+  "Europe/Paris": { lat: 48.9, lon: 2.35 },
+  "Europe/Berlin": { lat: 52.5, lon: 13.4 },
+  "Europe/Madrid": { lat: 40.4, lon: -3.7 },
+  "America/Sao_Paulo": { lat: -23.5, lon: -46.6 },
+  "Asia/Tokyo": { lat: 35.7, lon: 139.7 },
+  "Asia/Kolkata": { lat: 22.6, lon: 88.4 },
+  "Australia/Sydney": { lat: -33.9, lon: 151.2 },
+};
+const nearCache = new Map<string, string[]>();
+function nearby(pool: string[], country: string, tz: string): string[] {
+  const key = `${country}|${tz}`;
+  let out = nearCache.get(key);
+  if (!out) {
+    const city = TZ_CITY[tz];
+    out = city
+      ? pool.filter((ip) => {
+          const g = geo().lookup(ip);
+          return g.latitude !== undefined && g.longitude !== undefined && distanceKm(city, { lat: g.latitude, lon: g.longitude }) < 700;
+        })
+      : [];
+    if (out.length < 5) out = pool;
+    nearCache.set(key, out);
+  }
+  return out;
+}
+
+/** Visits of a group and those with friction (challenged, denied or restricted). */
+export interface Friction {
+  visits: number;
+  friction: number;
+}
+export interface AttackFigures {
+  n: number;
+  caught: number;
+  policies: Map<string, number>;
+}
 
 export interface FamilyFigures {
   family: string;
@@ -39,6 +86,11 @@ export interface IdentityReport {
   /** Honest visits, for the threat section's precision. */
   outcomes: Array<{ verdict: string; policy?: string }>;
   users: string[];
+  /** Honest friction per group and overall ("all"): challenged, denied or restricted visits over visits. */
+  groups: Map<Group | "all", Friction>;
+  /** Friction by policy and group, for tuning. */
+  groupPolicies: Map<string, number>;
+  attacks: Map<AttackLabel, AttackFigures>;
 }
 
 const blocked = (verdict: string) => verdict === "challenge" || verdict === "deny" || verdict === "challenge_and_restrict";
@@ -62,18 +114,41 @@ function empty(family: string): FamilyFigures {
   };
 }
 
-export async function measureIdentity(h: Harness, label: string, opts: PopulationOptions): Promise<IdentityReport> {
+export async function measureIdentity(h: Harness, label: string, opts: PopulationOptions & { attacks?: boolean }): Promise<IdentityReport> {
   const p: Project = await h.project(`population ${label}`);
   const ipOf = new Map<string, string>();
-  const ipFor = (v: HonestVisit): string => {
-    const key = v.network.kind === "cellular" || v.network.kind === "travel" ? `${v.network.id}` : v.network.id;
+  const stable = (key: string, pool: string[]) => {
     let ip = ipOf.get(key);
     if (!ip) {
-      const pool = h.residential.get(v.network.country) ?? h.residential.get("US") ?? [];
       ip = pick(stream(opts.seed, "ip", key), pool);
       ipOf.set(key, ip);
     }
     return ip;
+  };
+  const ipFor = (v: HonestVisit): string => {
+    const n = v.network;
+    const residential = h.residential.get(n.country) ?? h.residential.get("US") ?? [];
+    if (n.kind === "cellular") {
+      // The person's carrier (one of the country's), another address of its pool each session.
+      const carriers = [...(h.carriers.get(n.country)?.values() ?? [])];
+      if (!carriers.length) return stable(n.id, residential);
+      const carrier = pick(stream(opts.seed, "carrier", n.id), carriers);
+      return pick(stream(opts.seed, "cell", n.id, n.session), carrier);
+    }
+    if (n.kind === "vpn" && n.id === "consumer-vpn") {
+      // A subscription to one VPN provider: any of its exits, in any country it serves, each session.
+      const vpns = [...h.providers.values()].filter((x) => x.length >= 4 && geo().lookup(x[0] as string).network === "vpn");
+      const provider = vpns.length ? pick(stream(opts.seed, "vpn-provider", v.person.id), vpns) : h.byKind.vpn;
+      return pick(stream(opts.seed, "vpn", v.person.id, n.session), provider);
+    }
+    if (n.kind === "vpn") {
+      // A company's gateway: several exits in one provider's ASN, any of them each session.
+      const gateways = [...h.providers.values()].filter((x) => x.length >= 4);
+      const exits = pick(stream(opts.seed, "gateway", n.id), gateways).slice(0, 4);
+      return pick(stream(opts.seed, "exit", n.id, v.person.id, n.session), exits);
+    }
+    // A home or an office: in the person's region (a trip's hotel anywhere in the country visited).
+    return stable(n.id, n.kind === "travel" ? residential : nearby(residential, n.country, v.person.home.tz));
   };
   const families = new Map<string, FamilyFigures>();
   const fam = (f: string) => {
@@ -91,9 +166,36 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
   const familyOfBrowser = new Map<string, string>();
   const history = new Map<string, unknown[]>();
   const outcomes: IdentityReport["outcomes"] = [];
+  const groups = new Map<Group | "all", Friction>([...GROUPS, "all" as const].map((g) => [g, { visits: 0, friction: 0 }]));
+  const groupPolicies = new Map<string, number>();
+  const attacks = new Map<AttackLabel, AttackFigures>();
+  const known = new Set<string>();
+  const schedule = opts.attacks ? attackSchedule(h, { seed: opts.seed, days: opts.days, start: opts.start }) : [];
+  let next = 0;
+  const ctx = {
+    h,
+    p,
+    known: () => [...known],
+    record(label: AttackLabel, out: Outcome) {
+      const a = attacks.get(label) ?? { n: 0, caught: 0, policies: new Map<string, number>() };
+      attacks.set(label, a);
+      a.n++;
+      if (out.verdict !== "allow") {
+        a.caught++;
+        a.policies.set(out.policy ?? "?", (a.policies.get(out.policy ?? "?") ?? 0) + 1);
+      } else if (process.env.SCENARIO_DEBUG) console.log("missed", label, JSON.stringify(out.checks));
+    },
+  };
   let visits = 0;
 
   for (const v of honestTraffic(opts)) {
+    // Attacks due before this visit run first: the service sees both kinds of traffic at once.
+    while (next < schedule.length && (schedule[next]?.at ?? Infinity) <= v.at) {
+      const step = schedule[next++];
+      if (!step) break;
+      h.setClock(step.at);
+      await step.run(ctx);
+    }
     h.setClock(v.at);
     const f = fam(v.browser.family);
     const out: Outcome = await h.client(p, {
@@ -108,7 +210,61 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
     });
     visits++;
     f.visits++;
+    if (process.env.SCENARIO_TRACE)
+      console.log(
+        "trace",
+        v.person.id,
+        v.day,
+        v.action,
+        v.network.kind,
+        v.browser.key,
+        out.verdict,
+        out.policy ?? "",
+        out.checks?.ip_country,
+        out.checks?.is_new_country,
+      );
     outcomes.push({ verdict: out.verdict, policy: out.policy });
+    for (const g of [...v.groups, "all" as const]) {
+      const x = groups.get(g) as Friction;
+      x.visits++;
+      if (out.verdict !== "allow") {
+        x.friction++;
+        const k = `${g}: ${out.policy ?? "?"}`;
+        if (process.env.SCENARIO_WHY && g === "all") {
+          const c = out.checks ?? {};
+          const keys = [
+            "is_new_country",
+            "is_new_fingerprint",
+            "is_new_device",
+            "is_new_ip",
+            "is_new_network",
+            "ip_is_anonymous",
+            "ip_is_hosting",
+            "impossible_travel",
+            "timezone_mismatch",
+            "device_count",
+            "concurrent_sessions",
+            "session_impossible_travel",
+            "device_user_count",
+            "fingerprint_user_count",
+            "ip_user_count",
+          ];
+          console.log(
+            "why",
+            out.policy,
+            v.action,
+            v.network.kind,
+            v.browser.family,
+            v.truth.private ? "private" : "",
+            v.truth.tokenLost ? "lost" : "",
+            v.truth.firstVisit ? "first" : "",
+            v.groups.join("+").replace(/ /g, "_"),
+            keys.map((k) => `${k}=${String(c[k])}`).join(" "),
+          );
+        }
+        groupPolicies.set(k, (groupPolicies.get(k) ?? 0) + 1);
+      }
+    }
     if (blocked(out.verdict)) {
       f.friction++;
       frictionPolicies.set(out.policy ?? "?", (frictionPolicies.get(out.policy ?? "?") ?? 0) + 1);
@@ -133,6 +289,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
       if (out.verdict === "allow" || out.verdict === "restrict") await h.consume(p, out.id);
       else if (out.challenge && (await h.completeChallenge(p, out.challenge.id))) await h.consume(p, out.id);
     } else if (out.challenge && out.challenge.type !== "account_sharing") await h.completeChallenge(p, out.challenge.id);
+    if (v.user && v.action !== "signup") known.add(v.user);
 
     const who = `${v.browser.key}#${v.person.id}`;
     if (process.env.SCENARIO_DEBUG)
@@ -196,7 +353,23 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
     return t;
   }, empty("all"));
   h.advance(DAY);
-  return { label, people: opts.people, visits, families: list, total, frictionPolicies, outcomes, users: [] };
+  for (const step of schedule.slice(next)) {
+    h.setClock(step.at);
+    await step.run(ctx);
+  }
+  return {
+    label,
+    people: opts.people,
+    visits,
+    families: list,
+    total,
+    frictionPolicies,
+    outcomes,
+    users: [],
+    groups,
+    groupPolicies,
+    attacks,
+  };
 }
 
 const ratio = (a: number, n: number) => (n === 0 ? "    –" : (a / n).toFixed(3));

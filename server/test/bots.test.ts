@@ -106,7 +106,7 @@ describe.each(STORES)("server-side bot evidence on %s", (kind) => {
       },
       window: { outer_width: 1366, outer_height: 768, inner_width: 1400, inner_height: 900, screen_width: 1366, screen_height: 768 },
     });
-    expect(rfp.verdict).toBe("allow");
+    expect(rfp.verdict, JSON.stringify([rfp.policy, rfp.checks])).toBe("allow");
     expect(rfp.checks).toMatchObject({ user_agent_mismatch: false, implausible_hardware: false, headless_window: false, is_bot: false });
     const brave = await login({
       ip: HOME,

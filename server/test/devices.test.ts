@@ -135,6 +135,15 @@ describe.each(STORES)("one browser behind many accounts on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0" });
+    // Every login is let in: one browser signing in to twenty accounts is what the default login rules challenge
+    // (accounts cycled through one browser), and a challenged login is not consumed, so its user stays provisional.
+    const policy = await t.app.inject({
+      method: "POST",
+      url: "/v3/policies",
+      headers: t.auth,
+      payload: { name: "Let every login in (test)", actions: ["login"], priority: 1000, conditions: { all: [] }, verdict: "allow" },
+    });
+    expect(policy.statusCode, policy.body).toBe(201);
   });
   afterAll(async () => t?.close());
 

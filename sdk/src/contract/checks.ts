@@ -27,6 +27,19 @@ export const CHECKS = {
   ip_is_hosting: "boolean",
   ip_is_anonymous: "boolean",
   ip_country: "string",
+  /**
+   * The IP's country is not among those of the user's trusted evaluations on ordinary networks (null: none yet, or
+   * this IP is a VPN, proxy, Tor or datacenter exit).
+   */
+  is_new_country: "boolean",
+  /** Through a cloud, VPN or proxy provider (its ASN) the user was never let in through; null on other networks. */
+  is_new_provider: "boolean",
+  /** Never-seen identifying fingerprints first presented from this IP in the last hour, this one included. */
+  ip_new_fingerprints: "number",
+  /** The same from this IP's /24 (IPv4) or /48 (IPv6). */
+  network_new_fingerprints: "number",
+  /** The same from this IP's provider ASN when it is a cloud, VPN or proxy provider's (0 otherwise). */
+  provider_new_fingerprints: "number",
   impossible_travel: "boolean",
   travel_speed_kmh: "number",
   concurrent_sessions: "number",

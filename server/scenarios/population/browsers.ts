@@ -38,6 +38,8 @@ export interface BrowserState {
   private: boolean;
   /** Brave's farbling session (a browser restart draws a new one). */
   farbleSession: number;
+  /** Firefox with privacy.resistFingerprinting: UTC time zone, 2 cores, en-US, the OS's fonts, the window as screen. */
+  rfp?: boolean;
 }
 
 export const ENGINE: Record<BrowserId, "blink" | "webkit" | "gecko"> = {
@@ -183,7 +185,8 @@ export function components(s: BrowserState): Record<string, unknown> {
 
   // Fonts: WebKit exposes system fonts only; Brave and private windows of Firefox restrict to the OS's fonts.
   const base: readonly string[] = os === "ipados" ? FONTS.ios : FONTS[os === "ios" ? "ios" : os];
-  const restricted = engine === "webkit" || brave || (s.private && engine === "gecko") || mobile;
+  const rfp = engine === "gecko" && s.rfp === true;
+  const restricted = engine === "webkit" || brave || (s.private && engine === "gecko") || mobile || rfp;
   c.fonts = [...new Set([...base, ...(restricted ? [] : s.extraFonts)])].sort();
   if (engine === "webkit" || os === "android") c.domBlockers = [...s.contentBlocker].sort();
 
@@ -215,7 +218,7 @@ export function components(s: BrowserState): Record<string, unknown> {
       const bottom = mobile ? 0 : os === "macos" ? s.dockSize : s.taskbar;
       c.screenFrame = [mobile ? 0 : os === "macos" ? 30 : 0, 0, bottom, 0];
     }
-    c.screenResolution = [Math.max(w, h), Math.min(w, h)];
+    c.screenResolution = rfp ? [Math.max(w, h), Math.min(w, h) - 80] : [Math.max(w, h), Math.min(w, h)];
   }
 
   // Canvas (getCanvasFingerprint): skipped by Safari 17+ and Firefox 120+; Brave noises it per session.
@@ -241,7 +244,7 @@ export function components(s: BrowserState): Record<string, unknown> {
       ? { windows: "Windows NT 10.0; Win64; x64", macos: "Intel Mac OS X 10.15", linux: "Linux x86_64" }[os as "windows"]
       : undefined;
   // Chromium 86+ reports navigator.language only; the others add navigator.languages.
-  c.languages = engine === "blink" ? [[s.lang]] : [[s.lang], s.langs];
+  c.languages = engine === "blink" ? [[s.lang]] : rfp ? [["en-US"], ["en-US", "en"]] : [[s.lang], s.langs];
   c.colorDepth = s.docked ? 24 : engine === "blink" && os === "macos" && model.gamut === "p3" ? 30 : 24;
   c.deviceMemory =
     engine === "blink"
@@ -262,7 +265,8 @@ export function components(s: BrowserState): Record<string, unknown> {
         : brave
           ? 2 + Math.floor(farble() * (s.cores - 1))
           : s.cores;
-  c.timezone = s.tz;
+  if (rfp) c.hardwareConcurrency = 2;
+  c.timezone = rfp ? "UTC" : s.tz;
   c.sessionStorage = true;
   c.localStorage = true;
   c.indexedDB = true;

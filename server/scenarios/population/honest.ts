@@ -14,7 +14,10 @@ type Locale = (typeof LOCALES)[number][0];
 export interface Person {
   id: string;
   household: number;
+  householdSize: number;
   locale: Locale;
+  /** Where the household lives (a member may keep another locale: an expat's browser). */
+  home: Locale;
   email: string;
   /** The customer application's id of their account. */
   user: string;
@@ -22,7 +25,29 @@ export interface Person {
   signsUpOn: number | null;
   /** Uses private windows now and then. */
   privateBrowsing: boolean;
+  /** Works at an office on weekdays: the computer on the office network, the phone on its carrier on the way. */
+  commuter: boolean;
+  /** A corporate VPN on the computer (exits in one provider's ASN), or a consumer VPN on some sessions. */
+  vpn?: "corporate" | "consumer";
+  /** Clears cookies and site data often (an extension, or "clear on exit"). */
+  clearsStorage: boolean;
   browsers: Browser[];
+}
+
+/** The honest groups friction is reported for; a person may be in several. */
+export const GROUPS = ["commuters", "travellers", "vpn users", "families", "cleared storage", "privacy browsers", "new users"] as const;
+export type Group = (typeof GROUPS)[number];
+
+/** The groups a person belongs to (travellers are known from the traffic: see HonestVisit.groups). */
+export function groupsOf(p: Person): Group[] {
+  const out: Group[] = [];
+  if (p.commuter) out.push("commuters");
+  if (p.vpn) out.push("vpn users");
+  if (p.browsers.some((b) => b.users.length > 1) || p.householdSize > 1) out.push("families");
+  if (p.clearsStorage) out.push("cleared storage");
+  if (p.privateBrowsing || p.browsers.some((b) => b.state.browser === "brave" || b.state.rfp)) out.push("privacy browsers");
+  if (p.signsUpOn !== null) out.push("new users");
+  return out;
 }
 
 /** One browser profile on one physical device: the truth the measurements compare the service's answers with. */
@@ -56,8 +81,14 @@ export interface HonestVisit {
   components: Record<string, unknown>;
   token: string;
   timezone: string;
-  /** Where the request comes from: resolved to a real IP of `country` by the runner. */
-  network: { kind: "home" | "work" | "cellular" | "travel"; id: string; country: string };
+  /**
+   * Where the request comes from, resolved to a real IP by the runner: `id` names one network (a home, an office, a
+   * hotel, a person's carrier, a company's VPN gateway, a VPN provider), `session` the address within it (a carrier's
+   * pool and a VPN's exits hand out another address per session).
+   */
+  network: { kind: "home" | "work" | "cellular" | "travel" | "vpn"; id: string; country: string; session: string };
+  /** The person's groups, travellers included while away. */
+  groups: Group[];
   truth: {
     firstSignup: boolean;
     firstVisit: boolean;
@@ -122,6 +153,7 @@ function newState(r: Rng, model: DeviceModel, browser: BrowserId, owner: Person)
     pdfViewer: !chance(r, 0.03),
     private: false,
     farbleSession: int(r, 1, 1e9),
+    rfp: browser === "firefox" && chance(r, 0.25),
   };
 }
 
@@ -152,11 +184,16 @@ export function population(opts: PopulationOptions): Person[] {
       members.push({
         id: `p${opts.seed}-${n}`,
         household,
+        householdSize: size,
+        home: locale,
         locale: chance(p, 0.9) ? locale : weighted(p, LOCALES),
         email: `person.${opts.seed}.${n}@${pick(p, ["gmail.com", "gmail.com", "outlook.com", "icloud.com", "yahoo.com", "example.org"])}`,
         user: `acct_${opts.seed}_${n}`,
         signsUpOn: chance(p, 0.7) ? int(p, 0, Math.max(0, opts.days - 3)) : null,
         privateBrowsing: chance(p, 0.2),
+        commuter: chance(p, 0.35),
+        ...(chance(p, 0.1) ? { vpn: chance(p, 0.5) ? ("corporate" as const) : ("consumer" as const) } : {}),
+        clearsStorage: chance(p, 0.08),
         browsers: [],
       });
     }
@@ -302,7 +339,8 @@ export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> 
           newToken(b, opts.seed);
           b.tokenLost = true;
         }
-        if (chance(r, 0.01)) {
+        // Cleared storage: now and then anyone; often those who clear it on exit.
+        if (chance(r, person.clearsStorage ? 0.3 : 0.01)) {
           newToken(b, opts.seed);
           b.tokenLost = true;
         }
@@ -315,13 +353,37 @@ export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> 
         }
         const isPrivate = person.privateBrowsing && !mustSignUp && chance(r, 0.15);
         const firstVisit = b.lastVisitDay < 0;
-        const network = away
-          ? { kind: "travel" as const, id: `${person.id}-trip`, country: away.country }
-          : b.model.kind === "mobile" && chance(r, 0.5)
-            ? { kind: "cellular" as const, id: `cell-${person.id}-${day}-${k}`, country: person.locale.country }
-            : b.model.kind === "computer" && b.usesExternal && chance(r, 0.4)
-              ? { kind: "work" as const, id: `work-${person.id}`, country: person.locale.country }
-              : { kind: "home" as const, id: `home-${opts.seed}-${person.household}`, country: person.locale.country };
+        const weekday = day % 7 < 5;
+        const session = `${day}-${k}`;
+        const country = person.home.country;
+        const home = { kind: "home" as const, id: `home-${opts.seed}-${person.household}`, country, session };
+        const cellular = { kind: "cellular" as const, id: `cell-${person.id}`, country, session };
+        const computer = b.model.kind === "computer";
+        let network: HonestVisit["network"];
+        if (away) {
+          // Abroad: a phone roams on its home carrier half the time; otherwise the hotel's (or a café's) network.
+          network =
+            b.model.kind === "mobile" && chance(r, 0.5)
+              ? cellular
+              : { kind: "travel", id: `${person.id}-trip-${day}-${chance(r, 0.7) ? "hotel" : "cafe"}`, country: away.country, session };
+        } else if (person.vpn === "corporate" && computer && (person.commuter ? !weekday || chance(r, 0.3) : true)) {
+          // Working from home on the company's VPN: its gateway has several exits in one provider's ASN.
+          network = { kind: "vpn", id: `corp-${opts.seed}-${person.household % 7}`, country, session };
+        } else if (person.vpn === "consumer" && chance(r, 0.5)) {
+          network = { kind: "vpn", id: "consumer-vpn", country, session };
+        } else if (person.commuter && weekday && computer) {
+          // Colleagues of one region share an office.
+          network = {
+            kind: "work",
+            id: `work-${opts.seed}-${person.home.tz}-${person.household % 5}`,
+            country,
+            session,
+          };
+        } else if (b.model.kind === "mobile" && chance(r, person.commuter && weekday ? 0.7 : 0.35)) {
+          network = cellular;
+        } else if (computer && b.usesExternal && chance(r, 0.2)) {
+          network = { kind: "work", id: `work-${person.id}`, country, session };
+        } else network = home;
         const visitState = isPrivate ? { ...s, private: true, farbleSession: s.farbleSession + 7919 } : s;
         const comps = components(visitState);
         const token = isPrivate ? `pv${b.key.replace(/[^a-z0-9]/gi, "")}${day}x${k}`.slice(0, 120) : b.token;
@@ -340,8 +402,9 @@ export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> 
           userAgent: userAgent(visitState),
           components: comps,
           token,
-          timezone: tz,
+          timezone: s.rfp && ENGINE[s.browser] === "gecko" ? "UTC" : tz,
           network,
+          groups: away ? [...groupsOf(person), "travellers" as const] : groupsOf(person),
         };
         if (mustSignUp) {
           signedUp.add(person.id);

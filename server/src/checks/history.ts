@@ -4,6 +4,7 @@ import { networkOf } from "../geo/ip.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { Identity } from "../pipeline/identity.js";
 import type { SignalSet } from "../signals/index.js";
+import { type ChurnCounts, countryFamiliarity, fingerprintChurn, providerFamiliarity } from "../store/detection.js";
 import type { RecentEvaluation, TrustedPlace, UserDevice } from "../store/history.js";
 import { type AttemptCounts, deviceKey } from "../store/login-attempts.js";
 import type { Repos } from "../store/repos.js";
@@ -19,7 +20,12 @@ export const WINDOWS = {
   fingerprintUsers: 90 * 24 * 60 * 60 * 1000,
   // Logins on provisional users: a stuffing run lasts minutes to hours; an honest first login is confirmed in seconds.
   provisionalAttempts: 60 * 60 * 1000,
+  // Never-seen identifying fingerprints per IP, network and provider: an anti-detect browser's run lasts minutes to hours.
+  fingerprintChurn: 60 * 60 * 1000,
 };
+
+/** Networks whose ASN is a provider's (shared with strangers): there the ASN's churn is counted. */
+const PROVIDER_KINDS = new Set(["hosting", "vpn", "proxy"]);
 
 export interface History {
   recent: RecentEvaluation[];
@@ -38,6 +44,12 @@ export interface History {
   attempts: AttemptCounts;
   lists: { list_id: string; value: string }[];
   content?: { users: number; total: number };
+  /** New identifying fingerprints from this IP, network and provider ASN within WINDOWS.fingerprintChurn (this one included). */
+  churn: ChurnCounts;
+  /** Whether the user's trusted evaluations include this IP's country; null without a user, a country or any trusted country. */
+  countryFamiliar: boolean | null;
+  /** Whether the user's trusted evaluations came through this cloud, VPN or proxy provider's ASN; null elsewhere. */
+  providerFamiliar: boolean | null;
 }
 
 /** The values of this request that lists may hold, by the check that names them. */
@@ -67,38 +79,74 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
   const device = identity.device && !identity.device.isNew ? identity.device.row.id : undefined;
   const none = Promise.resolve([] as never[]);
   const here = signals.network;
-  const [recent, trusted, familiar, counters, ipUsers, devices, fingerprintUsers, tokenUsers, lists, content, attempts] = await Promise.all(
-    [
-      userId ? h.recentForUser(env, userId) : none,
-      userId ? h.trustedPlaces(env, userId) : none,
-      userId && input.ip && here
-        ? h.familiarity(env, userId, { ip: input.ip, network: here.prefix, asn: here.asn })
-        : Promise.resolve({ ip: false, network: false }),
-      h.counters(
-        env,
-        // Velocity is counted by the customer's user id and the fingerprint even when new (not stored yet): the first
-        // evaluation of a burst counts for the others.
-        { userId, externalUser: input.user ?? identity.user?.external_id, ip: input.ip, fingerprintId: identity.fingerprint?.row.id },
-        { user: at - WINDOWS.user, ip: at - WINDOWS.ip, fingerprint: at - WINDOWS.fingerprint },
-        at,
-      ),
-      input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
-      userId ? h.userDevices(env, userId) : none,
-      linking ? repos.fingerprints.confirmedUsers(env, linking, at - WINDOWS.fingerprintUsers) : none,
-      token ? confirmedTokenUsers(repos, env, token, identity) : none,
-      repos.lists.membership(
-        env,
-        Object.values(listValues(input, identity, signals)).filter((v): v is string => !!v),
-        at,
-      ),
-      signals.content ? h.contentUsers(env, signals.content.hash, at - WINDOWS.content, userId ?? null) : Promise.resolve(undefined),
-      repos.loginAttempts.counts(
-        env,
-        { deviceKey: deviceKey(token, device), fingerprintId: fp, ip: input.ip, network: networkOf(input.ip) },
-        at - WINDOWS.provisionalAttempts,
-      ),
-    ],
-  );
+  const geo = signals.geolocation;
+  const country = geo?.country_code;
+  const providerAsn = geo?.network && PROVIDER_KINDS.has(geo.network) ? geo.asn : undefined;
+  const [
+    recent,
+    trusted,
+    familiar,
+    counters,
+    ipUsers,
+    devices,
+    fingerprintUsers,
+    tokenUsers,
+    lists,
+    content,
+    attempts,
+    churn,
+    countries,
+    provider,
+  ] = await Promise.all([
+    userId ? h.recentForUser(env, userId) : none,
+    userId ? h.trustedPlaces(env, userId) : none,
+    userId && input.ip && here
+      ? h.familiarity(env, userId, { ip: input.ip, network: here.prefix, asn: here.asn })
+      : Promise.resolve({ ip: false, network: false }),
+    h.counters(
+      env,
+      // Velocity is counted by the customer's user id and the fingerprint even when new (not stored yet): the first
+      // evaluation of a burst counts for the others.
+      { userId, externalUser: input.user ?? identity.user?.external_id, ip: input.ip, fingerprintId: identity.fingerprint?.row.id },
+      { user: at - WINDOWS.user, ip: at - WINDOWS.ip, fingerprint: at - WINDOWS.fingerprint },
+      at,
+    ),
+    input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
+    userId ? h.userDevices(env, userId) : none,
+    linking ? repos.fingerprints.confirmedUsers(env, linking, at - WINDOWS.fingerprintUsers) : none,
+    token ? confirmedTokenUsers(repos, env, token, identity) : none,
+    repos.lists.membership(
+      env,
+      Object.values(listValues(input, identity, signals)).filter((v): v is string => !!v),
+      at,
+    ),
+    signals.content ? h.contentUsers(env, signals.content.hash, at - WINDOWS.content, userId ?? null) : Promise.resolve(undefined),
+    repos.loginAttempts.counts(
+      env,
+      { deviceKey: deviceKey(token, device), fingerprintId: fp, ip: input.ip, network: networkOf(input.ip) },
+      at - WINDOWS.provisionalAttempts,
+    ),
+    input.source === "client" && input.ip
+      ? fingerprintChurn(
+          repos.db,
+          env,
+          {
+            ip: input.ip,
+            network: here?.prefix,
+            provider: providerAsn,
+          },
+          !!fingerprint?.isNew && fingerprint.identifying,
+          at,
+          WINDOWS.fingerprintChurn,
+        )
+      : Promise.resolve({ ip: 0, network: 0, provider: 0 }),
+    userId && country ? countryFamiliarity(repos.db, env, userId, country) : Promise.resolve(undefined),
+    providerAsn === undefined
+      ? Promise.resolve(null)
+      : userId
+        ? providerFamiliarity(repos.db, env, userId, providerAsn)
+        : Promise.resolve(false),
+  ]);
   const { userEvents, ipEvents, fingerprintEvents } = counters;
   return {
     recent,
@@ -114,6 +162,9 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
     lists,
     content,
     attempts,
+    churn,
+    countryFamiliar: countries?.any ? countries.seen : null,
+    providerFamiliar: provider,
   };
 }
 

@@ -52,13 +52,31 @@ function inUse(d: History["devices"][number], at: number): boolean {
   return d.last_seen_at - d.created_at >= DEVICE_ESTABLISHED_MS || at - d.last_seen_at < DEVICE_ESTABLISHED_MS;
 }
 
+/**
+ * A device replaced by another of its type: never seen again once the newer one appeared, after at least
+ * REPLACED_AFTER_MS of silence. That is one browser that lost its storage (Safari's 7-day cap, cleared cookies: a phone
+ * whose fingerprint its whole model shares comes back as a new device) or a phone replaced by a new one: one device in
+ * use, not two. Devices used side by side (two computers, a friend's browser) are each seen after the other appeared.
+ */
+const REPLACED_AFTER_MS = 12 * 3600 * 1000;
+
+function superseded(d: History["devices"][number], others: Array<{ id: string; type: string; created_at: number }>): boolean {
+  if (d.last_seen_at == null) return false;
+  const seen = d.last_seen_at;
+  return others.some((e) => e.id !== d.id && e.type === d.type && e.created_at >= seen + REPLACED_AFTER_MS);
+}
+
 function derive(input: EvaluationInput, identity: Identity, signals: SignalSet, h: History, deviceLimit: number): Derived {
   const user = identity.user;
   const device = identity.device;
   const deviceIsNewForUser = !device || device.isNew || !user || device.row.user_id !== user.id || device.row.status === "detached";
   const attached = h.devices.filter((d) => d.status === "attached" && d.id !== device?.row.id);
   const counts = { all: 0, computer: 0, tablet: 0, mobile: 0 };
-  for (const d of attached) if (inUse(d, input.at)) countDevice(counts, d.type);
+  // The current device replaces an older one of its type as well (it is new, or was created after it).
+  const current = device
+    ? [{ id: device.row.id, type: identity.deviceType, created_at: device.isNew ? input.at : Number(device.row.created_at) }]
+    : [];
+  for (const d of attached) if (inUse(d, input.at) && !superseded(d, [...attached, ...current])) countDevice(counts, d.type);
   // The current device counts for a known user and for a new one (it joins the account with this evaluation).
   if ((user || identity.userIsNew) && device) countDevice(counts, identity.deviceType);
   const sessions = otherSessions(input, identity, signals, h.devices);
@@ -180,6 +198,23 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
     c.signals.geolocation?.network === "tor" ||
     c.signals.geolocation?.tor === true,
   ip_country: (c) => c.signals.geolocation?.country_code ?? null,
+  // A country the user was never let in from on an ordinary network (trusted history, as is_new_network); null when the
+  // user has no such evaluation yet, the IP has no country, or it is a VPN, proxy, Tor or datacenter exit.
+  is_new_country: (c) => {
+    const g = c.signals.geolocation;
+    // An exit of a VPN, a proxy, Tor or a datacenter is no country the user is in (those are their own checks).
+    if (g?.tor === true || (g?.network !== undefined && ["vpn", "proxy", "tor", "hosting"].includes(g.network))) return null;
+    return c.identity.user && c.history.countryFamiliar !== null ? !c.history.countryFamiliar : null;
+  },
+  // Through a cloud, VPN or proxy provider the user was never let in through (its ASN); null on other networks. The
+  // second exit of a corporate gateway or of a VPN subscription is the same provider.
+  is_new_provider: (c) => (c.history.providerFamiliar === null ? null : !c.history.providerFamiliar),
+  // Fingerprint churn: never-seen identifying fingerprints first presented from this IP, its /24 (/48), or its cloud,
+  // VPN or proxy provider's ASN in the last hour, this one included. An anti-detect browser draws a new canvas, GPU,
+  // audio and fonts on every attempt; honest browsers are new once.
+  ip_new_fingerprints: (c) => c.history.churn.ip,
+  network_new_fingerprints: (c) => c.history.churn.network,
+  provider_new_fingerprints: (c) => c.history.churn.provider,
   impossible_travel: (c) => isImpossible(c.derived.travel),
   travel_speed_kmh: (c) => (c.derived.travel ? Math.round(c.derived.travel.kmh) : 0),
   concurrent_sessions: (c) => c.derived.sessions.concurrent,

@@ -58,6 +58,110 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
         ],
       },
     }),
+    p("challenge-account-cycling", {
+      name: "Verify logins that cycle through accounts",
+      description:
+        "A login from a browser that has tried accounts the service never confirmed (three within an hour), or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour; or into a known account from a never-seen browser where never-seen browsers keep appearing (an anti-detect browser draws a new one per attempt). Whatever the account: the code goes to its owner.",
+      actions: ["login"],
+      priority: 620,
+      verdict: "challenge",
+      challenge: { type: "account_takeover", channels: ["email"], require: "any", allow_skip: false, skip_limit: 3 },
+      conditions: {
+        any: [
+          { check: "device_provisional_attempts", op: "gte", value: 3 },
+          { check: "fingerprint_provisional_attempts", op: "gte", value: 3 },
+          { check: "ip_provisional_attempts", op: "gte", value: 10 },
+          { check: "network_provisional_attempts", op: "gte", value: 20 },
+          // From a datacenter or an anonymising network, a few unconfirmed accounts are enough.
+          {
+            all: [
+              { check: "ip_provisional_attempts", op: "gte", value: 3 },
+              {
+                any: [
+                  { check: "ip_is_hosting", op: "eq", value: true },
+                  { check: "ip_is_anonymous", op: "eq", value: true },
+                ],
+              },
+            ],
+          },
+          // Unconfirmed accounts tried from never-seen browsers, several of each on one network within the hour.
+          {
+            all: [
+              { check: "is_new_fingerprint", op: "eq", value: true },
+              {
+                any: [
+                  {
+                    all: [
+                      { check: "network_provisional_attempts", op: "gte", value: 5 },
+                      {
+                        any: [
+                          { check: "network_new_fingerprints", op: "gte", value: 5 },
+                          { check: "provider_new_fingerprints", op: "gte", value: 5 },
+                        ],
+                      },
+                    ],
+                  },
+                  {
+                    all: [
+                      { check: "network_provisional_attempts", op: "gte", value: 2 },
+                      { check: "network_new_fingerprints", op: "gte", value: 8 },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+          { check: "device_user_count", op: "gte", value: 5 },
+          { check: "fingerprint_user_count", op: "gte", value: 5 },
+          // A browser that two or more accounts used, now trying a second account the service never confirmed.
+          {
+            all: [
+              { check: "fingerprint_provisional_attempts", op: "gte", value: 2 },
+              { check: "fingerprint_user_count", op: "gte", value: 2 },
+            ],
+          },
+          // A known account from a never-seen browser where never-seen browsers keep appearing.
+          {
+            all: [
+              { check: "is_new_user", op: "eq", value: false },
+              { check: "is_new_fingerprint", op: "eq", value: true },
+              {
+                any: [
+                  { check: "ip_new_fingerprints", op: "gte", value: 4 },
+                  { check: "network_new_fingerprints", op: "gte", value: 6 },
+                  { check: "provider_new_fingerprints", op: "gte", value: 6 },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    }),
+    p("challenge-fingerprint-churn", {
+      name: "Verify sign-ups from browser farms",
+      description:
+        "A sign-up from a never-seen browser through a cloud, VPN or proxy provider that presented six or more never-seen browsers within an hour (an anti-detect browser draws a new canvas, GPU, audio and fonts per attempt).",
+      actions: ["signup"],
+      priority: 520,
+      verdict: "challenge",
+      challenge: { type: "fake_account", channels: ["email"], require: "any", allow_skip: false, skip_limit: 3 },
+      // On a cloud, VPN or proxy provider only: an office or a campus behind one address sees new browsers too.
+      conditions: {
+        all: [
+          { check: "is_new_fingerprint", op: "eq", value: true },
+          { check: "provider_new_fingerprints", op: "gte", value: 6 },
+        ],
+      },
+    }),
+    p("challenge-tor", {
+      name: "Verify sign-ups and logins over Tor",
+      description: "A sign-up or login from a Tor exit: whoever it is cannot be told from an attacker by network or place.",
+      actions: ["signup", "login"],
+      priority: 610,
+      verdict: "challenge",
+      challenge: { type: "account_takeover", channels: ["email"], require: "any", allow_skip: false, skip_limit: 3 },
+      conditions: { check: "ip_is_tor", op: "eq", value: true },
+    }),
     p("deny-fake-accounts", {
       name: "Deny fake accounts",
       description: "Sign-ups with a disposable or invalid email from a datacenter or anonymising network.",
@@ -120,7 +224,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-ato", {
       name: "Verify unfamiliar logins",
       description:
-        "A known account logging in from a new browser on a new network, after impossible travel, or through an anonymising network from a new browser or network (networks and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
+        "A known account logging in from a new browser on a new network in a country it was never let in from or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network (networks, countries and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
       actions: ["login"],
       priority: 600,
       verdict: "challenge",
@@ -130,30 +234,45 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
           { check: "is_new_user", op: "eq", value: false },
           {
             any: [
-              // A new IP on a familiar network (its /24, or its carrier's or ISP's ASN) is not unfamiliar: the second
-              // exit of a corporate gateway, a phone hopping across its carrier's pool. is_new_ip stays in the
-              // conditions so that the reasons still name it.
+              // A new browser on a new network (not its /24, nor its carrier's or ISP's ASN) and somewhere the account
+              // was never let in from: another country, or a datacenter. A second phone at home, a laptop's first
+              // login at the office and a phone hopping across its carrier are none of these.
               {
                 all: [
                   { check: "is_new_fingerprint", op: "eq", value: true },
                   { check: "is_new_ip", op: "eq", value: true },
                   { check: "is_new_network", op: "eq", value: true },
+                  {
+                    any: [
+                      // ne false: also when no country is known to compare (no geolocation, no trusted country yet).
+                      { check: "is_new_country", op: "ne", value: false },
+                      {
+                        all: [
+                          { check: "ip_is_hosting", op: "eq", value: true },
+                          { check: "is_new_provider", op: "eq", value: true },
+                        ],
+                      },
+                    ],
+                  },
                 ],
               },
-              { check: "impossible_travel", op: "eq", value: true },
+              {
+                all: [
+                  { check: "impossible_travel", op: "eq", value: true },
+                  { check: "is_new_ip", op: "eq", value: true },
+                ],
+              },
               { check: "contact_mismatch", op: "eq", value: true },
+              // An anonymising network from a new browser (a known browser on another exit of its VPN is its owner),
+              // unless the account came in through this VPN or proxy provider before; Tor always.
               {
                 all: [
                   { check: "ip_is_anonymous", op: "eq", value: true },
+                  { check: "is_new_fingerprint", op: "eq", value: true },
                   {
                     any: [
-                      { check: "is_new_fingerprint", op: "eq", value: true },
-                      {
-                        all: [
-                          { check: "is_new_ip", op: "eq", value: true },
-                          { check: "is_new_network", op: "eq", value: true },
-                        ],
-                      },
+                      { check: "is_new_provider", op: "ne", value: false },
+                      { check: "ip_is_tor", op: "eq", value: true },
                     ],
                   },
                 ],
@@ -165,7 +284,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     }),
     p("challenge-account-sharing", {
       name: "Cap devices per account",
-      description: `More than ${deviceLimit} devices attached to one account, or two of its devices in use at once too far apart for one person: the owner verifies and removes the extra devices.`,
+      description: `More than ${deviceLimit} devices in use on one account while another of its devices is in use elsewhere, two or more beyond ${deviceLimit}, or two of its devices in use at once too far apart for one person: the owner verifies and removes the extra devices.`,
       actions: ["access"],
       priority: 550,
       verdict: "challenge",
@@ -178,9 +297,17 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
         device_limit: deviceLimit,
       },
       // devices_over_limit reads this policy's own device_limit: editing the limit is enough.
+      // One device over the limit is an owner's fourth browser as often as a sharer's (a tablet, a work computer, a
+      // browser that lost its storage within the hour): it takes devices in use at once on other networks too.
       conditions: {
         any: [
-          { check: "devices_over_limit", op: "gt", value: 0 },
+          { check: "devices_over_limit", op: "gte", value: 2 },
+          {
+            all: [
+              { check: "devices_over_limit", op: "gt", value: 0 },
+              { check: "concurrent_sessions", op: "gt", value: 0 },
+            ],
+          },
           { check: "session_impossible_travel", op: "eq", value: true },
         ],
       },

@@ -41,6 +41,16 @@ function countsQuery(present: boolean[]) {
               .where("environment_id", "=", p.env)
               .where(column, "=", p[column])
               .where("created_at", ">=", p.since)
+              // Only users still provisional: an honest first login is confirmed by the backend within seconds.
+              .where((w) =>
+                w.exists(
+                  w
+                    .selectFrom("users")
+                    .select("users.id")
+                    .whereRef("users.id", "=", "login_attempts.user_id")
+                    .where("users.provisional", "=", 1),
+                ),
+              )
               .as(alias)
           : eb.val(0).as(alias),
       ),
@@ -61,7 +71,7 @@ export class LoginAttemptsRepo extends Repository {
     await insertRow(this.db, "login_attempts", row);
   }
 
-  /** Attempts since `since` by each key the request has (0 for a key it lacks). */
+  /** Attempts since `since` on users still provisional, by each key the request has (0 for a key it lacks). */
   async counts(environmentId: string, keys: AttemptKeys, since: number): Promise<AttemptCounts> {
     const present = COLUMNS.map(([k]) => !!keys[k]);
     if (!present.some(Boolean)) return { device: 0, fingerprint: 0, ip: 0, network: 0 };

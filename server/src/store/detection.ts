@@ -1,0 +1,152 @@
+// Store queries of two detection checks (issue 15), self-contained beside the history repository:
+// - fingerprint churn: never-seen identifying fingerprints first presented from one IP, one network (/24 or /48) or
+//   one provider's ASN within a window, counted on the velocity counters (an atomic upsert per key and time bucket,
+//   so concurrent evaluations on PostgreSQL each see the others, as the velocity checks do);
+// - country familiarity: whether the user's trusted evaluations (let in, or a challenge passed) include this country.
+import { createHash } from "node:crypto";
+import { type ExpressionBuilder, type Kysely, sql } from "kysely";
+import { prepared } from "./prepared.js";
+import type { Database } from "./schema.js";
+import type { VelocityTables } from "./tables/velocity.js";
+
+export interface ChurnKeys {
+  ip?: string;
+  network?: string;
+  /** A cloud's, a VPN's or a proxy provider's ASN (an ISP's or a carrier's is full of strangers' new browsers). */
+  provider?: number;
+}
+
+export interface ChurnCounts {
+  ip: number;
+  network: number;
+  provider: number;
+}
+
+const BUCKETS = 12;
+
+function churnKey(kind: string, env: string, value: string, at: number, windowMs: number) {
+  const width = Math.max(1, Math.floor(windowMs / BUCKETS));
+  const bucket = Math.floor(at / width);
+  const key = `n${kind}:${createHash("sha256").update(env).update("\0").update(value).digest("base64url").slice(0, 27)}`;
+  return { key, bucket, from: bucket - BUCKETS + 1, expires: (bucket + BUCKETS) * width };
+}
+
+/**
+ * New identifying fingerprints seen from each key within `windowMs` before `at`, this request's included when
+ * `isNew`: it is counted first (one upsert per key), then the window's buckets are summed.
+ */
+export async function fingerprintChurn(
+  db: Kysely<Database>,
+  env: string,
+  keys: ChurnKeys,
+  isNew: boolean,
+  at: number,
+  windowMs: number,
+): Promise<ChurnCounts> {
+  const entries = (
+    [
+      ["ip", keys.ip],
+      ["network", keys.network],
+      ["provider", keys.provider === undefined ? undefined : String(keys.provider)],
+    ] as const
+  )
+    .filter((e): e is readonly ["ip" | "network" | "provider", string] => !!e[1])
+    .map(([name, value]) => ({ name, ...churnKey(name[0] as string, env, value, at, windowMs) }));
+  const out: ChurnCounts = { ip: 0, network: 0, provider: 0 };
+  if (entries.length === 0) return out;
+  const v = db.withTables<VelocityTables>();
+  if (isNew)
+    await v
+      .insertInto("velocity_counters")
+      .values(entries.map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
+      .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })))
+      .execute();
+  const rows = await v
+    .selectFrom("velocity_counters")
+    .select(["key", sql<number>`sum(count)`.as("n")])
+    .where((eb) => eb.or(entries.map((e) => eb.and([eb("key", "=", e.key), eb("bucket", ">=", e.from), eb("bucket", "<=", e.bucket)]))))
+    .groupBy("key")
+    .execute();
+  const byKey = new Map(rows.map((r) => [r.key, Number(r.n)]));
+  for (const e of entries) out[e.name] = byKey.get(e.key) ?? 0;
+  return out;
+}
+
+/** Verdicts that let the user in, and challenge states reached only with the right code (as history.ts). */
+function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
+  return eb.or([
+    eb("evaluations.verdict", "in", ["allow", "restrict"]),
+    eb.exists(
+      eb
+        .selectFrom("challenges")
+        .select("challenges.id")
+        .whereRef("challenges.id", "=", "evaluations.challenge_id")
+        .where("challenges.status", "in", ["verified", "completed"]),
+    ),
+  ]);
+}
+
+/** The geolocation JSON of an evaluation on an ordinary network (pipeline/decide.ts writes `security` in this order). */
+const SOMEWHERE = '%"security":{"vpn":false,"proxy":false,"tor":false,"hosting":false}%';
+
+const countryOfUser = prepared((db, p: { env: string; user: string; country: string }) =>
+  db.selectNoFrom((eb) => {
+    const own = () =>
+      eb
+        .selectFrom("evaluations")
+        .select("id")
+        .where("environment_id", "=", p.env)
+        .where("user_id", "=", p.user)
+        // Places that are somewhere: not a VPN, proxy, Tor or datacenter exit (their country is the exit's).
+        .where("geolocation", "like", SOMEWHERE)
+        .where((e) => trusted(e));
+    return [
+      eb.exists(own().where("country_code", "=", p.country)).as("seen"),
+      eb.exists(own().where("country_code", "is not", null)).as("any"),
+    ];
+  }),
+);
+
+/**
+ * Whether the user's trusted evaluations on ordinary networks (not through a VPN, proxy, Tor or datacenter) include
+ * this country (`seen`), and any country at all (`any`).
+ */
+export async function countryFamiliarity(
+  db: Kysely<Database>,
+  env: string,
+  user: string,
+  country: string,
+): Promise<{ seen: boolean; any: boolean }> {
+  const row = (await countryOfUser.first(db, { env, user, country })) as Record<string, unknown> | undefined;
+  const yes = (v: unknown) => v === true || Number(v) > 0;
+  return { seen: yes(row?.seen), any: yes(row?.any) };
+}
+
+// The evaluation stores its geolocation as JSON whose keys come in a fixed order (pipeline/decide.ts): `"asn":N,` is
+// always followed by another key, so the pattern names one ASN exactly (not a longer one it prefixes).
+const providerOfUser = prepared((db, p: { env: string; user: string; pattern: string }) =>
+  db.selectNoFrom((eb) => [
+    eb
+      .exists(
+        eb
+          .selectFrom("evaluations")
+          .select("id")
+          .where("environment_id", "=", p.env)
+          .where("user_id", "=", p.user)
+          .where("geolocation", "like", p.pattern)
+          .where((e) => trusted(e)),
+      )
+      .as("seen"),
+  ]),
+);
+
+/**
+ * Whether the user's trusted evaluations came through this provider's ASN before (a cloud's, a VPN's or a proxy's):
+ * a corporate gateway or a VPN subscription hands out exits across the provider's networks.
+ */
+export async function providerFamiliarity(db: Kysely<Database>, env: string, user: string, asn: number): Promise<boolean> {
+  const row = (await providerOfUser.first(db, { env, user, pattern: `%"asn":${Math.trunc(asn)},%` })) as
+    | Record<string, unknown>
+    | undefined;
+  return row?.seen === true || Number(row?.seen) > 0;
+}
