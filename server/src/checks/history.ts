@@ -4,7 +4,7 @@ import { networkOf } from "../geo/ip.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { Identity } from "../pipeline/identity.js";
 import type { SignalSet } from "../signals/index.js";
-import { type ChurnCounts, countryFamiliarity, fingerprintChurn, providerFamiliarity } from "../store/detection.js";
+import type { ChurnCounts } from "../store/detection.js";
 import type { RecentEvaluation, TrustedPlace, UserDevice } from "../store/history.js";
 import { type AttemptCounts, deviceKey } from "../store/login-attempts.js";
 import type { Repos } from "../store/repos.js";
@@ -127,8 +127,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
       at - WINDOWS.provisionalAttempts,
     ),
     input.source === "client" && input.ip
-      ? fingerprintChurn(
-          repos.db,
+      ? repos.detection.fingerprintChurn(
           env,
           {
             ip: input.ip,
@@ -140,11 +139,11 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
           WINDOWS.fingerprintChurn,
         )
       : Promise.resolve({ ip: 0, network: 0, provider: 0 }),
-    userId && country ? countryFamiliarity(repos.db, env, userId, country) : Promise.resolve(undefined),
+    userId && country ? repos.detection.countryFamiliarity(env, userId, country) : Promise.resolve(undefined),
     providerAsn === undefined
       ? Promise.resolve(null)
       : userId
-        ? providerFamiliarity(repos.db, env, userId, providerAsn)
+        ? repos.detection.providerFamiliarity(env, userId, providerAsn)
         : Promise.resolve(false),
   ]);
   const { userEvents, ipEvents, fingerprintEvents } = counters;

@@ -8,6 +8,7 @@ import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { VelocityTables } from "./tables/velocity.js";
+import { Repository } from "./transactions.js";
 
 export interface ChurnKeys {
   ip?: string;
@@ -35,7 +36,7 @@ function churnKey(kind: string, env: string, value: string, at: number, windowMs
  * New identifying fingerprints seen from each key within `windowMs` before `at`, this request's included when
  * `isNew`: it is counted first (one upsert per key), then the window's buckets are summed.
  */
-export async function fingerprintChurn(
+async function fingerprintChurn(
   db: Kysely<Database>,
   env: string,
   keys: ChurnKeys,
@@ -111,7 +112,7 @@ const countryOfUser = prepared((db, p: { env: string; user: string; country: str
  * Whether the user's trusted evaluations on ordinary networks (not through a VPN, proxy, Tor or datacenter) include
  * this country (`seen`), and any country at all (`any`).
  */
-export async function countryFamiliarity(
+async function countryFamiliarity(
   db: Kysely<Database>,
   env: string,
   user: string,
@@ -144,9 +145,24 @@ const providerOfUser = prepared((db, p: { env: string; user: string; pattern: st
  * Whether the user's trusted evaluations came through this provider's ASN before (a cloud's, a VPN's or a proxy's):
  * a corporate gateway or a VPN subscription hands out exits across the provider's networks.
  */
-export async function providerFamiliarity(db: Kysely<Database>, env: string, user: string, asn: number): Promise<boolean> {
+async function providerFamiliarity(db: Kysely<Database>, env: string, user: string, asn: number): Promise<boolean> {
   const row = (await providerOfUser.first(db, { env, user, pattern: `%"asn":${Math.trunc(asn)},%` })) as
     | Record<string, unknown>
     | undefined;
   return row?.seen === true || Number(row?.seen) > 0;
+}
+
+/** The detection queries above on the open transaction (store/transactions.ts), as every repository runs. */
+export class DetectionRepo extends Repository {
+  fingerprintChurn(env: string, keys: ChurnKeys, isNew: boolean, at: number, windowMs: number): Promise<ChurnCounts> {
+    return fingerprintChurn(this.db, env, keys, isNew, at, windowMs);
+  }
+
+  countryFamiliarity(env: string, user: string, country: string): Promise<{ seen: boolean; any: boolean }> {
+    return countryFamiliarity(this.db, env, user, country);
+  }
+
+  providerFamiliarity(env: string, user: string, asn: number): Promise<boolean> {
+    return providerFamiliarity(this.db, env, user, asn);
+  }
 }

@@ -4,6 +4,7 @@ import { AccessRecordsRepo } from "./access-records.js";
 import { AuditLogRepo } from "./audit-log.js";
 import { ChallengesRepo } from "./challenges.js";
 import type { Dialect, Store } from "./db.js";
+import { DetectionRepo } from "./detection.js";
 import { DevicesRepo } from "./devices.js";
 import { EvaluationSearchRepo } from "./evaluation-search.js";
 import { EvaluationStatsRepo } from "./evaluation-stats.js";
@@ -50,6 +51,8 @@ export interface Repos {
   lists: ListsRepo;
   history: HistoryRepo;
   loginAttempts: LoginAttemptsRepo;
+  /** Fingerprint churn and country/provider familiarity (checks/history.ts). */
+  detection: DetectionRepo;
   /** The console (SPEC.md 14): operators and sessions, the audit log, searches and statistics. */
   operators: OperatorsRepo;
   auditLog: AuditLogRepo;
@@ -85,6 +88,7 @@ export function createRepos(store: Store): Repos {
     lists: new ListsRepo(db),
     history: new HistoryRepo(db, store.dialect),
     loginAttempts: new LoginAttemptsRepo(db),
+    detection: new DetectionRepo(db),
     operators: new OperatorsRepo(db),
     auditLog: new AuditLogRepo(db),
     evaluationSearch: new EvaluationSearchRepo(db, store.dialect),
