@@ -1,9 +1,11 @@
 // Account sharing (SPEC.md 5, webhooks): when an account's account_sharing risk rises to high, `account_sharing.signal`
 // is emitted once for the rise and the project's admin is emailed (over real SMTP, read from the received mail), at
 // most once a day per account whatever the number of rises, with `account_sharing.admin_notified`; on both stores.
+import { WebhookPayload } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
 import { startSmtp, type TestSmtp } from "./smtp.js";
+import { strict } from "./strict.js";
 
 const ADMIN = "admin@example.com";
 
@@ -29,8 +31,8 @@ describe.each(STORES)("account sharing on %s", (kind) => {
   });
 
   const eventsOf = async (name: string) =>
-    (await t.services.repos.db.selectFrom("webhook_events").select("payload").where("event", "=", name).execute()).map(
-      (r) => JSON.parse(r.payload) as { account: string },
+    (await t.services.repos.db.selectFrom("webhook_events").select("payload").where("event", "=", name).execute()).map((r) =>
+      strict(WebhookPayload).parse(JSON.parse(r.payload)),
     );
   const adminMails = () => smtp.mails.filter((m) => m.to === ADMIN);
 

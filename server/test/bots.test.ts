@@ -4,6 +4,7 @@
 import { Evaluation } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
 const HOME = "81.2.69.142"; // GB, residential
 const AWS = "3.5.1.1"; // Amazon (hosting)
@@ -52,7 +53,7 @@ describe.each(STORES)("server-side bot evidence on %s", (kind) => {
     });
     expect(r.statusCode, r.body).toBe(200);
     const ev = await t.app.inject({ method: "GET", url: `/v3/evaluations/${r.json().evaluation_id}`, headers: t.auth });
-    return Evaluation.parse(ev.json());
+    return strict(Evaluation).parse(ev.json());
   }
 
   const stealth = (ip: string) =>

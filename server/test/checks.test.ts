@@ -8,6 +8,7 @@ import { CHECKS, type CheckName, type ChecksSnapshot, Evaluation } from "@tesser
 import { userToken } from "@tessera/sdk/node";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BROWSER_UA, fakeComponents, iphoneComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
 // Real public IPs of the shipped data (server/data + the DB-IP lite database), as the scenarios pick them.
 const IP = {
@@ -1257,7 +1258,7 @@ describe.each(STORES)("checks on %s", (kind) => {
   const read = async (id: string): Promise<Evaluation> => {
     const r = await t.app.inject({ method: "GET", url: `/v3/evaluations/${id}`, headers: t.auth });
     expect(r.statusCode, r.body).toBe(200);
-    return Evaluation.parse(r.json());
+    return strict(Evaluation).parse(r.json());
   };
 
   const h: Harness = {

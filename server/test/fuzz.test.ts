@@ -8,6 +8,7 @@ import fc from "fast-check";
 import type { InjectOptions } from "light-my-request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeComponents, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
 /** Small so that "past the limit" is cheap to send; the documented default is 256 KiB (docs/operations.md). */
 const BODY_LIMIT = 64 * 1024;
@@ -250,7 +251,7 @@ describe("fuzzing every public endpoint", () => {
         });
         // Auth runs first on the server API, so an unauthenticated scope may refuse before reading; ours is authenticated.
         expect(res.statusCode, `${route.method} ${route.path}`).toBe(413);
-        expect(ErrorBody.parse(res.json()).error).toMatchObject({ status: 413, code: "payload_too_large" });
+        expect(strict(ErrorBody).parse(res.json()).error).toMatchObject({ status: 413, code: "payload_too_large" });
       }
     },
     TEST_TIMEOUT_MS,

@@ -191,3 +191,9 @@ export async function challengedEvaluation(
   const token = link.searchParams.get("token") ?? "";
   return { evaluation_id, id: link.searchParams.get("challenge") ?? "", token, headers: { "x-challenge-token": token } };
 }
+
+/** The user of a `user.converted` event a test emits itself (the payload must match the contract's schema). */
+export function eventUser(id: string) {
+  const at = new Date().toISOString();
+  return { service_id: `usr_${id}`, id, metadata: {}, groups: [], createdAt: at, updatedAt: at };
+}

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.js";
 import { createServices, type Services } from "../src/services.js";
 import { BROWSER_UA, fakeComponents, freshDatabase, STORES, startTestApp, type TestApp, type TestDatabase, testConfig } from "./helpers.js";
+import { strict } from "./strict.js";
 import { eventually, startReceiver } from "./webhook-receiver.js";
 
 /** One sample of the exposition: the metric's value for exactly these labels (0 when absent). */
@@ -68,10 +69,10 @@ describe.each(STORES)("metrics on %s", (kind) => {
       });
       const id = (r.json() as { evaluation_id: string }).evaluation_id;
       verdicts.push(
-        Evaluation.parse((await t.app.inject({ method: "GET", url: `/v3/evaluations/${id}`, headers: t.auth })).json()).verdict,
+        strict(Evaluation).parse((await t.app.inject({ method: "GET", url: `/v3/evaluations/${id}`, headers: t.auth })).json()).verdict,
       );
     }
-    const server = Evaluation.parse(
+    const server = strict(Evaluation).parse(
       (await t.app.inject({ method: "POST", url: "/v3/evaluate/post_comment", headers: t.auth, payload: { user: "m0" } })).json(),
     );
     const after = await scrape();
@@ -218,7 +219,7 @@ describe.each(STORES)("the access log on %s", (kind) => {
       payload: { client_id: project.environments.development.client_id, user: "logged", signals: { components: fakeComponents("log") } },
     });
     const clientId = (client.json() as { evaluation_id: string }).evaluation_id;
-    const server = Evaluation.parse(
+    const server = strict(Evaluation).parse(
       (
         await app.inject({
           method: "POST",
@@ -228,7 +229,7 @@ describe.each(STORES)("the access log on %s", (kind) => {
         })
       ).json(),
     );
-    const stored = Evaluation.parse(
+    const stored = strict(Evaluation).parse(
       (await app.inject({ method: "GET", url: `/v3/evaluations/${clientId}`, headers: { authorization: `Bearer ${secret}` } })).json(),
     );
     await eventually(() => (lines.filter((l) => l.msg === "request").length >= 3 ? true : undefined), "three request lines");

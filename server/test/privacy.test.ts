@@ -2,6 +2,7 @@
 import { UserErasure } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
 describe.each(STORES)("privacy on %s", (kind) => {
   let t: TestApp;
@@ -34,7 +35,7 @@ describe.each(STORES)("privacy on %s", (kind) => {
     const r = await t.app.inject({ method: "DELETE", url: "/v3/user/gone", headers: t.auth });
     t.services.privacy.erasers.pop();
     expect(r.statusCode).toBe(200);
-    const body = UserErasure.parse(r.json());
+    const body = strict(UserErasure).parse(r.json());
     expect(body.user).toBe("gone");
     expect(body.deleted.evaluations).toBe(3);
     // One browser used by two accounts is a device of each: "gone" loses its three, "stays" keeps its own.

@@ -3,6 +3,7 @@
 import { ErrorBody } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
 describe.each(STORES)("client API rate limits on %s", (kind) => {
   let t: TestApp;
@@ -24,7 +25,7 @@ describe.each(STORES)("client API rate limits on %s", (kind) => {
     const refused = await evaluate("198.51.100.1");
     expect(refused.statusCode).toBe(429);
     expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-    expect(ErrorBody.parse(refused.json()).error).toMatchObject({ status: 429, code: "rate_limited" });
+    expect(strict(ErrorBody).parse(refused.json()).error).toMatchObject({ status: 429, code: "rate_limited" });
     expect((await evaluate("198.51.100.2")).statusCode).toBe(200);
   });
 

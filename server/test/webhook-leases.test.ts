@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServices, type Services } from "../src/services.js";
 import { LEASE_MARGIN_MS, WebhookWorker } from "../src/webhooks/worker.js";
-import { freshDatabase, STORES, type TestDatabase, testConfig } from "./helpers.js";
+import { eventUser, freshDatabase, STORES, type TestDatabase, testConfig } from "./helpers.js";
 import { eventually, startReceiver } from "./webhook-receiver.js";
 
 const TIMEOUT_MS = 2_000;
@@ -43,7 +43,7 @@ describe.each(STORES)("webhook leases and logs on %s", (kind) => {
     const project = await s.repos.projects.create("Leases");
     const env = (await s.repos.projects.environmentByClientId(project.environments.development.client_id))!;
     await s.webhookEndpoints.create(env, { url, events: ["user.converted"] });
-    await s.repos.db.transaction().execute((tx) => s.events.emit(tx, env.id, "user.converted", { account: "u1" }));
+    await s.repos.db.transaction().execute((tx) => s.events.emit(tx, env.id, "user.converted", { account: "u1", user: eventUser("u1") }));
     return { services: s, config };
   }
 
