@@ -3,7 +3,6 @@
 // million possible codes is reversed by trying them all, from any copy of the database.
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 
-export const CODE_TTL_MS = 10 * 60 * 1000;
 export const MAX_VERIFY_ATTEMPTS = 5;
 /** Resends: at most this many codes per challenge, at least this long apart. */
 export const MAX_SENDS = 5;
