@@ -2,14 +2,14 @@
 // is emitted once for the rise and the project's admin is emailed (over real SMTP, read from the received mail), at
 // most once a day per account whatever the number of rises, with `account_sharing.admin_notified`; on both stores.
 import { WebhookPayload } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { startSmtp, type TestSmtp } from "./smtp.js";
 import { strict } from "./strict.js";
 
 const ADMIN = "admin@example.com";
 
-describe.each(STORES)("account sharing on %s", (kind) => {
+describeStores("account sharing on %s", (kind) => {
   let t: TestApp;
   let smtp: TestSmtp;
   beforeAll(async () => {
@@ -97,7 +97,7 @@ describe.each(STORES)("account sharing on %s", (kind) => {
   }
 });
 
-describe.each(STORES)("the account-sharing risk on %s", (kind) => {
+describeStores("the account-sharing risk on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { TRUST_PROXY: "1" });

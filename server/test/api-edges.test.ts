@@ -2,8 +2,8 @@
 // empty JSON body and {}; GET /v3/policies paginates.
 import { Challenge, ChallengeOverriddenEvent, ChallengeView, ErrorBody, Evaluation, Page, Policy } from "@tessera/sdk/contract";
 import type { InjectOptions } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { challengedEvaluation, fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { challengedEvaluation, describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
 /** The three ways a client posts "nothing": no body at all, a JSON-labelled empty body, an empty object. */
@@ -13,7 +13,7 @@ const NO_BODY: Record<string, Pick<InjectOptions, "payload" | "headers">> = {
   "{}": { headers: { "content-type": "application/json" }, payload: "{}" },
 };
 
-describe.each(STORES)("API edges on %s", (kind) => {
+describeStores("API edges on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { CHALLENGE_IP_RATE_LIMIT: "100000" });

@@ -2,8 +2,8 @@
 // client-side markers is challenged, and denied from a datacenter; honest browsers, privacy browsers among them, and a
 // lone weak signal are let in.
 import { Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
 const HOME = "81.2.69.142"; // GB, residential
@@ -21,7 +21,7 @@ const SWIFTSHADER = {
 };
 const HEADLESS_WINDOW = { outer_width: 800, outer_height: 600, inner_width: 800, inner_height: 600, screen_width: 800, screen_height: 600 };
 
-describe.each(STORES)("server-side bot evidence on %s", (kind) => {
+describeStores("server-side bot evidence on %s", (kind) => {
   let t: TestApp;
   let n = 0;
   beforeAll(async () => {

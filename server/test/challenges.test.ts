@@ -9,12 +9,12 @@ import {
   type WebhookEvent,
   type WebhookPayloadOf,
 } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { codeFrom, startSmtp, type TestSmtp } from "./smtp.js";
 import { strict } from "./strict.js";
 
-describe.each(STORES)("challenges on %s", (kind) => {
+describeStores("challenges on %s", (kind) => {
   let t: TestApp;
   let smtp: TestSmtp;
   beforeAll(async () => {

@@ -7,7 +7,7 @@
 import { CHECKS, type CheckName, type ChecksSnapshot, Evaluation } from "@tessera/sdk/contract";
 import { userToken } from "@tessera/sdk/node";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { BROWSER_UA, fakeComponents, iphoneComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { BROWSER_UA, describeStores, fakeComponents, iphoneComponents, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
 // Real public IPs of the shipped data (server/data + the DB-IP lite database), as the scenarios pick them.
@@ -1249,7 +1249,7 @@ function assertValue(actual: CheckValue | undefined, expected: Expected, ev: Eva
 const asList = (c: Case | Case[]): Case[] => (Array.isArray(c) ? c : [c]);
 
 // ---- the suite ----------------------------------------------------------------------------------------------------------
-describe.each(STORES)("checks on %s", (kind) => {
+describeStores("checks on %s", (kind) => {
   let t: TestApp;
   let seq = 0;
   let ipSeq = 0;

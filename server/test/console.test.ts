@@ -14,10 +14,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rollUp } from "../src/console/rollup-job.js";
 import { CONSOLE_ORIGIN, consoleCall, type Operator, operator } from "./console-helpers.js";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
-describe.each(STORES)("console on %s", (kind) => {
+describeStores("console on %s", (kind) => {
   let t: TestApp;
   let dev: string;
   let owner: Operator;

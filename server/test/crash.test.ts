@@ -1,8 +1,8 @@
 // Crash safety (SPEC.md 3: nothing acknowledged is lost): evaluations and consumes at full speed against the real
 // server process, SIGKILL mid-run, restart on the same store, and every 2xx answer is still true — on both stores.
 import { Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, freshDatabase, STORES, type TestDatabase } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, freshDatabase, type TestDatabase } from "./helpers.js";
 import { type CliProject, createProjectCli, type ServerProcess, startServer } from "./server-process.js";
 import { strict } from "./strict.js";
 
@@ -12,7 +12,7 @@ const WORKERS = 16;
 
 type Consume = "none" | "acked" | "in_flight";
 
-describe.each(STORES)("crash safety on %s", (kind) => {
+describeStores("crash safety on %s", (kind) => {
   let db: TestDatabase;
   let project: CliProject;
   let server: ServerProcess | undefined;

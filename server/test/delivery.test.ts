@@ -5,8 +5,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Challenge, ChallengeView, ErrorBody } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { challengedEvaluation, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { challengedEvaluation, describeStores, startTestApp, type TestApp } from "./helpers.js";
 import { startSmtp, type TestSmtp } from "./smtp.js";
 import { strict } from "./strict.js";
 
@@ -37,7 +37,7 @@ async function startSmsProvider(): Promise<{
   };
 }
 
-describe.each(STORES)("code delivery on %s", (kind) => {
+describeStores("code delivery on %s", (kind) => {
   let t: TestApp;
   let smtp: TestSmtp;
   let sms: Awaited<ReturnType<typeof startSmsProvider>>;

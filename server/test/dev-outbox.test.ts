@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
 import { createCodeDelivery } from "../src/delivery/index.js";
-import { challengedEvaluation, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { challengedEvaluation, describeStores, startTestApp, type TestApp } from "./helpers.js";
 import { freePort } from "./server-process.js";
 import { strict } from "./strict.js";
 
@@ -41,7 +41,7 @@ describe("the dev outbox's log line", () => {
   });
 });
 
-describe.each(STORES)("dev outbox and the demo's test mode on %s", (kind) => {
+describeStores("dev outbox and the demo's test mode on %s", (kind) => {
   let t: TestApp;
   let site: FastifyInstance;
   let siteUrl: string;

@@ -9,11 +9,11 @@ import {
   IdentifyResponse,
 } from "@tessera/sdk/contract";
 import { userToken } from "@tessera/sdk/node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
-describe.each(STORES)("devices on %s", (kind) => {
+describeStores("devices on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0" });
@@ -142,7 +142,7 @@ describe.each(STORES)("devices on %s", (kind) => {
   });
 });
 
-describe.each(STORES)("one browser behind many accounts on %s", (kind) => {
+describeStores("one browser behind many accounts on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0" });

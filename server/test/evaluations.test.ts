@@ -1,10 +1,10 @@
 // Evaluations API (SPEC.md 4, 5): client evaluate → read → consume once; errors; isolation; on both stores.
 import { ClientEvaluateResponse, ErrorBody, Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
-describe.each(STORES)("evaluations on %s", (kind) => {
+describeStores("evaluations on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind);

@@ -4,8 +4,8 @@
 // no accounts; email-only sign-ups find their account by normalised email; users first seen on a login are
 // provisional until the backend confirms them, and pruned after a day. Each rule with what an attacker would try.
 import { Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, IPHONE_UA, iphoneComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, IPHONE_UA, iphoneComponents, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
 type Wire = Record<string, { value: unknown }>;
@@ -19,7 +19,7 @@ interface Call {
   ua?: string;
 }
 
-describe.each(STORES)("device identity on %s", (kind) => {
+describeStores("device identity on %s", (kind) => {
   let t: TestApp;
   let seq = 0;
   const id = (p: string) => `${p}-${kind}-${++seq}`;
@@ -250,7 +250,7 @@ describe.each(STORES)("device identity on %s", (kind) => {
   });
 });
 
-describe.each(STORES)("multi-accounting with the default policies on %s", (kind) => {
+describeStores("multi-accounting with the default policies on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { TRUST_PROXY: "1", CLIENT_RATE_LIMIT: "1000000" });

@@ -1,10 +1,10 @@
 // Legacy /v2/proj (SPEC.md 8): access history envelope and bounds, deprecated endpoints, identification completion.
 import { AccessHistoryPage, DeviceList, ErrorBody, IdentificationCompleteResponse } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
-describe.each(STORES)("legacy /v2/proj on %s", (kind) => {
+describeStores("legacy /v2/proj on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0" });

@@ -8,7 +8,16 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.js";
 import { createServices, type Services } from "../src/services.js";
-import { BROWSER_UA, fakeComponents, freshDatabase, STORES, startTestApp, type TestApp, type TestDatabase, testConfig } from "./helpers.js";
+import {
+  BROWSER_UA,
+  describeStores,
+  fakeComponents,
+  freshDatabase,
+  startTestApp,
+  type TestApp,
+  type TestDatabase,
+  testConfig,
+} from "./helpers.js";
 import { strict } from "./strict.js";
 import { eventually, startReceiver } from "./webhook-receiver.js";
 
@@ -24,7 +33,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return 0;
 }
 
-describe.each(STORES)("metrics on %s", (kind) => {
+describeStores("metrics on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { CHALLENGE_IP_RATE_LIMIT: "100000", WEBHOOK_POLL_MS: "20", WEBHOOK_RETRY_BASE_MS: "30" });
@@ -186,7 +195,7 @@ describe("metrics with METRICS_TOKEN", () => {
   });
 });
 
-describe.each(STORES)("the access log on %s", (kind) => {
+describeStores("the access log on %s", (kind) => {
   let db: TestDatabase;
   let services: Services;
   let app: FastifyInstance;

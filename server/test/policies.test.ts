@@ -1,11 +1,11 @@
 // Policies and lists API (SPEC.md 6): defaults, validation on write, a created policy changes the next verdict,
 // all five verdicts reachable, list membership in conditions; on both stores.
 import { ErrorBody, Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
-describe.each(STORES)("policies on %s", (kind) => {
+describeStores("policies on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind);

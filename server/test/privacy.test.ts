@@ -1,10 +1,10 @@
 // Privacy (SPEC.md 5): DELETE /v3/user/:id erases the user's data and answers the counts; retention prunes old records.
 import { UserErasure } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
-describe.each(STORES)("privacy on %s", (kind) => {
+describeStores("privacy on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0" });

@@ -1,11 +1,11 @@
 // Client API rate limits (SPEC.md 5): per IP and per client id, 429 with Retry-After and the error body; on both
 // stores (in memory on SQLite, in PostgreSQL otherwise). Agreement across instances is in scale-out.test.ts.
 import { ErrorBody } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
-describe.each(STORES)("client API rate limits on %s", (kind) => {
+describeStores("client API rate limits on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { TRUST_PROXY: "1", CLIENT_RATE_LIMIT: "3", CLIENT_ID_RATE_LIMIT: "8" });

@@ -3,8 +3,8 @@
 // connection (it was held open for ever), and a production server sends HSTS.
 import net from "node:net";
 import { ErrorBody } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
 /** Short so that the trickle test ends quickly; the default is 30 s. */
@@ -12,7 +12,7 @@ const REQUEST_TIMEOUT_MS = 400;
 
 const nested = (depth: number, open: string, close: string, inner = "1") => `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
 
-describe.each(STORES)("request limits on %s", (kind) => {
+describeStores("request limits on %s", (kind) => {
   let t: TestApp;
   let port = 0;
   beforeAll(async () => {
@@ -96,7 +96,7 @@ describe.each(STORES)("request limits on %s", (kind) => {
   });
 });
 
-describe.each(STORES)("production headers on %s", (kind) => {
+describeStores("production headers on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0", NODE_ENV: "production" });

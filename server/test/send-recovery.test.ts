@@ -7,7 +7,7 @@ import net from "node:net";
 import { Challenge, ChallengeView } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INTERRUPTED_SEND_ERROR, recoverInterruptedSends, SEND_DEADLINE_MS } from "../src/challenges/recovery.js";
-import { BROWSER_UA, fakeComponents, freshDatabase, STORES, startTestApp, type TestApp, type TestDatabase } from "./helpers.js";
+import { BROWSER_UA, describeStores, fakeComponents, freshDatabase, startTestApp, type TestApp, type TestDatabase } from "./helpers.js";
 import { type CliProject, createProjectCli, type ServerProcess, startServer } from "./server-process.js";
 import { strict } from "./strict.js";
 import { eventually } from "./webhook-receiver.js";
@@ -39,7 +39,7 @@ const CHALLENGE_EVERY_LOGIN = {
   challenge: { type: "account_takeover", channels: ["email"] },
 };
 
-describe.each(STORES)("recovery of interrupted code sends on %s", (kind) => {
+describeStores("recovery of interrupted code sends on %s", (kind) => {
   let t: TestApp;
   let smtp: Awaited<ReturnType<typeof silentSmtp>>;
   beforeAll(async () => {

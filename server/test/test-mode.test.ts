@@ -1,14 +1,14 @@
 // Test mode (issue 19), on both stores: in a development environment a value on a test list forces the verdict —
 // even for a headless browser that the default policies deny as a bot — and production never honours it.
 import { ErrorBody, Evaluation, TEST_LISTS, type TestList } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
 /** What Playwright's headless Chromium looks like: the default "Deny bots" policy refuses it. */
 const HEADLESS = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/142.0.0.0 Safari/537.36";
 
-describe.each(STORES)("test mode on %s", (kind) => {
+describeStores("test mode on %s", (kind) => {
   let t: TestApp;
   let prodAuth: { authorization: string };
   beforeAll(async () => {

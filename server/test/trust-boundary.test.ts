@@ -13,13 +13,22 @@ import { buildApp } from "../src/app.js";
 import { createServices, type Services } from "../src/services.js";
 import { openStore } from "../src/store/db.js";
 import type { CreatedProject } from "../src/store/projects.js";
-import { BROWSER_UA, fakeComponents, freshDatabase, STORES, startTestApp, type TestApp, type TestDatabase, testConfig } from "./helpers.js";
+import {
+  BROWSER_UA,
+  describeStores,
+  fakeComponents,
+  freshDatabase,
+  startTestApp,
+  type TestApp,
+  type TestDatabase,
+  testConfig,
+} from "./helpers.js";
 import { createProjectCli, runCli, startServer } from "./server-process.js";
 import { codeFrom, startSmtp, type TestSmtp } from "./smtp.js";
 import { strict } from "./strict.js";
 import { eventually, type Receiver, startReceiver } from "./webhook-receiver.js";
 
-describe.each(STORES)("trust boundary on %s", (kind) => {
+describeStores("trust boundary on %s", (kind) => {
   let t: TestApp;
   let smtp: TestSmtp;
   let ipSeq = 0;
@@ -604,7 +613,7 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
 // server instances take turns on one store, as an operator's would: one with WEBHOOK_ALLOW_PRIVATE=1 registers
 // endpoints on this machine, the other, without it, must refuse to connect to them (the same check that catches a
 // public name re-resolved to an internal address).
-describe.each(STORES)("SSRF on %s", (kind) => {
+describeStores("SSRF on %s", (kind) => {
   let db: TestDatabase;
   let receiver: Receiver;
   let project: CreatedProject;
@@ -738,7 +747,7 @@ describe.each(STORES)("SSRF on %s", (kind) => {
 });
 
 // Identity verification set up the way an operator does it: the CLI creates the secret (shown once) and requires it.
-describe.each(STORES)("identity verification through the CLI on %s", (kind) => {
+describeStores("identity verification through the CLI on %s", (kind) => {
   let db: TestDatabase;
   beforeAll(async () => {
     db = await freshDatabase(kind);
@@ -774,7 +783,7 @@ describe.each(STORES)("identity verification through the CLI on %s", (kind) => {
 });
 
 // The very first start of a server with an empty store (BOOTSTRAP_PROJECT=1), as the real process prints it.
-describe.each(STORES)("first start on %s", (kind) => {
+describeStores("first start on %s", (kind) => {
   it("in production prints no secret and creates no project; in development prints the development test key only", async () => {
     const db = await freshDatabase(kind);
     try {

@@ -1,10 +1,10 @@
 // Users (SPEC.md 5): POST /v3/user/:id/update changes only the sent fields and answers 204.
 import { ErrorBody } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
-describe.each(STORES)("users on %s", (kind) => {
+describeStores("users on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0" });

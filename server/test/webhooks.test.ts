@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServices } from "../src/services.js";
 import {
   BROWSER_UA,
+  describeStores,
   eventUser,
   fakeComponents,
   freshDatabase,
   PG_AVAILABLE,
-  STORES,
   type StoreKind,
   startTestApp,
   type TestApp,
@@ -35,7 +35,7 @@ async function deviceOf(t: TestApp, user: string, seed = user): Promise<string> 
   return ev.json().device as string;
 }
 
-describe.each(STORES)("webhook endpoints on %s", (kind) => {
+describeStores("webhook endpoints on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { ...FAST, WEBHOOK_MAX_ATTEMPTS: "3" });
@@ -205,7 +205,7 @@ describe.skipIf(!PG_AVAILABLE)("two workers on one PostgreSQL outbox", () => {
 
 const run = promisify(execFile);
 
-describe.each(STORES)("webhook delivery across a SIGKILL on %s", (kind: StoreKind) => {
+describeStores("webhook delivery across a SIGKILL on %s", (kind: StoreKind) => {
   let child: ChildProcess | undefined;
   afterAll(() => {
     child?.kill("SIGKILL");
