@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compressFile } from "../../scripts/vite-precompress.js";
 import challengeApp, { CHALLENGE_APP_CSP } from "../src/routes/challenge-app.js";
+import sdkAssets from "../src/routes/sdk-assets.js";
 import { assetsBuiltOnce, ROOT } from "./server-process.js";
 
 describe("challenge app assets", () => {
@@ -87,13 +88,62 @@ describe("challenge app assets", () => {
   });
 });
 
+describe("the SDK script (/sdk/v3/tessera.js)", () => {
+  let dir: string;
+  let app: FastifyInstance;
+  const script = `(()=>{${Array.from({ length: 300 }, (_, i) => `var t${i}="tessera-${i % 13}";`).join("")}})();\n`;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "tessera-sdk-"));
+    fs.writeFileSync(path.join(dir, "tessera.js"), script);
+    compressFile(path.join(dir, "tessera.js"));
+    app = Fastify();
+    await app.register(sdkAssets, { distDir: dir });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("is served compressed as the browser accepts, embeddable from any origin, cached for an hour, revalidated by ETag", async () => {
+    for (const [accept, encoding, decode] of [
+      ["br, gzip", "br", brotliDecompressSync],
+      ["gzip", "gzip", gunzipSync],
+    ] as const) {
+      const r = await app.inject({ method: "GET", url: "/sdk/v3/tessera.js", headers: { "accept-encoding": accept } });
+      expect(r.statusCode).toBe(200);
+      expect(r.headers["content-encoding"]).toBe(encoding);
+      expect(r.headers.vary).toMatch(/accept-encoding/i);
+      expect(decode(r.rawPayload).toString()).toBe(script);
+      expect(r.headers["access-control-allow-origin"]).toBe("*");
+      expect(r.headers["cross-origin-resource-policy"]).toBe("cross-origin");
+      expect(r.headers["cache-control"]).toBe("public, max-age=3600, stale-while-revalidate=86400");
+    }
+    const plain = await app.inject({ method: "GET", url: "/sdk/v3/tessera.js" });
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.headers["content-type"]).toBe("application/javascript; charset=utf-8");
+    expect(plain.body).toBe(script);
+    const etag = plain.headers.etag as string;
+    expect(etag).toBeTruthy();
+    const again = await app.inject({ method: "GET", url: "/sdk/v3/tessera.js", headers: { "if-none-match": etag } });
+    expect(again.statusCode).toBe(304);
+  });
+
+  it("answers 503 without naming the folder while the bundle is not built", async () => {
+    const r = await app.inject({ method: "GET", url: "/sdk/v3/tessera.js.map" });
+    expect(r.statusCode).toBe(503);
+    expect(r.headers["cache-control"]).toBe("no-store");
+    expect(r.body).not.toContain(dir);
+  });
+});
+
 describe("the production build", () => {
-  it("writes a brotli and a gzip twin of every script and stylesheet of the challenge app and the console", async () => {
+  it("writes a brotli and a gzip twin of every script and stylesheet of the challenge app, the console and the SDK", async () => {
     await assetsBuiltOnce();
-    for (const app of ["challenge-app", "console"]) {
-      const assets = path.join(ROOT, app, "dist", "assets");
+    for (const assets of ["challenge-app/dist/assets", "console/dist/assets", "sdk/dist"].map((d) => path.join(ROOT, d))) {
       const files = fs.readdirSync(assets).filter((f) => /\.(js|css)$/.test(f));
-      expect(files.length, app).toBeGreaterThan(0);
+      expect(files.length, assets).toBeGreaterThan(0);
       for (const f of files) {
         const raw = fs.readFileSync(path.join(assets, f));
         expect(brotliDecompressSync(fs.readFileSync(path.join(assets, `${f}.br`))).equals(raw), f).toBe(true);
