@@ -56,6 +56,7 @@ export function errorBody(status: number, code: string, message: string) {
  * Serves the hashed files of a Vite build's assets/ folder with @fastify/static: cached for good (the name carries a
  * content hash), and the .br or .gz twin written at build time (scripts/vite-precompress.ts) when the browser accepts
  * it (`content-encoding`, `vary: accept-encoding`). Anything but a flat, known asset name is a 404 in the API's format.
+ * `onMissing` answers (and returns the reply) when the whole build is missing, or returns undefined to go on.
  */
 export async function registerAssets(app: FastifyInstance, prefix: string, assetsDir: string, onMissing: (reply: FastifyReply) => unknown) {
   await app.register(fastifyStatic, {
