@@ -2,12 +2,13 @@
 import { fileURLToPath } from "node:url";
 import preact from "@preact/preset-vite";
 import { defaultClientConditions, defineConfig } from "vite";
+import { precompress } from "../scripts/vite-precompress.js";
 import { pureContract } from "../scripts/vite-pure-contract.js";
 
 export default defineConfig({
   root: fileURLToPath(new URL(".", import.meta.url)),
   base: "/challenge/",
-  plugins: [pureContract(), preact()],
+  plugins: [pureContract(), preact(), precompress()],
   // The contract from its TypeScript sources (the "@tessera/source" export condition of @tessera/sdk), never a stale build.
   resolve: { conditions: ["@tessera/source", ...defaultClientConditions] },
   build: {

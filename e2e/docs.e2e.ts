@@ -22,6 +22,7 @@ describe("the API reference page", () => {
   it("renders every operation under the CSP without a console error, with padlocks where a secret key is needed", async () => {
     const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
+      webhooks: Record<string, Record<string, unknown>>;
     };
     const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.entries(item).map(([method, op]) => ({ path, method, op })),
@@ -38,7 +39,11 @@ describe("the API reference page", () => {
     });
     const response = await page.goto(`${server.url}/docs`);
     expect(response?.headers()["content-security-policy"]).toMatch(/style-src 'self' 'sha256-/);
-    await expect.poll(() => page.locator(".opblock").count(), { timeout: 20_000 }).toBe(operations.length);
+    // Every operation, and every webhook event (the document's `webhooks`, one block each, listed apart).
+    const webhooks = Object.keys(doc.webhooks);
+    expect(webhooks).toContain("challenge.completed");
+    await expect.poll(() => page.locator(".opblock").count(), { timeout: 20_000 }).toBe(operations.length + webhooks.length);
+    for (const event of webhooks) expect(await page.locator(".opblock", { hasText: event }).count(), event).toBeGreaterThanOrEqual(1);
 
     for (const { path, method, op } of operations) {
       const block = page

@@ -5,6 +5,7 @@
 //   as imports; the types come from `tsc -p tsconfig.build.json`.
 import { fileURLToPath } from "node:url";
 import { defineConfig, type Plugin } from "vite";
+import { precompress } from "../scripts/vite-precompress.js";
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
@@ -51,7 +52,8 @@ export default defineConfig(({ mode }) =>
         },
       }
     : {
-        plugins: [pureContractSchemas()],
+        // tessera.js.br and .gz beside the file, served by content negotiation (server/src/routes/sdk-assets.ts).
+        plugins: [pureContractSchemas(), precompress()],
         build: {
           outDir: "dist",
           // The ESM build lives in dist/esm; keep it when rebuilding the script-tag file alone.

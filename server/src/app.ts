@@ -2,7 +2,7 @@
 // the OpenAPI document and reference, health, and in development the demo site (SPEC.md 1).
 import fastifyCookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
-import { validatorCompiler } from "fastify-type-provider-zod";
+import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { requireSecret } from "./auth.js";
 import { registerAudit } from "./console/audit.js";
 import { consoleSessionHook } from "./console/session-auth.js";
@@ -66,9 +66,11 @@ export async function buildApp(services: Services, opts: { logger?: boolean; dem
     frameworkErrors,
   });
   app.setValidatorCompiler(validatorCompiler);
-  // Responses are typed by the same schemas at compile time; serialising without re-validating keeps the hot
-  // path fast (the tests parse every answer with the contract).
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // Every answer is serialised through its route's response schema (the contract's, sdk/src/contract): keys the
+  // schema does not declare are stripped (an internal field such as a code hash or a webhook secret stored on the
+  // row never reaches the wire), and an answer that does not match it is a 500 (ResponseSerializationError), which
+  // fails the tests loudly.
+  app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
   registerRequestLimits(app, config);
   // Nothing is acknowledged before it is committed: with the embedded store's group commit, a request's writes are

@@ -105,7 +105,6 @@ const ConfigSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   /** Timeout of one webhook POST. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  REDIS_URL: z.string().optional(),
   /** Bearer token for GET /metrics; without it /metrics answers direct loopback connections only (routes/metrics.ts). */
   METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
   /** /readyz fails when the embedded store's disk has less free space than this (writes would start failing). */

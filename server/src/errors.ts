@@ -25,6 +25,9 @@ export const conflict = (code: ErrorCode, message: string) => new ApiError(409, 
 export const rateLimited = (retryAfterSeconds: number, message = "Too many requests") =>
   new ApiError(429, "rate_limited", message, undefined, { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 
+/** PostgreSQL's character_not_in_repertoire: "invalid byte sequence for encoding UTF8: 0x00". */
+const PG_NUL_IN_TEXT = "22021";
+
 /** Seconds a client is asked to wait after a 503 for an unavailable store: pools reconnect within about that. */
 const STORE_RETRY_AFTER_S = 1;
 
@@ -70,6 +73,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (typeof fe.statusCode === "number" && fe.statusCode >= 400 && fe.statusCode < 500) {
       return send(reply, fe.statusCode, fe.statusCode === 404 ? "not_found" : "invalid_request", fe.message);
     }
+    // PostgreSQL refuses a NUL character in text (SQLite stores it): the input is at fault, not the server. Found by
+    // fuzzing on both stores (test/fuzz.test.ts): GET /v3/challenges/%00 was a 500 on PostgreSQL.
+    if ((err as { code?: unknown }).code === PG_NUL_IN_TEXT)
+      return send(reply, 400, "invalid_request", "Text must not contain NUL characters");
     // A lost connection, a timeout, a read-only or full store: the client should retry, not report a bug (SPEC.md 15).
     if (isStoreUnavailable(err)) {
       req.log.warn({ err }, "store unavailable");

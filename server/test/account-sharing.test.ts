@@ -2,13 +2,24 @@
 // is emitted once for the rise and the project's admin is emailed (over real SMTP, read from the received mail), at
 // most once a day per account whatever the number of rises, with `account_sharing.admin_notified`; on both stores.
 
+import { WebhookPayload } from "@tessera/sdk/contract";
 import type { InjectOptions } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildApp } from "../src/app.js";
 import { createServices, type Services } from "../src/services.js";
 import { ADMIN_EMAIL_JOB } from "../src/webhooks/account-sharing.js";
-import { BROWSER_UA, fakeComponents, freshDatabase, STORES, startTestApp, type TestApp, type TestDatabase, testConfig } from "./helpers.js";
+import {
+  BROWSER_UA,
+  describeStores,
+  fakeComponents,
+  freshDatabase,
+  startTestApp,
+  type TestApp,
+  type TestDatabase,
+  testConfig,
+} from "./helpers.js";
 import { startSmtp, type TestSmtp } from "./smtp.js";
+import { strict } from "./strict.js";
 import { eventually } from "./webhook-receiver.js";
 
 const ADMIN = "admin@example.com";
@@ -45,7 +56,7 @@ async function loginFrom(t: Pick<TestApp, "app" | "clientId" | "auth">, user: st
   return risks.find((x) => x.name === "account_sharing")?.severity;
 }
 
-describe.each(STORES)("account sharing on %s", (kind) => {
+describeStores("account sharing on %s", (kind) => {
   let t: TestApp;
   let smtp: TestSmtp;
   beforeAll(async () => {
@@ -67,8 +78,8 @@ describe.each(STORES)("account sharing on %s", (kind) => {
   });
 
   const eventsOf = async (name: string) =>
-    (await t.services.repos.db.selectFrom("webhook_events").select("payload").where("event", "=", name).execute()).map(
-      (r) => JSON.parse(r.payload) as { account: string },
+    (await t.services.repos.db.selectFrom("webhook_events").select("payload").where("event", "=", name).execute()).map((r) =>
+      strict(WebhookPayload).parse(JSON.parse(r.payload)),
     );
   const adminMails = () => smtp.mails.filter((m) => m.to === ADMIN);
 
@@ -114,7 +125,7 @@ describe.each(STORES)("account sharing on %s", (kind) => {
   }
 });
 
-describe.each(STORES)("the account-sharing risk on %s", (kind) => {
+describeStores("the account-sharing risk on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { TRUST_PROXY: "1" });
@@ -165,7 +176,7 @@ describe.each(STORES)("the account-sharing risk on %s", (kind) => {
 
 // The admin's email is a job written in the evaluation's transaction (jobs/outbox.ts): a server that stops after the
 // evaluation is committed and before the email is sent leaves the job in the store, and the next server sends it.
-describe.each(STORES)("an admin email interrupted by a stop on %s", (kind) => {
+describeStores("an admin email interrupted by a stop on %s", (kind) => {
   let smtp: TestSmtp;
   let db: TestDatabase;
   const open: Array<{ close(): Promise<unknown> }> = [];

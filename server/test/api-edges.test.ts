@@ -1,9 +1,10 @@
 // API edges a client meets on its first day (issue 19), on both stores: operations that take no body accept none, an
 // empty JSON body and {}; GET /v3/policies paginates.
-import { Challenge, ChallengeView, ErrorBody, Evaluation, Page, Policy } from "@tessera/sdk/contract";
+import { Challenge, ChallengeOverriddenEvent, ChallengeView, ErrorBody, Evaluation, Page, Policy } from "@tessera/sdk/contract";
 import type { InjectOptions } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { challengedEvaluation, fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { challengedEvaluation, describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
 /** The three ways a client posts "nothing": no body at all, a JSON-labelled empty body, an empty object. */
 const NO_BODY: Record<string, Pick<InjectOptions, "payload" | "headers">> = {
@@ -12,7 +13,7 @@ const NO_BODY: Record<string, Pick<InjectOptions, "payload" | "headers">> = {
   "{}": { headers: { "content-type": "application/json" }, payload: "{}" },
 };
 
-describe.each(STORES)("API edges on %s", (kind) => {
+describeStores("API edges on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { CHALLENGE_IP_RATE_LIMIT: "100000" });
@@ -56,7 +57,7 @@ describe.each(STORES)("API edges on %s", (kind) => {
       const c = await challenged(user);
       const opened = await post(`/v3/challenges/${c.id}/open`, c.headers, variant);
       expect(opened.statusCode, opened.body).toBe(200);
-      expect(ChallengeView.parse(opened.json()).challenge.status).toBe("presented");
+      expect(strict(ChallengeView).parse(opened.json()).challenge.status).toBe("presented");
       const sent = await post(`/v3/challenges/${c.id}/send`, c.headers, { payload: { channel: "email" } });
       expect(sent.statusCode, sent.body).toBe(200);
       const verified = await post(`/v3/challenges/${c.id}/verify`, c.headers, { payload: { code: await lastCode(`${user}@example.com`) } });
@@ -64,11 +65,11 @@ describe.each(STORES)("API edges on %s", (kind) => {
 
       const completed = await post(`/v3/challenges/${c.id}/complete`, c.headers, variant);
       expect(completed.statusCode, completed.body).toBe(200);
-      expect(ChallengeView.parse(completed.json()).challenge.status).toBe("completed");
+      expect(strict(ChallengeView).parse(completed.json()).challenge.status).toBe("completed");
 
       const consumed = await post(`/v3/evaluations/${c.evaluation_id}/consume`, t.auth, variant);
       expect(consumed.statusCode, consumed.body).toBe(200);
-      const evaluation = Evaluation.parse(consumed.json());
+      const evaluation = strict(Evaluation).parse(consumed.json());
       expect(evaluation.consumed).toBe(true);
       // Consumed once, however the second call is labelled.
       expect((await post(`/v3/evaluations/${c.evaluation_id}/consume`, t.auth, variant)).statusCode).toBe(409);
@@ -83,7 +84,9 @@ describe.each(STORES)("API edges on %s", (kind) => {
     await t.services.repos.projects.setAllowedOrigins(t.project.id, "development", ["https://app.example.com"]);
     const from = async (user: string, url: string) => {
       const c = await challengedEvaluation(t, "edge", user, { email: `${user}@example.com`, url });
-      return ChallengeView.parse((await t.app.inject({ method: "GET", url: `/v3/challenges/${c.id}/view`, headers: c.headers })).json());
+      return strict(ChallengeView).parse(
+        (await t.app.inject({ method: "GET", url: `/v3/challenges/${c.id}/view`, headers: c.headers })).json(),
+      );
     };
     expect((await from("back-ok", "https://app.example.com/login?next=%2Fbilling")).back_url).toBe(
       "https://app.example.com/login?next=%2Fbilling",
@@ -110,7 +113,7 @@ describe.each(STORES)("API edges on %s", (kind) => {
       url: "/v3/client/evaluate/login",
       payload: { client_id: t.clientId, user: "hb-user", signals: { components: fakeComponents("hb"), visitor_token: token } },
     });
-    const device = Evaluation.parse(
+    const device = strict(Evaluation).parse(
       (await t.app.inject({ method: "GET", url: `/v3/evaluations/${client.json().evaluation_id}`, headers: t.auth })).json(),
     ).device;
     expect((await beat(token)).json()).toEqual({ logout: false });
@@ -123,7 +126,7 @@ describe.each(STORES)("API edges on %s", (kind) => {
     expect((await beat(token)).json()).toEqual({ logout: false });
     const short = await beat("short");
     expect(short.statusCode).toBe(400);
-    expect(ErrorBody.parse(short.json()).error.param).toBe("visitor_token");
+    expect(strict(ErrorBody).parse(short.json()).error.param).toBe("visitor_token");
     let limited = 0;
     for (let i = 0; i < 12; i++) if ((await beat("hb-token-chatty-xxxx")).statusCode === 429) limited++;
     expect(limited).toBe(0);
@@ -140,8 +143,10 @@ describe.each(STORES)("API edges on %s", (kind) => {
     expect(byLink.statusCode).toBe(401);
     const done = await post(path, t.auth, { payload: { reason: "verified by phone by support" } });
     expect(done.statusCode, done.body).toBe(200);
-    expect(Challenge.parse(done.json())).toMatchObject({ id: c.id, status: "overridden" });
-    const ev = Evaluation.parse((await t.app.inject({ method: "GET", url: `/v3/evaluations/${c.evaluation_id}`, headers: t.auth })).json());
+    expect(strict(Challenge).parse(done.json())).toMatchObject({ id: c.id, status: "overridden" });
+    const ev = strict(Evaluation).parse(
+      (await t.app.inject({ method: "GET", url: `/v3/evaluations/${c.evaluation_id}`, headers: t.auth })).json(),
+    );
     expect(ev.challenge?.status).toBe("overridden");
     const devices = (await t.app.inject({ method: "GET", url: "/v3/user/override-me/devices", headers: t.auth })).json() as {
       id: string;
@@ -153,14 +158,12 @@ describe.each(STORES)("API edges on %s", (kind) => {
       .select("payload")
       .where("event", "=", "challenge.overridden")
       .execute();
-    const payload = events
-      .map((e) => JSON.parse(e.payload) as { challenge: { id: string }; account: string; reason?: string })
-      .find((p) => p.challenge.id === c.id);
+    const payload = events.map((e) => strict(ChallengeOverriddenEvent).parse(JSON.parse(e.payload))).find((p) => p.challenge.id === c.id);
     expect(payload).toMatchObject({ account: "override-me", reason: "verified by phone by support", challenge: { status: "overridden" } });
     // Only a pending challenge can be overridden; no body at all is fine.
     const again = await post(path, t.auth, NO_BODY["no body"]!);
     expect(again.statusCode).toBe(409);
-    expect(ErrorBody.parse(again.json()).error.code).toBe("invalid_transition");
+    expect(strict(ErrorBody).parse(again.json()).error.code).toBe("invalid_transition");
     const other = await challenged("override-empty");
     expect((await post(`/v3/challenges/${other.id}/override`, t.auth, NO_BODY["an empty JSON body"]!)).statusCode).toBe(200);
   });
@@ -168,7 +171,7 @@ describe.each(STORES)("API edges on %s", (kind) => {
   it("an operation that needs a body refuses an empty one with a 400, not a 500", async () => {
     const r = await post("/v3/lists/blocked/add", t.auth, NO_BODY["an empty JSON body"]!);
     expect(r.statusCode).toBe(400);
-    expect(ErrorBody.parse(r.json()).error.code).toBe("invalid_request");
+    expect(strict(ErrorBody).parse(r.json()).error.code).toBe("invalid_request");
     const send = await post("/v3/evaluate/edge", t.auth, {});
     expect(send.statusCode).toBe(400);
   });
@@ -187,7 +190,7 @@ describe.each(STORES)("API edges on %s", (kind) => {
     const get = async (query: string) => {
       const r = await t.app.inject({ method: "GET", url: `/v3/policies${query}`, headers: t.auth });
       expect(r.statusCode, r.body).toBe(200);
-      return PolicyPage.parse(r.json());
+      return strict(PolicyPage).parse(r.json());
     };
     const all = await get("?limit=100");
     expect(all.total).toBe(all.data.length);
@@ -201,6 +204,6 @@ describe.each(STORES)("API edges on %s", (kind) => {
     expect(priorities).toEqual([...priorities].sort((a, b) => b - a));
     const tooMany = await t.app.inject({ method: "GET", url: "/v3/policies?limit=101", headers: t.auth });
     expect(tooMany.statusCode).toBe(400);
-    expect(ErrorBody.parse(tooMany.json()).error.param).toBe("limit");
+    expect(strict(ErrorBody).parse(tooMany.json()).error.param).toBe("limit");
   });
 });

@@ -2,8 +2,9 @@
 // client-side markers is challenged, and denied from a datacenter; honest browsers, privacy browsers among them, and a
 // lone weak signal are let in.
 import { Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
 const HOME = "81.2.69.142"; // GB, residential
 const AWS = "3.5.1.1"; // Amazon (hosting)
@@ -20,7 +21,7 @@ const SWIFTSHADER = {
 };
 const HEADLESS_WINDOW = { outer_width: 800, outer_height: 600, inner_width: 800, inner_height: 600, screen_width: 800, screen_height: 600 };
 
-describe.each(STORES)("server-side bot evidence on %s", (kind) => {
+describeStores("server-side bot evidence on %s", (kind) => {
   let t: TestApp;
   let n = 0;
   beforeAll(async () => {
@@ -52,7 +53,7 @@ describe.each(STORES)("server-side bot evidence on %s", (kind) => {
     });
     expect(r.statusCode, r.body).toBe(200);
     const ev = await t.app.inject({ method: "GET", url: `/v3/evaluations/${r.json().evaluation_id}`, headers: t.auth });
-    return Evaluation.parse(ev.json());
+    return strict(Evaluation).parse(ev.json());
   }
 
   const stealth = (ip: string) =>

@@ -1,11 +1,20 @@
 // Challenges (SPEC.md 5, 7): issued by a challenge policy, run with the challenge token or a secret key, codes
 // delivered over real SMTP and read from the received mail; on both stores.
-import { Challenge, ChallengeView, ErrorBody, Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import {
+  Challenge,
+  ChallengeView,
+  ErrorBody,
+  Evaluation,
+  WEBHOOK_PAYLOADS,
+  type WebhookEvent,
+  type WebhookPayloadOf,
+} from "@tessera/sdk/contract";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { codeFrom, startSmtp, type TestSmtp } from "./smtp.js";
+import { strict } from "./strict.js";
 
-describe.each(STORES)("challenges on %s", (kind) => {
+describeStores("challenges on %s", (kind) => {
   let t: TestApp;
   let smtp: TestSmtp;
   beforeAll(async () => {
@@ -58,9 +67,9 @@ describe.each(STORES)("challenges on %s", (kind) => {
     expect(skippable.statusCode, skippable.body).toBe(201);
   });
 
-  const eventsOf = async (name: string) =>
+  const eventsOf = async <E extends WebhookEvent>(name: E): Promise<WebhookPayloadOf<E>[]> =>
     (await t.services.repos.db.selectFrom("webhook_events").select(["event", "payload"]).where("event", "=", name).execute()).map(
-      (r) => JSON.parse(r.payload) as Record<string, unknown>,
+      (r) => strict(WEBHOOK_PAYLOADS[name]).parse(JSON.parse(r.payload)) as WebhookPayloadOf<E>,
     );
   afterAll(async () => {
     await t?.close();
@@ -93,11 +102,11 @@ describe.each(STORES)("challenges on %s", (kind) => {
 
   it("runs created → presented → code_sent → verified → completed with the code from the real mail", async () => {
     const c = await challengedLogin("alice");
-    const ev = Evaluation.parse((await call("GET", `/v3/evaluations/${c.evaluation_id}`, t.auth)).json());
+    const ev = strict(Evaluation).parse((await call("GET", `/v3/evaluations/${c.evaluation_id}`, t.auth)).json());
     expect(ev.verdict).toBe("challenge");
     expect(ev.challenge).toMatchObject({ id: c.id, status: "created", type: "account_takeover" });
 
-    const opened = ChallengeView.parse((await call("POST", `/v3/challenges/${c.id}/open`, c.headers)).json());
+    const opened = strict(ChallengeView).parse((await call("POST", `/v3/challenges/${c.id}/open`, c.headers)).json());
     expect(opened.challenge.status).toBe("presented");
     expect(opened.challenge.challenge_mode).toBe("service_managed");
     expect(opened.available_channels).toEqual([{ channel: "email", destination: "a****@example.com" }]);
@@ -105,7 +114,7 @@ describe.each(STORES)("challenges on %s", (kind) => {
     const since = smtp.mails.length;
     const sent = await call("POST", `/v3/challenges/${c.id}/send`, c.headers, { channel: "email", language: "fr" });
     expect(sent.statusCode, sent.body).toBe(200);
-    const sentView = ChallengeView.parse(sent.json());
+    const sentView = strict(ChallengeView).parse(sent.json());
     expect(sentView.challenge.status).toBe("code_sent");
     // The mail server took it: delivered, as far as SMTP tells.
     expect(sentView.challenge.delivery_status).toBe("delivered");
@@ -115,7 +124,7 @@ describe.each(STORES)("challenges on %s", (kind) => {
     expect(mail.html).toContain('lang="fr"');
     const code = codeFrom(mail);
 
-    const verified = ChallengeView.parse((await call("POST", `/v3/challenges/${c.id}/verify`, c.headers, { code })).json());
+    const verified = strict(ChallengeView).parse((await call("POST", `/v3/challenges/${c.id}/verify`, c.headers, { code })).json());
     expect(verified.challenge.status).toBe("verified");
     expect(verified.challenge.email_verified).toBe(true);
     expect(verified.challenge.verify_attempts).toBe(1);
@@ -123,16 +132,16 @@ describe.each(STORES)("challenges on %s", (kind) => {
     // The challenged browser joins the account only once the challenge passes.
     const userDevices = async () => (await call("GET", "/v3/user/alice/devices", t.auth)).json() as Array<{ id: string; status: string }>;
     expect((await userDevices()).map((d) => d.id)).not.toContain(ev.device);
-    const done = ChallengeView.parse((await call("POST", `/v3/challenges/${c.id}/complete`, c.headers, {})).json());
+    const done = strict(ChallengeView).parse((await call("POST", `/v3/challenges/${c.id}/complete`, c.headers, {})).json());
     expect(done.challenge.status).toBe("completed");
     expect(done.success_url).toBe("https://app.example.com/welcome");
     expect((await userDevices()).find((d) => d.id === ev.device)?.status).toBe("attached");
 
-    const consumed = Evaluation.parse((await call("POST", `/v3/evaluations/${c.evaluation_id}/consume`, t.auth)).json());
+    const consumed = strict(Evaluation).parse((await call("POST", `/v3/evaluations/${c.evaluation_id}/consume`, t.auth)).json());
     expect(consumed.challenge?.status).toBe("completed");
     expect((await call("POST", `/v3/evaluations/${c.evaluation_id}/consume`, t.auth)).statusCode).toBe(409);
     // The backend sees the same challenge with its secret.
-    const byBackend = Challenge.parse((await call("GET", `/v3/challenges/${c.id}`, t.auth)).json());
+    const byBackend = strict(Challenge).parse((await call("GET", `/v3/challenges/${c.id}`, t.auth)).json());
     expect(byBackend.user?.id).toBe("alice");
     expect(byBackend.status).toBe("completed");
   });
@@ -141,7 +150,7 @@ describe.each(STORES)("challenges on %s", (kind) => {
     const c = await challengedLogin("bob");
     const r = await call("POST", `/v3/challenges/${c.id}/complete`, c.headers, {});
     expect(r.statusCode).toBe(409);
-    expect(ErrorBody.parse(r.json()).error.code).toBe("invalid_transition");
+    expect(strict(ErrorBody).parse(r.json()).error.code).toBe("invalid_transition");
     const v = await call("POST", `/v3/challenges/${c.id}/verify`, c.headers, { code: "123456" });
     expect(v.statusCode).toBe(409);
   });
@@ -161,7 +170,7 @@ describe.each(STORES)("challenges on %s", (kind) => {
     const fifth = await call("POST", `/v3/challenges/${c.id}/verify`, c.headers, { code: wrong });
     expect(fifth.statusCode).toBe(409);
     expect(fifth.json().error.code).toBe("too_many_attempts");
-    const view = ChallengeView.parse((await call("GET", `/v3/challenges/${c.id}/view`, c.headers)).json());
+    const view = strict(ChallengeView).parse((await call("GET", `/v3/challenges/${c.id}/view`, c.headers)).json());
     expect(view.challenge.status).toBe("failed");
     expect(view.failure_reason).toBe("too_many_attempts");
     expect(view.attempts_left).toBe(0);
@@ -209,7 +218,7 @@ describe.each(STORES)("challenges on %s", (kind) => {
     } finally {
       smtp.refuse = false;
     }
-    const view = ChallengeView.parse((await call("GET", `/v3/challenges/${c.id}/view`, c.headers)).json());
+    const view = strict(ChallengeView).parse((await call("GET", `/v3/challenges/${c.id}/view`, c.headers)).json());
     expect(view.challenge.delivery_status).toBe("failed");
     expect(view.delivery_error).toMatch(/refused/);
   });
@@ -229,7 +238,7 @@ describe.each(STORES)("challenges on %s", (kind) => {
     const first = await challengedLogin("ivy");
     const second = await challengedLogin("ivy");
     expect(second.id).not.toBe(first.id);
-    const old = Challenge.parse((await call("GET", `/v3/challenges/${first.id}`, t.auth)).json());
+    const old = strict(Challenge).parse((await call("GET", `/v3/challenges/${first.id}`, t.auth)).json());
     expect(old.status).toBe("overridden");
   });
 
@@ -264,7 +273,7 @@ describe.each(STORES)("challenges on %s", (kind) => {
           signals: { components: fakeComponents(seed), visitor_token: `tok-${seed}-xxxxxxxx` },
         },
       });
-      devices.push(Evaluation.parse((await call("GET", `/v3/evaluations/${r.json().evaluation_id}`, t.auth)).json()).device!);
+      devices.push(strict(Evaluation).parse((await call("GET", `/v3/evaluations/${r.json().evaluation_id}`, t.auth)).json()).device!);
     }
     const c = await challengedLogin("kate", "kate@example.com", "share_test", "k3");
     await call("POST", `/v3/challenges/${c.id}/open`, c.headers);
@@ -290,9 +299,9 @@ describe.each(STORES)("challenges on %s", (kind) => {
     };
     expect(after.data.map((d) => d.id)).toEqual([devices[2]]);
     // Each kick is a device.detached event for the account.
-    const detached = (await eventsOf("device.detached")).filter((e) => e.account === "kate").map((e) => (e.device as { id: string }).id);
+    const detached = (await eventsOf("device.detached")).filter((e) => e.account === "kate").map((e) => e.device.id);
     expect(detached.sort()).toEqual([devices[0], devices[1]].sort());
-    const done = ChallengeView.parse((await call("POST", `/v3/challenges/${c.id}/complete`, c.headers, {})).json());
+    const done = strict(ChallengeView).parse((await call("POST", `/v3/challenges/${c.id}/complete`, c.headers, {})).json());
     expect(done.challenge.status).toBe("completed");
     // The kicked browser's next evaluation tells its SDK to log out, once.
     const next = await t.app.inject({
@@ -305,21 +314,21 @@ describe.each(STORES)("challenges on %s", (kind) => {
 
   it("skipping is offered only when the policy allows it, within the user's skip limit", async () => {
     const first = await challengedLogin("mia", "mia@example.com", "skip_test", "mia1");
-    const view = ChallengeView.parse((await call("POST", `/v3/challenges/${first.id}/open`, first.headers)).json());
+    const view = strict(ChallengeView).parse((await call("POST", `/v3/challenges/${first.id}/open`, first.headers)).json());
     expect(view.allow_skip).toBe(true);
-    const skipped = ChallengeView.parse(
+    const skipped = strict(ChallengeView).parse(
       (await call("POST", `/v3/challenges/${first.id}/complete`, first.headers, { outcome: "skip" })).json(),
     );
     expect(skipped.challenge.status).toBe("skipped");
     const second = await challengedLogin("mia", "mia@example.com", "skip_test", "mia2");
-    const view2 = ChallengeView.parse((await call("POST", `/v3/challenges/${second.id}/open`, second.headers)).json());
+    const view2 = strict(ChallengeView).parse((await call("POST", `/v3/challenges/${second.id}/open`, second.headers)).json());
     expect(view2.allow_skip).toBe(false);
     const refused = await call("POST", `/v3/challenges/${second.id}/complete`, second.headers, { outcome: "skip" });
     expect(refused.statusCode).toBe(403);
     // A policy that does not allow skipping refuses it.
     const ato = await challengedLogin("noah");
     expect((await call("POST", `/v3/challenges/${ato.id}/complete`, ato.headers, { outcome: "skip" })).statusCode).toBe(403);
-    expect((await eventsOf("challenge.skipped")).some((e) => (e.challenge as { id: string }).id === first.id)).toBe(true);
+    expect((await eventsOf("challenge.skipped")).some((e) => e.challenge.id === first.id)).toBe(true);
   });
 
   it("records challenge.initiated, viewed, pending and completed events with the challenge and account", async () => {
@@ -336,7 +345,7 @@ describe.each(STORES)("challenges on %s", (kind) => {
       ["challenge.pending", "code_sent"],
       ["challenge.completed", "completed"],
     ] as const) {
-      const mine = (await eventsOf(event)).filter((e) => (e.challenge as { id: string }).id === c.id);
+      const mine = (await eventsOf(event)).filter((e) => e.challenge.id === c.id);
       expect(mine, event).toHaveLength(1);
       expect(mine[0]?.account).toBe("olga");
       expect((mine[0]?.challenge as { status: string } | undefined)?.status).toBe(status);

@@ -7,7 +7,8 @@
 import { CHECKS, type CheckName, type ChecksSnapshot, Evaluation } from "@tessera/sdk/contract";
 import { userToken } from "@tessera/sdk/node";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { BROWSER_UA, fakeComponents, iphoneComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { BROWSER_UA, describeStores, fakeComponents, iphoneComponents, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
 // Real public IPs of the shipped data (server/data + the DB-IP lite database), as the scenarios pick them.
 const IP = {
@@ -1400,7 +1401,7 @@ function assertValue(actual: CheckValue | undefined, expected: Expected, ev: Eva
 const asList = (c: Case | Case[]): Case[] => (Array.isArray(c) ? c : [c]);
 
 // ---- the suite ----------------------------------------------------------------------------------------------------------
-describe.each(STORES)("checks on %s", (kind) => {
+describeStores("checks on %s", (kind) => {
   let t: TestApp;
   let seq = 0;
   let ipSeq = 0;
@@ -1409,7 +1410,7 @@ describe.each(STORES)("checks on %s", (kind) => {
   const read = async (id: string): Promise<Evaluation> => {
     const r = await t.app.inject({ method: "GET", url: `/v3/evaluations/${id}`, headers: t.auth });
     expect(r.statusCode, r.body).toBe(200);
-    return Evaluation.parse(r.json());
+    return strict(Evaluation).parse(r.json());
   };
 
   const h: Harness = {

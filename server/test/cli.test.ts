@@ -8,7 +8,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../src/cli.js";
-import { freshDatabase, STORES } from "./helpers.js";
+import { describeStores, freshDatabase } from "./helpers.js";
 import { freePort, ROOT, runCli, startServer } from "./server-process.js";
 
 const run = promisify(execFile);
@@ -126,7 +126,7 @@ describe("tessera help and errors", () => {
   });
 });
 
-describe.each(STORES)("tessera commands on %s", (kind) => {
+describeStores("tessera commands on %s", (kind) => {
   let db: Awaited<ReturnType<typeof freshDatabase>>;
   const saved = { ...process.env };
   beforeEach(async () => {

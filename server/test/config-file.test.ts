@@ -7,15 +7,16 @@ import os from "node:os";
 import path from "node:path";
 import { type WebhookEndpoint, WebhookPayload } from "@tessera/sdk/contract";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildApp } from "../src/app.js";
 import { createServices } from "../src/services.js";
-import { freshDatabase, STORES, type TestDatabase, testConfig } from "./helpers.js";
+import { describeStores, freshDatabase, type TestDatabase, testConfig } from "./helpers.js";
+import { strict } from "./strict.js";
 import { eventually, type Receiver, startReceiver } from "./webhook-receiver.js";
 
 const SECRET = `whsec_${crypto.randomBytes(24).toString("base64")}`;
 
-describe.each(STORES)("CONFIG_FILE on %s", (kind) => {
+describeStores("CONFIG_FILE on %s", (kind) => {
   let db: TestDatabase;
   let receiver: Receiver;
   let dir: string;
@@ -90,7 +91,7 @@ describe.each(STORES)("CONFIG_FILE on %s", (kind) => {
       const challenge = new URL(ev.json().redirect).searchParams.get("challenge");
       expect((await first.app.inject({ method: "POST", url: `/v3/challenges/${challenge}/override`, headers: dev })).statusCode).toBe(200);
       const got = await eventually(() => receiver.received[0], "the overridden event");
-      const payload = WebhookPayload.parse(new Webhook(SECRET).verify(got.body, got.headers));
+      const payload = strict(WebhookPayload).parse(new Webhook(SECRET).verify(got.body, got.headers));
       expect(payload).toMatchObject({ event: "challenge.overridden", account: "e2e-user" });
     } finally {
       await first.close();

@@ -14,9 +14,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rollUp } from "../src/console/rollup-job.js";
 import { CONSOLE_ORIGIN, consoleCall, type Operator, operator } from "./console-helpers.js";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
-describe.each(STORES)("console on %s", (kind) => {
+describeStores("console on %s", (kind) => {
   let t: TestApp;
   let dev: string;
   let owner: Operator;
@@ -65,7 +66,7 @@ describe.each(STORES)("console on %s", (kind) => {
 
   const page = (r: { statusCode: number; body: string; json(): unknown }) => {
     expect(r.statusCode, r.body).toBe(200);
-    return EvaluationPage.parse(r.json());
+    return strict(EvaluationPage).parse(r.json());
   };
   const list = (query: string) => t.app.inject({ method: "GET", url: `/v3/evaluations?${query}`, headers: t.auth });
 
@@ -123,7 +124,7 @@ describe.each(STORES)("console on %s", (kind) => {
     ]) {
       const r = await list(q!);
       expect(r.statusCode, q).toBe(400);
-      expect(ErrorBody.parse(r.json()).error.param).toBe(param);
+      expect(strict(ErrorBody).parse(r.json()).error.param).toBe(param);
     }
   });
 
@@ -143,7 +144,7 @@ describe.each(STORES)("console on %s", (kind) => {
 
   it("the session lists only the operator's projects, with its role", async () => {
     const r = await t.app.inject({ method: "GET", url: "/console/api/session", headers: { cookie: analyst.cookie } });
-    const s = ConsoleSession.parse(r.json());
+    const s = strict(ConsoleSession).parse(r.json());
     expect(s.projects.map((p) => [p.id, p.role])).toEqual([[t.project.id, "analyst"]]);
     expect(s.projects[0]!.environments.map((e) => e.name).sort()).toEqual(["development", "production"]);
     expect((await t.app.inject({ method: "GET", url: "/console/api/session" })).statusCode).toBe(401);
@@ -158,7 +159,7 @@ describe.each(STORES)("console on %s", (kind) => {
     const patch = { enabled: !target.enabled };
     const byViewer = await consoleCall(t, viewer, dev, "PATCH", `/v3/policies/${target.id}`, patch);
     expect(byViewer.statusCode).toBe(403);
-    expect(ErrorBody.parse(byViewer.json()).error.message).toMatch(/viewer/);
+    expect(strict(ErrorBody).parse(byViewer.json()).error.message).toMatch(/viewer/);
     expect((await consoleCall(t, viewer, dev, "POST", "/v3/lists/blocked/add", { values: ["1.2.3.4"] })).statusCode).toBe(403);
     expect((await consoleCall(t, analyst, dev, "PATCH", `/v3/policies/${target.id}`, patch)).statusCode).toBe(403);
     expect((await consoleCall(t, analyst, dev, "POST", "/v3/lists/blocked/add", { values: ["1.2.3.4"] })).statusCode).toBe(200);
@@ -214,7 +215,7 @@ describe.each(STORES)("console on %s", (kind) => {
       (await t.app.inject({ method: "PATCH", url: `/v3/policies/${id}`, headers: t.auth, payload: { priority: 78 } })).statusCode,
     ).toBe(200);
     expect((await consoleCall(t, viewer, dev, "PATCH", `/v3/policies/${id}`, { priority: 1 })).statusCode).toBe(403);
-    const log = AuditLogPage.parse((await consoleCall(t, viewer, dev, "GET", `/v3/audit-log?target=${id}`)).json());
+    const log = strict(AuditLogPage).parse((await consoleCall(t, viewer, dev, "GET", `/v3/audit-log?target=${id}`)).json());
     const [byKey, update] = log.data;
     // The creation names what it created, so it is found by target too.
     expect(log.data.map((e) => e.action)).toEqual(["policy.update", "policy.update", "policy.create"]);
@@ -225,10 +226,10 @@ describe.each(STORES)("console on %s", (kind) => {
     expect(byKey!.actor.type).toBe("key");
     expect(byKey!.actor.label).toBe(`${t.secret.slice(0, 12)}…`);
     expect(JSON.stringify(log)).not.toContain(t.secret);
-    const creates = AuditLogPage.parse((await consoleCall(t, viewer, dev, "GET", "/v3/audit-log?action=policy.create")).json());
+    const creates = strict(AuditLogPage).parse((await consoleCall(t, viewer, dev, "GET", "/v3/audit-log?action=policy.create")).json());
     expect(creates.data.some((e) => (e.after as { id?: string }).id === id)).toBe(true);
     // Another project's operator reads none of it.
-    const theirs = AuditLogPage.parse((await consoleCall(t, stranger, otherDev, "GET", "/v3/audit-log?limit=100")).json());
+    const theirs = strict(AuditLogPage).parse((await consoleCall(t, stranger, otherDev, "GET", "/v3/audit-log?limit=100")).json());
     expect(theirs.data.filter((e) => e.target?.id === id)).toEqual([]);
   });
 
@@ -273,14 +274,14 @@ describe.each(STORES)("console on %s", (kind) => {
   });
 
   it("users are found by id, email or a prefix; a user's timeline shows devices, evaluations and lists", async () => {
-    const found = UserSearchResult.parse(
+    const found = strict(UserSearchResult).parse(
       (await t.app.inject({ method: "GET", url: "/v3/users?query=u2%40example.com", headers: t.auth })).json(),
     );
     expect(found.data.map((u) => u.id)).toEqual(["u2"]);
-    const prefix = UserSearchResult.parse((await consoleCall(t, viewer, dev, "GET", "/v3/users?query=u")).json());
+    const prefix = strict(UserSearchResult).parse((await consoleCall(t, viewer, dev, "GET", "/v3/users?query=u")).json());
     expect(prefix.data.map((u) => u.id).sort()).toEqual(["u0", "u2", "u3"]);
     await t.app.inject({ method: "POST", url: "/v3/lists/vip/add", headers: t.auth, payload: { values: ["u2"] } });
-    const detail = UserDetail.parse((await consoleCall(t, viewer, dev, "GET", "/v3/users/u2")).json());
+    const detail = strict(UserDetail).parse((await consoleCall(t, viewer, dev, "GET", "/v3/users/u2")).json());
     expect(detail.evaluations.map((e) => e.id)).toEqual(
       made
         .filter((m) => m.user === "u2")
@@ -293,7 +294,7 @@ describe.each(STORES)("console on %s", (kind) => {
 
   it("statistics count verdicts, actions and reasons, the same before and after the hour is rolled up", async () => {
     const read = async () =>
-      EvaluationStats.parse((await consoleCall(t, viewer, dev, "GET", "/v3/stats/evaluations?interval=hour")).json());
+      strict(EvaluationStats).parse((await consoleCall(t, viewer, dev, "GET", "/v3/stats/evaluations?interval=hour")).json());
     const live = await read();
     expect(live.total).toBe(made.length);
     expect(live.verdicts.deny).toBe(made.filter((m) => m.user === "u3").length);
@@ -302,7 +303,7 @@ describe.each(STORES)("console on %s", (kind) => {
     // Roll the current hour up as if two hours had passed: the figures stay the same.
     // (Two days on, so that today is a whole day of the daily roll-ups too.)
     await rollUp(t.services.repos.evaluationStats, Date.now() + 2 * 24 * 3600 * 1000, 90);
-    const rolled = EvaluationStats.parse(
+    const rolled = strict(EvaluationStats).parse(
       (
         await consoleCall(
           t,
@@ -317,7 +318,7 @@ describe.each(STORES)("console on %s", (kind) => {
     expect(rolled.verdicts).toEqual(live.verdicts);
     expect(rolled.top_reasons).toEqual(live.top_reasons);
     // By day, from the daily roll-ups.
-    const byDay = EvaluationStats.parse(
+    const byDay = strict(EvaluationStats).parse(
       (
         await consoleCall(
           t,
@@ -340,7 +341,7 @@ describe.each(STORES)("console on %s", (kind) => {
       policy: { name: "Challenge u0", priority: 950, conditions: { check: "user_id", op: "eq", value: "u0" }, verdict: "restrict" },
     });
     expect(r.statusCode, r.body).toBe(200);
-    const b = BacktestResult.parse(r.json());
+    const b = strict(BacktestResult).parse(r.json());
     const u0 = made.filter((m) => m.user === "u0").length;
     expect(b.evaluated).toBe(made.length);
     expect(b.matched).toBe(u0);
@@ -355,7 +356,7 @@ describe.each(STORES)("console on %s", (kind) => {
       name: string;
     }[];
     const denyU3 = stored.find((p) => p.name === "Deny u3")!;
-    const moved = BacktestResult.parse(
+    const moved = strict(BacktestResult).parse(
       (
         await consoleCall(t, viewer, dev, "POST", "/v3/policies/backtest", {
           policy: {
@@ -377,7 +378,7 @@ describe.each(STORES)("console on %s", (kind) => {
       policy: { name: "x", conditions: { check: "user_id", op: "eq", value: "u0" }, verdict: "deny" },
       limit: 3,
     });
-    expect(BacktestResult.parse(few.json())).toMatchObject({ evaluated: 3, truncated: true });
+    expect(strict(BacktestResult).parse(few.json())).toMatchObject({ evaluated: 3, truncated: true });
     const bad = await t.app.inject({
       method: "POST",
       url: "/v3/policies/backtest",
@@ -385,7 +386,7 @@ describe.each(STORES)("console on %s", (kind) => {
       payload: { policy: { name: "x", conditions: { check: "nope", op: "eq", value: 1 }, verdict: "deny" } },
     });
     expect(bad.statusCode).toBe(400);
-    expect(ErrorBody.parse(bad.json()).error.param).toBe("policy.conditions.check");
+    expect(strict(ErrorBody).parse(bad.json()).error.param).toBe("policy.conditions.check");
   });
 
   it("settings and keys: an owner's session changes them (audited); a secret key may read settings but not change them", async () => {
@@ -409,14 +410,14 @@ describe.each(STORES)("console on %s", (kind) => {
       payload: { client_id: t.clientId, user: "acct_unsigned", signals: { components: {} } },
     });
     expect(unsigned.statusCode, unsigned.body).toBe(401);
-    expect(ErrorBody.parse(unsigned.json()).error.code).toBe("invalid_user_token");
+    expect(strict(ErrorBody).parse(unsigned.json()).error.code).toBe("invalid_user_token");
     const back = await consoleCall(t, owner, dev, "PATCH", "/v3/settings", { identity_verification: "optional" });
     expect(back.json().identity_verification).toBe("optional");
     expect((await t.app.inject({ method: "PATCH", url: "/v3/settings", headers: t.auth, payload: { color: "#000" } })).statusCode).toBe(
       403,
     );
     const badOrigin = await consoleCall(t, owner, dev, "PATCH", "/v3/settings", { allowed_origins: ["not a url"] });
-    expect(ErrorBody.parse(badOrigin.json()).error.param).toBe("allowed_origins.0");
+    expect(strict(ErrorBody).parse(badOrigin.json()).error.param).toBe("allowed_origins.0");
     const key = await consoleCall(t, owner, dev, "POST", "/v3/keys");
     expect(key.statusCode).toBe(201);
     const secret = key.json().secret as string;
@@ -428,7 +429,7 @@ describe.each(STORES)("console on %s", (kind) => {
       401,
     );
     expect((await consoleCall(t, analyst, dev, "POST", "/v3/keys")).statusCode).toBe(403);
-    const log = AuditLogPage.parse((await consoleCall(t, owner, dev, "GET", "/v3/audit-log?action=key.create")).json());
+    const log = strict(AuditLogPage).parse((await consoleCall(t, owner, dev, "GET", "/v3/audit-log?action=key.create")).json());
     expect(log.data[0]?.after).toMatchObject({ secret: "[redacted]" });
     expect(JSON.stringify(log)).not.toContain(secret);
   });
@@ -440,7 +441,7 @@ describe.each(STORES)("console on %s", (kind) => {
       payload: { client_id: t.clientId, user: "gone", signals: { components: fakeComponents("gone"), visitor_token: "tok-gone-aaaaaa" } },
     });
     expect(client.statusCode).toBe(200);
-    const before = UserDetail.parse((await consoleCall(t, viewer, dev, "GET", "/v3/users/gone")).json());
+    const before = strict(UserDetail).parse((await consoleCall(t, viewer, dev, "GET", "/v3/users/gone")).json());
     const device = before.devices[0]!.id;
     expect((await consoleCall(t, analyst, dev, "POST", `/v3/devices/${device}/detach`)).statusCode).toBe(403);
     const detached = await consoleCall(t, owner, dev, "POST", `/v3/devices/${device}/detach`);
@@ -450,7 +451,9 @@ describe.each(STORES)("console on %s", (kind) => {
     const erased = await consoleCall(t, owner, dev, "DELETE", "/v3/user/gone");
     expect(erased.statusCode).toBe(200);
     expect((await consoleCall(t, viewer, dev, "GET", "/v3/users/gone")).statusCode).toBe(404);
-    const log = AuditLogPage.parse((await consoleCall(t, viewer, dev, "GET", "/v3/audit-log?actor=owner%40example.com&limit=100")).json());
+    const log = strict(AuditLogPage).parse(
+      (await consoleCall(t, viewer, dev, "GET", "/v3/audit-log?actor=owner%40example.com&limit=100")).json(),
+    );
     expect(log.data.filter((e) => e.status === 200).map((e) => `${e.action} ${e.target?.id}`)).toEqual(
       expect.arrayContaining([`device.detach ${device}`, "user.erase gone"]),
     );

@@ -1,9 +1,10 @@
 // Crash safety (SPEC.md 3: nothing acknowledged is lost): evaluations and consumes at full speed against the real
 // server process, SIGKILL mid-run, restart on the same store, and every 2xx answer is still true — on both stores.
 import { Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, freshDatabase, STORES, type TestDatabase } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, freshDatabase, type TestDatabase } from "./helpers.js";
 import { type CliProject, createProjectCli, type ServerProcess, startServer } from "./server-process.js";
+import { strict } from "./strict.js";
 
 /** Acknowledged evaluations before the kill: enough to be mid-run with many requests in flight, quick on 2 cores. */
 const KILL_AFTER = 400;
@@ -11,7 +12,7 @@ const WORKERS = 16;
 
 type Consume = "none" | "acked" | "in_flight";
 
-describe.each(STORES)("crash safety on %s", (kind) => {
+describeStores("crash safety on %s", (kind) => {
   let db: TestDatabase;
   let project: CliProject;
   let server: ServerProcess | undefined;
@@ -97,7 +98,7 @@ describe.each(STORES)("crash safety on %s", (kind) => {
             problems.push(`${id}: GET answered ${r.status}`);
             return;
           }
-          const ev = Evaluation.parse(await r.json());
+          const ev = strict(Evaluation).parse(await r.json());
           const state = acked.get(id);
           if (state === "acked" && (!ev.consumed || !ev.consumed_at))
             problems.push(`${id}: consume was acknowledged but it is not consumed`);

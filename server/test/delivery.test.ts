@@ -5,9 +5,10 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Challenge, ChallengeView, ErrorBody } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { challengedEvaluation, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { challengedEvaluation, describeStores, startTestApp, type TestApp } from "./helpers.js";
 import { startSmtp, type TestSmtp } from "./smtp.js";
+import { strict } from "./strict.js";
 
 /** An HTTP SMS provider (SMS_PROVIDER=http): records each JSON message it is asked to send. */
 async function startSmsProvider(): Promise<{
@@ -36,7 +37,7 @@ async function startSmsProvider(): Promise<{
   };
 }
 
-describe.each(STORES)("code delivery on %s", (kind) => {
+describeStores("code delivery on %s", (kind) => {
   let t: TestApp;
   let smtp: TestSmtp;
   let sms: Awaited<ReturnType<typeof startSmsProvider>>;
@@ -84,15 +85,15 @@ describe.each(STORES)("code delivery on %s", (kind) => {
   const send = (c: { id: string; headers: Record<string, string> }, channel: string, language = "en") =>
     t.app.inject({ method: "POST", url: `/v3/challenges/${c.id}/send`, headers: c.headers, payload: { channel, language } });
   const status = async (id: string) =>
-    Challenge.parse((await t.app.inject({ method: "GET", url: `/v3/challenges/${id}`, headers: t.auth })).json()).delivery_status;
+    strict(Challenge).parse((await t.app.inject({ method: "GET", url: `/v3/challenges/${id}`, headers: t.auth })).json()).delivery_status;
 
   it("the email is branded, says why it was sent and how long the code lasts; accepted by the mail server it is delivered", async () => {
     const c = await challenged("share", "sharer", { email: "sharer@example.com" });
     const since = smtp.mails.length;
     const sent = await send(c, "email");
     expect(sent.statusCode, sent.body).toBe(200);
-    expect(ChallengeView.parse(sent.json()).challenge.delivery_status).toBe("delivered");
-    expect(ChallengeView.parse(sent.json()).code_expires_at).toBeDefined();
+    expect(strict(ChallengeView).parse(sent.json()).challenge.delivery_status).toBe("delivered");
+    expect(strict(ChallengeView).parse(sent.json()).code_expires_at).toBeDefined();
     const mail = await smtp.next("sharer@example.com", { since });
     expect(mail.subject).toBe("Your Acme Notes verification code");
     expect(mail.text).toMatch(/^Your Acme Notes account is signed in on more devices than allowed/);
@@ -108,9 +109,9 @@ describe.each(STORES)("code delivery on %s", (kind) => {
     const c = await challenged("share", "gone", { email: "gone@example.com" });
     const sent = await send(c, "email");
     expect(sent.statusCode).toBe(502);
-    expect(ErrorBody.parse(sent.json()).error.code).toBe("delivery_failed");
+    expect(strict(ErrorBody).parse(sent.json()).error.code).toBe("delivery_failed");
     expect(await status(c.id)).toBe("bounced");
-    const view = ChallengeView.parse(
+    const view = strict(ChallengeView).parse(
       (await t.app.inject({ method: "GET", url: `/v3/challenges/${c.id}/view`, headers: c.headers })).json(),
     );
     expect(view.delivery_error).toMatch(/refused the address \(550\)/);

@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
 import { createCodeDelivery } from "../src/delivery/index.js";
-import { challengedEvaluation, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { challengedEvaluation, describeStores, startTestApp, type TestApp } from "./helpers.js";
 import { freePort } from "./server-process.js";
+import { strict } from "./strict.js";
 
 /** A code mail to send through the delivery under test. */
 const EMAIL = { channel: "email", to: "dev@example.com", code: "424242", language: "en", project: { name: "Acme" } } as const;
@@ -40,7 +41,7 @@ describe("the dev outbox's log line", () => {
   });
 });
 
-describe.each(STORES)("dev outbox and the demo's test mode on %s", (kind) => {
+describeStores("dev outbox and the demo's test mode on %s", (kind) => {
   let t: TestApp;
   let site: FastifyInstance;
   let siteUrl: string;
@@ -62,7 +63,7 @@ describe.each(STORES)("dev outbox and the demo's test mode on %s", (kind) => {
     for (const headers of [{}, { authorization: "Bearer sk_test_wrong" }]) {
       const r = await t.app.inject({ method: "GET", url: "/v3/dev/outbox", headers });
       expect(r.statusCode).toBe(401);
-      const { message } = ErrorBody.parse(r.json()).error;
+      const { message } = strict(ErrorBody).parse(r.json()).error;
       expect(message).toMatch(/secret key/);
       expect(message).toContain("Authorization: Bearer sk_test_");
       expect(message).toContain("/demo/outbox");
@@ -81,7 +82,7 @@ describe.each(STORES)("dev outbox and the demo's test mode on %s", (kind) => {
     const sent = await t.app.inject({ method: "POST", url: `/v3/challenges/${id}/send`, headers, payload: { channel: "email" } });
     expect(sent.statusCode, sent.body).toBe(200);
 
-    const outbox = DevOutbox.parse((await t.app.inject({ method: "GET", url: "/v3/dev/outbox", headers: t.auth })).json());
+    const outbox = strict(DevOutbox).parse((await t.app.inject({ method: "GET", url: "/v3/dev/outbox", headers: t.auth })).json());
     const message = outbox.data[0]!;
     expect(message).toMatchObject({ recipient: "demo@example.com", channel: "email", challenge_id: id });
     expect(message.code).toMatch(/^\d{6}$/);

@@ -9,10 +9,11 @@ import {
   IdentifyResponse,
 } from "@tessera/sdk/contract";
 import { userToken } from "@tessera/sdk/node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
-describe.each(STORES)("devices on %s", (kind) => {
+describeStores("devices on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0" });
@@ -34,7 +35,7 @@ describe.each(STORES)("devices on %s", (kind) => {
     await login("dl_user", "dl2");
     const r = await t.app.inject({ method: "GET", url: "/v3/user/dl_user/devices", headers: { ...t.auth, "user-agent": "x" } });
     expect(r.statusCode).toBe(200);
-    const list = DeviceList.parse(r.json());
+    const list = strict(DeviceList).parse(r.json());
     expect(list).toHaveLength(2);
     for (const d of list) {
       expect(d.id).toMatch(/^dev_/);
@@ -54,10 +55,12 @@ describe.each(STORES)("devices on %s", (kind) => {
 
   it("detach marks the device detached and its next client evaluation answers logout: true once", async () => {
     await login("det_user", "det");
-    const [device] = DeviceList.parse((await t.app.inject({ method: "GET", url: "/v3/user/det_user/devices", headers: t.auth })).json());
+    const [device] = strict(DeviceList).parse(
+      (await t.app.inject({ method: "GET", url: "/v3/user/det_user/devices", headers: t.auth })).json(),
+    );
     const r = await t.app.inject({ method: "POST", url: `/v3/devices/${device?.id}/detach`, headers: t.auth });
     expect(r.statusCode).toBe(200);
-    const d = Device.parse(r.json());
+    const d = strict(Device).parse(r.json());
     expect(d.status).toBe("detached");
     expect(d.detached_at).toMatch(/Z$/);
     expect((await login("det_user", "det")).logout).toBe(true);
@@ -67,7 +70,9 @@ describe.each(STORES)("devices on %s", (kind) => {
 
   it("metadata replaces the device's metadata; a non-object is 400 naming metadata", async () => {
     await login("md_user", "md");
-    const [device] = DeviceList.parse((await t.app.inject({ method: "GET", url: "/v3/user/md_user/devices", headers: t.auth })).json());
+    const [device] = strict(DeviceList).parse(
+      (await t.app.inject({ method: "GET", url: "/v3/user/md_user/devices", headers: t.auth })).json(),
+    );
     const r = await t.app.inject({
       method: "POST",
       url: `/v3/devices/${device?.id}/metadata`,
@@ -75,7 +80,7 @@ describe.each(STORES)("devices on %s", (kind) => {
       payload: { metadata: { label: "work laptop" } },
     });
     expect(r.statusCode).toBe(200);
-    expect(Device.parse(r.json()).metadata).toEqual({ label: "work laptop" });
+    expect(strict(Device).parse(r.json()).metadata).toEqual({ label: "work laptop" });
     const bad = await t.app.inject({
       method: "POST",
       url: `/v3/devices/${device?.id}/metadata`,
@@ -83,7 +88,7 @@ describe.each(STORES)("devices on %s", (kind) => {
       payload: { metadata: "x" },
     });
     expect(bad.statusCode).toBe(400);
-    expect(ErrorBody.parse(bad.json()).error.param).toBe("metadata");
+    expect(strict(ErrorBody).parse(bad.json()).error.param).toBe("metadata");
   });
 
   it("client attach and detach act on this browser's device", async () => {
@@ -94,34 +99,40 @@ describe.each(STORES)("devices on %s", (kind) => {
     // Attach needs the backend's signature of the user (SPEC.md 12; trust-boundary.test.ts has the refusals).
     const secret = (await t.services.identity.rotate(t.project.id, "development")) as string;
     const user_token = await userToken(secret, "cad_user");
-    const a = ClientDeviceResponse.parse((await client("/v3/client/devices/attach", { user: "cad_user", user_token, signals })).json());
+    const a = strict(ClientDeviceResponse).parse(
+      (await client("/v3/client/devices/attach", { user: "cad_user", user_token, signals })).json(),
+    );
     expect(a.status).toBe("attached");
-    const list = DeviceList.parse((await t.app.inject({ method: "GET", url: "/v3/user/cad_user/devices", headers: t.auth })).json());
+    const list = strict(DeviceList).parse(
+      (await t.app.inject({ method: "GET", url: "/v3/user/cad_user/devices", headers: t.auth })).json(),
+    );
     expect(list.map((d) => d.id)).toEqual([a.device]);
-    const d = ClientDeviceResponse.parse((await client("/v3/client/devices/detach", { user: "cad_user", signals })).json());
+    const d = strict(ClientDeviceResponse).parse((await client("/v3/client/devices/detach", { user: "cad_user", signals })).json());
     expect(d).toEqual({ device: a.device, status: "detached" });
-    const after = DeviceList.parse((await t.app.inject({ method: "GET", url: "/v3/user/cad_user/devices", headers: t.auth })).json());
+    const after = strict(DeviceList).parse(
+      (await t.app.inject({ method: "GET", url: "/v3/user/cad_user/devices", headers: t.auth })).json(),
+    );
     expect(after[0]?.status).toBe("detached");
   });
 
   it("client fingerprint is stable for the same components; hash answers [current, last]", async () => {
     const signals = { components: fakeComponents("fph"), visitor_token: "tok-fph-xxxxxxxx" };
-    const f1 = FingerprintResponse.parse((await client("/v3/client/fingerprint", { signals })).json());
-    const f2 = FingerprintResponse.parse((await client("/v3/client/fingerprint", { signals })).json());
+    const f1 = strict(FingerprintResponse).parse((await client("/v3/client/fingerprint", { signals })).json());
+    const f2 = strict(FingerprintResponse).parse((await client("/v3/client/fingerprint", { signals })).json());
     expect(f1.fingerprint_id).toMatch(/^fp_/);
     expect(f2).toEqual({ fingerprint_id: f1.fingerprint_id, confidence: 1 });
-    const [current, last] = HashResponse.parse((await client("/v3/client/hash", { signals })).json());
+    const [current, last] = strict(HashResponse).parse((await client("/v3/client/hash", { signals })).json());
     expect(current).toMatch(/^[0-9a-f]{16,}$/);
     expect(last).toBe(current);
     const drifted = { ...signals, components: fakeComponents("fph", { screenResolution: [2560, 1440] }) };
-    const [cur2, last2] = HashResponse.parse((await client("/v3/client/hash", { signals: drifted })).json());
+    const [cur2, last2] = strict(HashResponse).parse((await client("/v3/client/hash", { signals: drifted })).json());
     expect(last2).toBe(current);
     expect(cur2).not.toBe(current);
   });
 
   it("client identify answers an identification id; a refused origin is 403 and an unknown client id 401", async () => {
     const r = await client("/v3/client/identify", { signals: { components: fakeComponents("idf") } });
-    expect(IdentifyResponse.parse(r.json()).identification_id).toMatch(/^idn_/);
+    expect(strict(IdentifyResponse).parse(r.json()).identification_id).toMatch(/^idn_/);
     const evil = await client("/v3/client/fingerprint", {}, { origin: "https://evil.example" });
     expect(evil.statusCode).toBe(403);
     const ok = await client("/v3/client/fingerprint", {}, { origin: "http://localhost:3000" });
@@ -131,7 +142,7 @@ describe.each(STORES)("devices on %s", (kind) => {
   });
 });
 
-describe.each(STORES)("one browser behind many accounts on %s", (kind) => {
+describeStores("one browser behind many accounts on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0" });

@@ -1,9 +1,10 @@
 // Evaluations API (SPEC.md 4, 5): client evaluate → read → consume once; errors; isolation; on both stores.
 import { ClientEvaluateResponse, ErrorBody, Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
-describe.each(STORES)("evaluations on %s", (kind) => {
+describeStores("evaluations on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind);
@@ -21,10 +22,10 @@ describe.each(STORES)("evaluations on %s", (kind) => {
       signals: { components: fakeComponents("a"), visitor_token: "tok-aaaaaaaa" },
     });
     expect(res.statusCode).toBe(200);
-    const { evaluation_id } = ClientEvaluateResponse.parse(res.json());
+    const { evaluation_id } = strict(ClientEvaluateResponse).parse(res.json());
     const got = await t.app.inject({ method: "GET", url: `/v3/evaluations/${evaluation_id}`, headers: t.auth });
     expect(got.statusCode).toBe(200);
-    const ev = Evaluation.parse(got.json());
+    const ev = strict(Evaluation).parse(got.json());
     expect(ev.id).toBe(evaluation_id);
     expect(ev.action).toBe("login");
     expect(ev.user?.id).toBe("acct_42");
@@ -40,10 +41,12 @@ describe.each(STORES)("evaluations on %s", (kind) => {
     const evaluateOnce = async () => {
       const r = await t.app.inject({ method: "POST", url: "/v3/evaluate/login", headers: t.auth, payload: { user: "risk-ids" } });
       expect(r.statusCode).toBe(200);
-      return Evaluation.parse(r.json());
+      return strict(Evaluation).parse(r.json());
     };
     const [a, b] = [await evaluateOnce(), await evaluateOnce()];
-    const reread = Evaluation.parse((await t.app.inject({ method: "GET", url: `/v3/evaluations/${a.id}`, headers: t.auth })).json());
+    const reread = strict(Evaluation).parse(
+      (await t.app.inject({ method: "GET", url: `/v3/evaluations/${a.id}`, headers: t.auth })).json(),
+    );
     expect(reread.risks).toEqual(a.risks);
     expect(a.risks?.map((r) => r.definition)).toEqual(a.risks?.map((r) => `rdef_${r.name}`));
     expect(b.risks?.map((r) => r.definition)).toEqual(a.risks?.map((r) => r.definition));
@@ -56,7 +59,7 @@ describe.each(STORES)("evaluations on %s", (kind) => {
     const ids = [];
     for (const seed of ["same", "same", "other"]) {
       const r = await clientEvaluate({ user: "fp_user", signals: { components: fakeComponents(seed) } });
-      const ev = Evaluation.parse(
+      const ev = strict(Evaluation).parse(
         (await t.app.inject({ method: "GET", url: `/v3/evaluations/${r.json().evaluation_id}`, headers: t.auth })).json(),
       );
       ids.push(ev.fingerprint?.id);
@@ -70,12 +73,12 @@ describe.each(STORES)("evaluations on %s", (kind) => {
     const { evaluation_id } = (await clientEvaluate({ user: "c1" })).json();
     const first = await t.app.inject({ method: "POST", url: `/v3/evaluations/${evaluation_id}/consume`, headers: t.auth });
     expect(first.statusCode).toBe(200);
-    const ev = Evaluation.parse(first.json());
+    const ev = strict(Evaluation).parse(first.json());
     expect(ev.consumed).toBe(true);
     expect(ev.consumed_at).toMatch(/Z$/);
     const second = await t.app.inject({ method: "POST", url: `/v3/evaluations/${evaluation_id}/consume`, headers: t.auth });
     expect(second.statusCode).toBe(409);
-    expect(ErrorBody.parse(second.json()).error.code).toBe("already_consumed");
+    expect(strict(ErrorBody).parse(second.json()).error.code).toBe("already_consumed");
   });
 
   it("100 concurrent consumes give exactly one 200", async () => {
@@ -93,7 +96,7 @@ describe.each(STORES)("evaluations on %s", (kind) => {
     for (const headers of [{}, { authorization: "Bearer sk_test_nope" }, { authorization: "Basic abc" }]) {
       const r = await t.app.inject({ method: "GET", url: `/v3/evaluations/${evaluation_id}`, headers });
       expect(r.statusCode).toBe(401);
-      expect(ErrorBody.parse(r.json()).error.code).toBe("unauthorized");
+      expect(strict(ErrorBody).parse(r.json()).error.code).toBe("unauthorized");
     }
   });
 
@@ -132,7 +135,7 @@ describe.each(STORES)("evaluations on %s", (kind) => {
     for (const [body, param] of cases) {
       const r = await clientEvaluate(body);
       expect(r.statusCode, JSON.stringify(body)).toBe(400);
-      const err = ErrorBody.parse(r.json()).error;
+      const err = strict(ErrorBody).parse(r.json()).error;
       expect(err.code).toBe("invalid_request");
       expect(err.param).toBe(param);
     }
@@ -149,7 +152,7 @@ describe.each(STORES)("evaluations on %s", (kind) => {
   it("unknown routes and ids are 404 with the error body", async () => {
     const r = await t.app.inject({ method: "GET", url: "/v3/nothing-here", headers: t.auth });
     expect(r.statusCode).toBe(404);
-    expect(ErrorBody.parse(r.json()).error.code).toBe("not_found");
+    expect(strict(ErrorBody).parse(r.json()).error.code).toBe("not_found");
     const e = await t.app.inject({ method: "GET", url: "/v3/evaluations/ev_missing", headers: t.auth });
     expect(e.statusCode).toBe(404);
   });
@@ -173,7 +176,7 @@ describe.each(STORES)("evaluations on %s", (kind) => {
       headers: { "content-type": "text/plain;charset=UTF-8", origin: "http://localhost:3000" },
     });
     expect(ok.statusCode).toBe(200);
-    expect(ClientEvaluateResponse.parse(ok.json()).evaluation_id).toMatch(/^ev_/);
+    expect(strict(ClientEvaluateResponse).parse(ok.json()).evaluation_id).toMatch(/^ev_/);
     const bad = await t.app.inject({
       method: "POST",
       url: "/v3/client/evaluate/login",
@@ -181,7 +184,7 @@ describe.each(STORES)("evaluations on %s", (kind) => {
       headers: { "content-type": "text/plain" },
     });
     expect(bad.statusCode).toBe(400);
-    expect(ErrorBody.parse(bad.json()).error.code).toBe("invalid_request");
+    expect(strict(ErrorBody).parse(bad.json()).error.code).toBe("invalid_request");
   });
 
   it("a backend evaluates a custom action with content and gets the evaluation object", async () => {
@@ -192,7 +195,7 @@ describe.each(STORES)("evaluations on %s", (kind) => {
       payload: { user: "writer", ip: "203.0.113.9", user_agent: "Mozilla/5.0", content: { text: "hello", links: [] } },
     });
     expect(r.statusCode).toBe(200);
-    const ev = Evaluation.parse(r.json());
+    const ev = strict(Evaluation).parse(r.json());
     expect(ev.action).toBe("post_comment");
     expect(ev.user?.id).toBe("writer");
     const bad = await t.app.inject({ method: "POST", url: "/v3/evaluate/post_comment", headers: t.auth, payload: { ip: "not-an-ip" } });

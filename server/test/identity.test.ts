@@ -4,8 +4,9 @@
 // no accounts; email-only sign-ups find their account by normalised email; users first seen on a login are
 // provisional until the backend confirms them, and pruned after a day. Each rule with what an attacker would try.
 import { Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, IPHONE_UA, iphoneComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, IPHONE_UA, iphoneComponents, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
 type Wire = Record<string, { value: unknown }>;
 
@@ -18,7 +19,7 @@ interface Call {
   ua?: string;
 }
 
-describe.each(STORES)("device identity on %s", (kind) => {
+describeStores("device identity on %s", (kind) => {
   let t: TestApp;
   let seq = 0;
   const id = (p: string) => `${p}-${kind}-${++seq}`;
@@ -51,7 +52,7 @@ describe.each(STORES)("device identity on %s", (kind) => {
     });
     expect(r.statusCode, r.body).toBe(200);
     const got = await t.app.inject({ method: "GET", url: `/v3/evaluations/${r.json().evaluation_id}`, headers: t.auth });
-    return Evaluation.parse(got.json());
+    return strict(Evaluation).parse(got.json());
   }
   const consume = async (ev: Evaluation) =>
     expect((await t.app.inject({ method: "POST", url: `/v3/evaluations/${ev.id}/consume`, headers: t.auth })).statusCode).toBe(200);
@@ -249,7 +250,7 @@ describe.each(STORES)("device identity on %s", (kind) => {
   });
 });
 
-describe.each(STORES)("multi-accounting with the default policies on %s", (kind) => {
+describeStores("multi-accounting with the default policies on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { TRUST_PROXY: "1", CLIENT_RATE_LIMIT: "1000000" });
@@ -264,7 +265,7 @@ describe.each(STORES)("multi-accounting with the default policies on %s", (kind)
       payload: { client_id: t.clientId, email, signals: { components, visitor_token: token } },
     });
     expect(r.statusCode, r.body).toBe(200);
-    const ev = Evaluation.parse(
+    const ev = strict(Evaluation).parse(
       (await t.app.inject({ method: "GET", url: `/v3/evaluations/${r.json().evaluation_id}`, headers: t.auth })).json(),
     );
     if (ev.verdict === "allow") await t.app.inject({ method: "POST", url: `/v3/evaluations/${ev.id}/consume`, headers: t.auth });

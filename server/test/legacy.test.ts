@@ -1,9 +1,10 @@
 // Legacy /v2/proj (SPEC.md 8): access history envelope and bounds, deprecated endpoints, identification completion.
 import { AccessHistoryPage, DeviceList, ErrorBody, IdentificationCompleteResponse } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
-describe.each(STORES)("legacy /v2/proj on %s", (kind) => {
+describeStores("legacy /v2/proj on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0" });
@@ -26,7 +27,7 @@ describe.each(STORES)("legacy /v2/proj on %s", (kind) => {
   it("access-history pages with the exact envelope", async () => {
     const r = await get("/v2/proj/access-history?user=hist&per=2&page=2");
     expect(r.statusCode).toBe(200);
-    const p = AccessHistoryPage.parse(r.json());
+    const p = strict(AccessHistoryPage).parse(r.json());
     expect(Object.keys(r.json()).sort()).toEqual(
       ["docs", "hasNextPage", "hasPrevPage", "limit", "nextPage", "page", "pagingCounter", "prevPage", "totalDocs", "totalPages"].sort(),
     );
@@ -49,10 +50,10 @@ describe.each(STORES)("legacy /v2/proj on %s", (kind) => {
       expect(d.confidence).toBe(1);
     }
     const device = p.docs[0]?.device as string;
-    const byDevice = AccessHistoryPage.parse((await get(`/v2/proj/access-history?device=${device}`)).json());
+    const byDevice = strict(AccessHistoryPage).parse((await get(`/v2/proj/access-history?device=${device}`)).json());
     expect(byDevice.docs.every((d) => d.device === device)).toBe(true);
     expect(byDevice).toMatchObject({ page: 1, hasPrevPage: false, prevPage: null, limit: 10 });
-    const none = AccessHistoryPage.parse((await get("/v2/proj/access-history?user=nobody")).json());
+    const none = strict(AccessHistoryPage).parse((await get("/v2/proj/access-history?user=nobody")).json());
     expect(none).toMatchObject({ docs: [], totalDocs: 0, totalPages: 1, hasNextPage: false, nextPage: null });
   });
 
@@ -66,7 +67,7 @@ describe.each(STORES)("legacy /v2/proj on %s", (kind) => {
     ]) {
       const r = await get(`/v2/proj/access-history?${q}`);
       expect(r.statusCode, q).toBe(400);
-      expect(ErrorBody.parse(r.json()).error.param).toBe(param);
+      expect(strict(ErrorBody).parse(r.json()).error.param).toBe(param);
     }
     expect((await get("/v2/proj/access-history?user=hist&per=50")).statusCode).toBe(200);
     expect((await t.app.inject({ method: "GET", url: "/v2/proj/access-history?user=hist" })).statusCode).toBe(401);
@@ -75,7 +76,7 @@ describe.each(STORES)("legacy /v2/proj on %s", (kind) => {
   it("the deprecated user devices endpoint answers devices with Deprecation and Link headers", async () => {
     const r = await get("/v2/proj/user/hist/devices");
     expect(r.statusCode).toBe(200);
-    expect(DeviceList.parse(r.json())).toHaveLength(2);
+    expect(strict(DeviceList).parse(r.json())).toHaveLength(2);
     expect(r.headers.deprecation).toMatch(/^@\d+$/);
     expect(r.headers.link).toBe('</v3/user/hist/devices>; rel="successor-version"');
   });
@@ -94,7 +95,7 @@ describe.each(STORES)("legacy /v2/proj on %s", (kind) => {
       payload: { account: "acct_legacy" },
     });
     expect(r.statusCode).toBe(200);
-    const done = IdentificationCompleteResponse.parse(r.json());
+    const done = strict(IdentificationCompleteResponse).parse(r.json());
     expect(done.new_device).toBe(true);
     expect(done.access).toMatch(/^acc_/);
     expect(done.metadata_fields).toEqual({});
@@ -105,9 +106,9 @@ describe.each(STORES)("legacy /v2/proj on %s", (kind) => {
       payload: { account: "acct_legacy" },
     });
     expect(again.statusCode).toBe(409);
-    const devices = DeviceList.parse((await get("/v3/user/acct_legacy/devices")).json());
+    const devices = strict(DeviceList).parse((await get("/v3/user/acct_legacy/devices")).json());
     expect(devices.map((d) => d.id)).toEqual([done.device]);
-    const history = AccessHistoryPage.parse((await get("/v2/proj/access-history?user=acct_legacy")).json());
+    const history = strict(AccessHistoryPage).parse((await get("/v2/proj/access-history?user=acct_legacy")).json());
     expect(history.docs.map((d) => d.id)).toEqual([done.access]);
     expect(
       (await t.app.inject({ method: "POST", url: "/v2/proj/identification/idn_nope/complete", headers: t.auth, payload: { account: "x" } }))
@@ -132,7 +133,7 @@ describe.each(STORES)("legacy /v2/proj on %s", (kind) => {
     expect(md.json()).toEqual({ success: true });
     expect(md.headers.deprecation).toMatch(/^@\d+$/);
     expect(md.headers.link).toBe(`</v3/devices/${done.device}/metadata>; rel="successor-version"`);
-    const [device] = DeviceList.parse((await get("/v3/user/acct_legacy/devices")).json());
+    const [device] = strict(DeviceList).parse((await get("/v3/user/acct_legacy/devices")).json());
     expect(device?.metadata).toEqual({ plan: ["pro"], seats: ["3"] });
     const badMd = await t.app.inject({
       method: "POST",

@@ -8,7 +8,17 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.js";
 import { createServices, type Services } from "../src/services.js";
-import { BROWSER_UA, fakeComponents, freshDatabase, STORES, startTestApp, type TestApp, type TestDatabase, testConfig } from "./helpers.js";
+import {
+  BROWSER_UA,
+  describeStores,
+  fakeComponents,
+  freshDatabase,
+  startTestApp,
+  type TestApp,
+  type TestDatabase,
+  testConfig,
+} from "./helpers.js";
+import { strict } from "./strict.js";
 import { eventually, startReceiver } from "./webhook-receiver.js";
 
 /** One sample of the exposition: the metric's value for exactly these labels (0 when absent). */
@@ -23,7 +33,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return 0;
 }
 
-describe.each(STORES)("metrics on %s", (kind) => {
+describeStores("metrics on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { CHALLENGE_IP_RATE_LIMIT: "100000", WEBHOOK_POLL_MS: "20", WEBHOOK_RETRY_BASE_MS: "30" });
@@ -68,10 +78,10 @@ describe.each(STORES)("metrics on %s", (kind) => {
       });
       const id = (r.json() as { evaluation_id: string }).evaluation_id;
       verdicts.push(
-        Evaluation.parse((await t.app.inject({ method: "GET", url: `/v3/evaluations/${id}`, headers: t.auth })).json()).verdict,
+        strict(Evaluation).parse((await t.app.inject({ method: "GET", url: `/v3/evaluations/${id}`, headers: t.auth })).json()).verdict,
       );
     }
-    const server = Evaluation.parse(
+    const server = strict(Evaluation).parse(
       (await t.app.inject({ method: "POST", url: "/v3/evaluate/post_comment", headers: t.auth, payload: { user: "m0" } })).json(),
     );
     const after = await scrape();
@@ -190,7 +200,7 @@ describe("metrics with METRICS_TOKEN", () => {
   });
 });
 
-describe.each(STORES)("the access log on %s", (kind) => {
+describeStores("the access log on %s", (kind) => {
   let db: TestDatabase;
   let services: Services;
   let app: FastifyInstance;
@@ -223,7 +233,7 @@ describe.each(STORES)("the access log on %s", (kind) => {
       payload: { client_id: project.environments.development.client_id, user: "logged", signals: { components: fakeComponents("log") } },
     });
     const clientId = (client.json() as { evaluation_id: string }).evaluation_id;
-    const server = Evaluation.parse(
+    const server = strict(Evaluation).parse(
       (
         await app.inject({
           method: "POST",
@@ -233,7 +243,7 @@ describe.each(STORES)("the access log on %s", (kind) => {
         })
       ).json(),
     );
-    const stored = Evaluation.parse(
+    const stored = strict(Evaluation).parse(
       (await app.inject({ method: "GET", url: `/v3/evaluations/${clientId}`, headers: { authorization: `Bearer ${secret}` } })).json(),
     );
     await eventually(() => (lines.filter((l) => l.msg === "request").length >= 3 ? true : undefined), "three request lines");

@@ -10,7 +10,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../src/store/db.js";
 import { migrate } from "../src/store/migrations/index.js";
-import { freshDatabase, STORES, type StoreKind } from "./helpers.js";
+import { describeStores, freshDatabase, type StoreKind } from "./helpers.js";
 import { ROOT } from "./server-process.js";
 import { afterEachStatement } from "./statement-hook.js";
 
@@ -105,7 +105,7 @@ describe("a crash at every statement of the migrations on sqlite", () => {
   }, 300_000);
 });
 
-describe.each(STORES)("a SIGKILL mid-migration on %s", (kind) => {
+describeStores("a SIGKILL mid-migration on %s", (kind) => {
   it("is followed by a start that completes the migration", async () => {
     const reference = await freshDatabase(kind);
     const target = (env: Record<string, string>) => env.DATABASE_URL ?? path.join(env.DATA_DIR as string, "tessera.db");

@@ -1,6 +1,7 @@
 // The OpenAPI document (issue 19) walked whole: every $ref resolves (the recursive policy conditions included), every
 // operation has a description, an example and real response descriptions, and its security entry is what the server
 // actually demands — checked by calling each operation without credentials, with wrong ones and with a secret key.
+import { WEBHOOK_EVENTS, WEBHOOK_PAYLOADS } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { REGISTRY } from "../src/routes/docs.js";
@@ -151,5 +152,21 @@ describe("the OpenAPI document", () => {
     expect(seen.none).toBeGreaterThanOrEqual(8);
     expect(seen.secretKey).toBeGreaterThanOrEqual(30);
     expect(seen.challengeToken).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe("the webhooks of the OpenAPI document", () => {
+  it("describe each event with its payload schema from the contract, and a delivered event parses strictly with it", () => {
+    const hooks = doc.webhooks as Record<string, { post: Operation }>;
+    expect(Object.keys(hooks).sort()).toEqual([...WEBHOOK_EVENTS].sort());
+    for (const event of WEBHOOK_EVENTS) {
+      const ref = hooks[event]?.post.requestBody?.content?.["application/json"]?.schema?.$ref as string;
+      const component = doc.components.schemas[ref.slice(21)] as { properties: Record<string, Json>; required: string[] };
+      expect(component.properties.event, event).toMatchObject({ const: event });
+      expect(component.required, event).toEqual(expect.arrayContaining(["id", "event", "created_at"]));
+      expect(REGISTRY.get(WEBHOOK_PAYLOADS[event])?.id).toBe(ref.slice(21));
+    }
+    const challenge = doc.components.schemas.ChallengeCompletedEvent as { properties: Record<string, Json> };
+    expect(challenge.properties.challenge).toEqual({ $ref: "#/components/schemas/Challenge" });
   });
 });

@@ -1,10 +1,11 @@
 // Policies and lists API (SPEC.md 6): defaults, validation on write, a created policy changes the next verdict,
 // all five verdicts reachable, list membership in conditions; on both stores.
 import { ErrorBody, Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
-describe.each(STORES)("policies on %s", (kind) => {
+describeStores("policies on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind);
@@ -14,7 +15,7 @@ describe.each(STORES)("policies on %s", (kind) => {
   const evaluate = async (action: string, body: Record<string, unknown>) => {
     const r = await t.app.inject({ method: "POST", url: `/v3/evaluate/${action}`, headers: t.auth, payload: body });
     expect(r.statusCode).toBe(200);
-    return Evaluation.parse(r.json());
+    return strict(Evaluation).parse(r.json());
   };
   const createPolicy = (body: Record<string, unknown>) =>
     t.app.inject({ method: "POST", url: "/v3/policies", headers: t.auth, payload: body });
@@ -32,15 +33,15 @@ describe.each(STORES)("policies on %s", (kind) => {
     const base = { name: "x", conditions: { all: [] }, verdict: "deny" };
     const unknown = await createPolicy({ ...base, conditions: { all: [{ check: "nope", op: "eq", value: true }] } });
     expect(unknown.statusCode).toBe(400);
-    expect(ErrorBody.parse(unknown.json()).error.param).toBe("conditions.all.0.check");
+    expect(strict(ErrorBody).parse(unknown.json()).error.param).toBe("conditions.all.0.check");
     const wrongType = await createPolicy({ ...base, conditions: { check: "device_count", op: "gt", value: "three" } });
     expect(wrongType.statusCode).toBe(400);
-    expect(ErrorBody.parse(wrongType.json()).error.param).toBe("conditions.value");
+    expect(strict(ErrorBody).parse(wrongType.json()).error.param).toBe("conditions.value");
     const verdict = await createPolicy({ ...base, verdict: "maybe" });
     expect(verdict.statusCode).toBe(400);
-    expect(ErrorBody.parse(verdict.json()).error.param).toBe("verdict");
+    expect(strict(ErrorBody).parse(verdict.json()).error.param).toBe("verdict");
     const noChallenge = await createPolicy({ ...base, verdict: "challenge" });
-    expect(ErrorBody.parse(noChallenge.json()).error.param).toBe("challenge");
+    expect(strict(ErrorBody).parse(noChallenge.json()).error.param).toBe("challenge");
   });
 
   it("a policy created through the API changes the next verdict; deleting it restores allow", async () => {

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../src/store/db.js";
 import { migrate } from "../src/store/migrations/index.js";
 import { insertRow, newestFirst, prepared, updateRow } from "../src/store/prepared.js";
-import { freshDatabase, STORES, type TestDatabase } from "./helpers.js";
+import { describeStores, freshDatabase, type TestDatabase } from "./helpers.js";
 
-describe.each(STORES)("prepared queries on %s", (kind) => {
+describeStores("prepared queries on %s", (kind) => {
   let tdb: TestDatabase;
   let store: Store;
   beforeAll(async () => {

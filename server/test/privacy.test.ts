@@ -1,9 +1,10 @@
 // Privacy (SPEC.md 5): DELETE /v3/user/:id erases the user's data and answers the counts; retention prunes old records.
 import { UserErasure } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
-describe.each(STORES)("privacy on %s", (kind) => {
+describeStores("privacy on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0" });
@@ -34,7 +35,7 @@ describe.each(STORES)("privacy on %s", (kind) => {
     const r = await t.app.inject({ method: "DELETE", url: "/v3/user/gone", headers: t.auth });
     t.services.privacy.erasers.pop();
     expect(r.statusCode).toBe(200);
-    const body = UserErasure.parse(r.json());
+    const body = strict(UserErasure).parse(r.json());
     expect(body.user).toBe("gone");
     expect(body.deleted.evaluations).toBe(3);
     // One browser used by two accounts is a device of each: "gone" loses its three, "stays" keeps its own.

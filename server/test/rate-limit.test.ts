@@ -1,10 +1,11 @@
 // Client API rate limits (SPEC.md 5): per IP and per client id, 429 with Retry-After and the error body; on both
 // stores (in memory on SQLite, in PostgreSQL otherwise). Agreement across instances is in scale-out.test.ts.
 import { ErrorBody } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
-describe.each(STORES)("client API rate limits on %s", (kind) => {
+describeStores("client API rate limits on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { TRUST_PROXY: "1", CLIENT_RATE_LIMIT: "3", CLIENT_ID_RATE_LIMIT: "8" });
@@ -24,7 +25,7 @@ describe.each(STORES)("client API rate limits on %s", (kind) => {
     const refused = await evaluate("198.51.100.1");
     expect(refused.statusCode).toBe(429);
     expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-    expect(ErrorBody.parse(refused.json()).error).toMatchObject({ status: 429, code: "rate_limited" });
+    expect(strict(ErrorBody).parse(refused.json()).error).toMatchObject({ status: 429, code: "rate_limited" });
     expect((await evaluate("198.51.100.2")).statusCode).toBe(200);
   });
 

@@ -7,7 +7,7 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore } from "../src/store/db.js";
 import { StoreReadiness } from "../src/store/readiness.js";
-import { ADMIN_URL, PG_AVAILABLE, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { ADMIN_URL, describeStores, PG_AVAILABLE, startTestApp, type TestApp } from "./helpers.js";
 import { freePort } from "./server-process.js";
 
 async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -41,7 +41,7 @@ async function settlesTo(t: TestApp, status: number): Promise<{ status: number; 
   return last;
 }
 
-describe.each(STORES)("/readyz on %s", (kind) => {
+describeStores("/readyz on %s", (kind) => {
   let t: TestApp | undefined;
   afterEach(async () => {
     await t?.close();

@@ -3,15 +3,16 @@
 // connection (it was held open for ever), and a production server sends HSTS.
 import net from "node:net";
 import { ErrorBody } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
 /** Short so that the trickle test ends quickly; the default is 30 s. */
 const REQUEST_TIMEOUT_MS = 400;
 
 const nested = (depth: number, open: string, close: string, inner = "1") => `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
 
-describe.each(STORES)("request limits on %s", (kind) => {
+describeStores("request limits on %s", (kind) => {
   let t: TestApp;
   let port = 0;
   beforeAll(async () => {
@@ -29,7 +30,10 @@ describe.each(STORES)("request limits on %s", (kind) => {
       payload: `{"client_id":"${t.clientId}","metadata":${nested(5000, '{"a":', "}")}}`,
     });
     expect(client.statusCode, client.body).toBe(400);
-    expect(ErrorBody.parse(client.json()).error).toMatchObject({ code: "invalid_request", message: "JSON nested deeper than 32 levels" });
+    expect(strict(ErrorBody).parse(client.json()).error).toMatchObject({
+      code: "invalid_request",
+      message: "JSON nested deeper than 32 levels",
+    });
     const policy = await t.app.inject({
       method: "POST",
       url: "/v3/policies",
@@ -37,7 +41,7 @@ describe.each(STORES)("request limits on %s", (kind) => {
       payload: `{"name":"x","verdict":"deny","conditions":${nested(5000, '{"not":', "}", '{"check":"ip","op":"exists"}')}}`,
     });
     expect(policy.statusCode, policy.body).toBe(400);
-    expect(ErrorBody.parse(policy.json()).error.code).toBe("invalid_request");
+    expect(strict(ErrorBody).parse(policy.json()).error.code).toBe("invalid_request");
   });
 
   it("JSON within 32 levels still parses; brackets inside strings do not count as nesting", async () => {
@@ -92,7 +96,7 @@ describe.each(STORES)("request limits on %s", (kind) => {
   });
 });
 
-describe.each(STORES)("production headers on %s", (kind) => {
+describeStores("production headers on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0", NODE_ENV: "production" });

@@ -5,6 +5,7 @@ import { ClientEvaluateResponse, ErrorBody, Evaluation } from "@tessera/sdk/cont
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROWSER_UA, fakeComponents, freshDatabase, PG_AVAILABLE, type TestDatabase } from "./helpers.js";
 import { type CliProject, createProjectCli, type ServerProcess, startServer } from "./server-process.js";
+import { strict } from "./strict.js";
 
 /** Requests per minute per IP on both instances: small, so the shared count is visible in a few requests. */
 const IP_LIMIT = 20;
@@ -43,27 +44,27 @@ describe.skipIf(!PG_AVAILABLE)("two instances on one PostgreSQL database", () =>
   it("an evaluation made on one instance is read and consumed on the other", async () => {
     const r = await evaluate(a, { user: "acct_scale", signals: { components: fakeComponents("scale"), visitor_token: "tok-scale-1234" } });
     expect(r.status).toBe(200);
-    const { evaluation_id } = ClientEvaluateResponse.parse(await r.json());
+    const { evaluation_id } = strict(ClientEvaluateResponse).parse(await r.json());
 
     const got = await fetch(`${b.url}/v3/evaluations/${evaluation_id}`, { headers: auth() });
     expect(got.status).toBe(200);
-    const ev = Evaluation.parse(await got.json());
+    const ev = strict(Evaluation).parse(await got.json());
     expect(ev.user?.id).toBe("acct_scale");
     expect(ev.consumed).toBe(false);
 
     const consumed = await fetch(`${b.url}/v3/evaluations/${evaluation_id}/consume`, { method: "POST", headers: auth() });
     expect(consumed.status).toBe(200);
-    const back = Evaluation.parse(await (await fetch(`${a.url}/v3/evaluations/${evaluation_id}`, { headers: auth() })).json());
+    const back = strict(Evaluation).parse(await (await fetch(`${a.url}/v3/evaluations/${evaluation_id}`, { headers: auth() })).json());
     expect(back.consumed).toBe(true);
-    expect(back.consumed_at).toBe(Evaluation.parse(await consumed.json()).consumed_at);
+    expect(back.consumed_at).toBe(strict(Evaluation).parse(await consumed.json()).consumed_at);
   });
 
   it("the same browser on either instance is the same fingerprint and device", async () => {
     const body = { user: "acct_same", signals: { components: fakeComponents("same-browser"), visitor_token: "tok-same-browser" } };
     const ids: string[] = [];
-    for (const on of [a, b, a]) ids.push(ClientEvaluateResponse.parse(await (await evaluate(on, body)).json()).evaluation_id);
+    for (const on of [a, b, a]) ids.push(strict(ClientEvaluateResponse).parse(await (await evaluate(on, body)).json()).evaluation_id);
     const evs = await Promise.all(
-      ids.map(async (id) => Evaluation.parse(await (await fetch(`${b.url}/v3/evaluations/${id}`, { headers: auth() })).json())),
+      ids.map(async (id) => strict(Evaluation).parse(await (await fetch(`${b.url}/v3/evaluations/${id}`, { headers: auth() })).json())),
     );
     expect(new Set(evs.map((e) => e.fingerprint?.id)).size).toBe(1);
     expect(new Set(evs.map((e) => e.device)).size).toBe(1);
@@ -71,7 +72,7 @@ describe.skipIf(!PG_AVAILABLE)("two instances on one PostgreSQL database", () =>
   });
 
   it("100 concurrent consumes spread over both instances give exactly one 200", async () => {
-    const { evaluation_id } = ClientEvaluateResponse.parse(await (await evaluate(b)).json());
+    const { evaluation_id } = strict(ClientEvaluateResponse).parse(await (await evaluate(b)).json());
     const results = await Promise.all(
       Array.from({ length: 100 }, async (_, i) => {
         const r = await fetch(`${(i % 2 ? a : b).url}/v3/evaluations/${evaluation_id}/consume`, { method: "POST", headers: auth() });
@@ -81,12 +82,15 @@ describe.skipIf(!PG_AVAILABLE)("two instances on one PostgreSQL database", () =>
     const codes = results.map((r) => r.status);
     expect(codes.filter((c) => c === 200)).toHaveLength(1);
     expect(codes.filter((c) => c === 409)).toHaveLength(99);
-    for (const r of results) if (r.status === 409) expect(ErrorBody.parse(r.body).error.code).toBe("already_consumed");
+    for (const r of results) if (r.status === 409) expect(strict(ErrorBody).parse(r.body).error.code).toBe("already_consumed");
   });
 
   it("consume races on many evaluations at once still give one winner each", async () => {
     const ids = await Promise.all(
-      Array.from({ length: 20 }, async (_, i) => ClientEvaluateResponse.parse(await (await evaluate(i % 2 ? a : b)).json()).evaluation_id),
+      Array.from(
+        { length: 20 },
+        async (_, i) => strict(ClientEvaluateResponse).parse(await (await evaluate(i % 2 ? a : b)).json()).evaluation_id,
+      ),
     );
     const wins = new Map<string, number>(ids.map((id) => [id, 0]));
     await Promise.all(
@@ -113,9 +117,9 @@ describe.skipIf(!PG_AVAILABLE)("two instances on one PostgreSQL database", () =>
         { user: "acct_velocity", signals: { components: fakeComponents(seed), visitor_token: `tok-${seed}` } },
         ip,
       );
-      ids.push(ClientEvaluateResponse.parse(await r.json()).evaluation_id);
+      ids.push(strict(ClientEvaluateResponse).parse(await r.json()).evaluation_id);
     }
-    const last = Evaluation.parse(await (await fetch(`${a.url}/v3/evaluations/${ids[5]}`, { headers: auth() })).json());
+    const last = strict(Evaluation).parse(await (await fetch(`${a.url}/v3/evaluations/${ids[5]}`, { headers: auth() })).json());
     const checks = last.checks as Record<string, unknown>;
     // Counted from the shared store, not per process: each instance made only three of these.
     expect(checks.event_count).toBe(6);
@@ -147,7 +151,7 @@ describe.skipIf(!PG_AVAILABLE)("two instances on one PostgreSQL database", () =>
       const r = await evaluate(on, {}, ip);
       expect(r.status).toBe(429);
       expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-      expect(ErrorBody.parse(await r.json()).error.code).toBe("rate_limited");
+      expect(strict(ErrorBody).parse(await r.json()).error.code).toBe("rate_limited");
     }
     // Another address is unaffected on either instance.
     expect((await evaluate(a)).status).toBe(200);

@@ -7,8 +7,9 @@ import net from "node:net";
 import { Challenge, ChallengeView } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INTERRUPTED_SEND_ERROR, recoverInterruptedSends, SEND_DEADLINE_MS } from "../src/challenges/recovery.js";
-import { BROWSER_UA, fakeComponents, freshDatabase, STORES, startTestApp, type TestApp, type TestDatabase } from "./helpers.js";
+import { BROWSER_UA, describeStores, fakeComponents, freshDatabase, startTestApp, type TestApp, type TestDatabase } from "./helpers.js";
 import { type CliProject, createProjectCli, type ServerProcess, startServer } from "./server-process.js";
+import { strict } from "./strict.js";
 import { eventually } from "./webhook-receiver.js";
 
 /** A mail server that accepts connections and never says a word: a send to it hangs, as a crash mid-send would. */
@@ -38,7 +39,7 @@ const CHALLENGE_EVERY_LOGIN = {
   challenge: { type: "account_takeover", channels: ["email"] },
 };
 
-describe.each(STORES)("recovery of interrupted code sends on %s", (kind) => {
+describeStores("recovery of interrupted code sends on %s", (kind) => {
   let t: TestApp;
   let smtp: Awaited<ReturnType<typeof silentSmtp>>;
   beforeAll(async () => {
@@ -62,7 +63,7 @@ describe.each(STORES)("recovery of interrupted code sends on %s", (kind) => {
     // The send hangs on the silent mail server: the challenge is in the state a crash at this point leaves.
     const sending = t.app.inject({ method: "POST", url: `/v3/challenges/${id}/send`, headers: t.auth, payload: { channel: "email" } });
     const stuck = await eventually(async () => {
-      const c = Challenge.parse((await t.app.inject({ method: "GET", url: `/v3/challenges/${id}`, headers: t.auth })).json());
+      const c = strict(Challenge).parse((await t.app.inject({ method: "GET", url: `/v3/challenges/${id}`, headers: t.auth })).json());
       return c.delivery_status === "pending" ? c : undefined;
     }, "the send to start");
     expect(stuck.status).toBe("code_sent");
@@ -73,7 +74,9 @@ describe.each(STORES)("recovery of interrupted code sends on %s", (kind) => {
     expect(await recoverInterruptedSends(t.services.repos, Date.now() + 1)).toBe(1);
     expect(await recoverInterruptedSends(t.services.repos, Date.now() + 1)).toBe(0);
 
-    const view = ChallengeView.parse((await t.app.inject({ method: "GET", url: `/v3/challenges/${id}/view`, headers: t.auth })).json());
+    const view = strict(ChallengeView).parse(
+      (await t.app.inject({ method: "GET", url: `/v3/challenges/${id}/view`, headers: t.auth })).json(),
+    );
     expect(view.challenge.status).toBe("code_sent");
     expect(view.challenge.delivery_status).toBe("failed");
     expect(view.delivery_error).toBe(INTERRUPTED_SEND_ERROR);
@@ -127,7 +130,7 @@ describe("an embedded-store server killed mid-send", () => {
       body: JSON.stringify({ channel: "email" }),
     }).catch(() => undefined);
     const read = async (on: ServerProcess) =>
-      Challenge.parse(await (await fetch(`${on.url}/v3/challenges/${id}`, { headers: auth })).json());
+      strict(Challenge).parse(await (await fetch(`${on.url}/v3/challenges/${id}`, { headers: auth })).json());
     await eventually(async () => ((await read(first)).delivery_status === "pending" ? true : undefined), "the send to start");
     await first.kill();
 

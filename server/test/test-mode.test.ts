@@ -1,13 +1,14 @@
 // Test mode (issue 19), on both stores: in a development environment a value on a test list forces the verdict —
 // even for a headless browser that the default policies deny as a bot — and production never honours it.
 import { ErrorBody, Evaluation, TEST_LISTS, type TestList } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
 /** What Playwright's headless Chromium looks like: the default "Deny bots" policy refuses it. */
 const HEADLESS = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/142.0.0.0 Safari/537.36";
 
-describe.each(STORES)("test mode on %s", (kind) => {
+describeStores("test mode on %s", (kind) => {
   let t: TestApp;
   let prodAuth: { authorization: string };
   beforeAll(async () => {
@@ -36,7 +37,7 @@ describe.each(STORES)("test mode on %s", (kind) => {
     });
     expect(r.statusCode, r.body).toBe(200);
     const read = await t.app.inject({ method: "GET", url: `/v3/evaluations/${r.json().evaluation_id}`, headers: auth });
-    return Evaluation.parse(read.json());
+    return strict(Evaluation).parse(read.json());
   }
 
   it("without test mode the default policies deny a headless browser as a bot", async () => {
@@ -88,7 +89,7 @@ describe.each(STORES)("test mode on %s", (kind) => {
   it("a production environment refuses test lists and never forces a verdict", async () => {
     const refused = await addTo("test_allow", ["prod-bot"], prodAuth);
     expect(refused.statusCode).toBe(400);
-    expect(ErrorBody.parse(refused.json()).error.param).toBe("id");
+    expect(strict(ErrorBody).parse(refused.json()).error.param).toBe("id");
     // Even an entry that got into the store another way changes nothing in production.
     await t.services.repos.lists.add(t.project.environments.production.id, "test_allow", ["prod-bot"]);
     await t.services.repos.projects.setAllowedOrigins(t.project.id, "production", ["https://app.example.com"]);

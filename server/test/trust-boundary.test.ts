@@ -13,12 +13,22 @@ import { buildApp } from "../src/app.js";
 import { createServices, type Services } from "../src/services.js";
 import { openStore } from "../src/store/db.js";
 import type { CreatedProject } from "../src/store/projects.js";
-import { BROWSER_UA, fakeComponents, freshDatabase, STORES, startTestApp, type TestApp, type TestDatabase, testConfig } from "./helpers.js";
+import {
+  BROWSER_UA,
+  describeStores,
+  fakeComponents,
+  freshDatabase,
+  startTestApp,
+  type TestApp,
+  type TestDatabase,
+  testConfig,
+} from "./helpers.js";
 import { createProjectCli, runCli, startServer } from "./server-process.js";
 import { codeFrom, startSmtp, type TestSmtp } from "./smtp.js";
+import { strict } from "./strict.js";
 import { eventually, type Receiver, startReceiver } from "./webhook-receiver.js";
 
-describe.each(STORES)("trust boundary on %s", (kind) => {
+describeStores("trust boundary on %s", (kind) => {
   let t: TestApp;
   let smtp: TestSmtp;
   let ipSeq = 0;
@@ -59,7 +69,7 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
   /** A fresh public IP-looking address per call (documentation ranges), so that nothing counts across cases. */
   const ip = () => `198.51.100.${(++ipSeq % 250) + 1}`;
   const read = async (id: string) =>
-    Evaluation.parse((await t.app.inject({ method: "GET", url: `/v3/evaluations/${id}`, headers: t.auth })).json());
+    strict(Evaluation).parse((await t.app.inject({ method: "GET", url: `/v3/evaluations/${id}`, headers: t.auth })).json());
   /** A client call as a browser (or an attacker's script) makes it: public client id, own browser, own IP. */
   const client = (path: string, body: Record<string, unknown>, opts: { ip?: string; seed?: string } = {}) => {
     const seed = opts.seed ?? `seed-${++ipSeq}`;
@@ -183,7 +193,7 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
           { seed: `attach-${i}` },
         );
         expect(r.statusCode).toBe(403);
-        expect(ErrorBody.parse(r.json()).error).toMatchObject({ code: "identity_verification_required", param: "user_token" });
+        expect(strict(ErrorBody).parse(r.json()).error).toMatchObject({ code: "identity_verification_required", param: "user_token" });
       }
       expect((await deviceList("attach_victim")).filter((d) => d.status === "attached")).toHaveLength(1);
       // The owner's next access is not an account-sharing challenge.
@@ -224,7 +234,7 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
         payload: { client_id: t.clientId, user: "detach_victim", signals: { components: fakeComponents("detach-owner") } },
       });
       expect(tokenless.statusCode).toBe(400);
-      expect(ErrorBody.parse(tokenless.json()).error.param).toBe("signals.visitor_token");
+      expect(strict(ErrorBody).parse(tokenless.json()).error.param).toBe("signals.visitor_token");
       expect((await deviceList("detach_victim")).find((d) => d.id === victimDevice?.id)?.status).toBe("attached");
       // The owner's own browser detaches itself.
       const own = await client("devices/detach", { user: "detach_victim" }, { seed: "detach-owner", ip: "203.0.113.61" });
@@ -277,7 +287,7 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
       for (const body of [{ user: "iv_req" }, { user: "iv_req", user_token: "bm90LWEtdG9rZW4" }]) {
         const r = await client("evaluate/login", body);
         expect(r.statusCode).toBe(401);
-        expect(ErrorBody.parse(r.json()).error).toMatchObject({ code: "invalid_user_token", param: "user_token" });
+        expect(strict(ErrorBody).parse(r.json()).error).toMatchObject({ code: "invalid_user_token", param: "user_token" });
         expect((await client("devices/detach", body)).statusCode).toBe(401);
       }
       expect((await client("evaluate/visit", {})).statusCode).toBe(200);
@@ -319,7 +329,7 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
     ])("a client evaluation with %s in email is a 400 naming email, and no user is created", async (_why, email) => {
       const r = await client("evaluate/login", { user: "pump_list", email });
       expect(r.statusCode, r.body).toBe(400);
-      expect(ErrorBody.parse(r.json()).error.param).toBe("email");
+      expect(strict(ErrorBody).parse(r.json()).error.param).toBe("email");
       expect(await t.services.repos.users.findByExternal(env(), "pump_list")).toBeUndefined();
     });
 
@@ -332,14 +342,14 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
         payload: { user: "pump_s", email: list },
       });
       expect(server.statusCode).toBe(400);
-      expect(ErrorBody.parse(server.json()).error.param).toBe("email");
+      expect(strict(ErrorBody).parse(server.json()).error.param).toBe("email");
       const phone = await client("evaluate/login", { user: "pump_p", phone: "+1415555019" });
       expect(phone.statusCode).toBe(400);
-      expect(ErrorBody.parse(phone.json()).error.param).toBe("phone");
+      expect(strict(ErrorBody).parse(phone.json()).error.param).toBe("phone");
       expect((await client("evaluate/login", { user: "pump_u", email: "u@pump.example" })).statusCode).toBe(200);
       const update = await t.app.inject({ method: "POST", url: "/v3/user/pump_u/update", headers: t.auth, payload: { email: list } });
       expect(update.statusCode).toBe(400);
-      expect(ErrorBody.parse(update.json()).error.param).toBe("email");
+      expect(strict(ErrorBody).parse(update.json()).error.param).toBe("email");
     });
 
     it("an address list already in the store gets no code: send answers 400 and nothing reaches the mail server", async () => {
@@ -360,7 +370,7 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
         payload: { channel: "email" },
       });
       expect(sent.statusCode, sent.body).toBe(400);
-      expect(ErrorBody.parse(sent.json()).error.param).toBe("channel");
+      expect(strict(ErrorBody).parse(sent.json()).error.param).toBe("channel");
       expect(smtp.mails.slice(since)).toEqual([]);
       expect(ChallengeView.safeParse(sent.json()).success).toBe(false);
     });
@@ -384,7 +394,7 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
       }
       const devices = await t.app.inject({ method: "GET", url: `/v3/challenges/${c.id}/devices`, headers: c.headers });
       expect(devices.statusCode).toBe(403);
-      expect(ErrorBody.parse(devices.json()).error.code).toBe("forbidden");
+      expect(strict(ErrorBody).parse(devices.json()).error.code).toBe("forbidden");
       // The customer's backend, with its secret, reads both.
       const byBackend = await t.app.inject({ method: "GET", url: `/v3/challenges/${c.id}`, headers: t.auth });
       expect(byBackend.json().user.email).toBe("mask_user@owner.example");
@@ -417,7 +427,9 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
       });
     const viewOf = async (r: Awaited<ReturnType<typeof client>>) => {
       const c = asChallenge(r.json().redirect);
-      return ChallengeView.parse((await t.app.inject({ method: "GET", url: `/v3/challenges/${c.id}/view`, headers: c.headers })).json());
+      return strict(ChallengeView).parse(
+        (await t.app.inject({ method: "GET", url: `/v3/challenges/${c.id}/view`, headers: c.headers })).json(),
+      );
     };
     /** A challenged evaluation from a browser that says it is on `url` (signals.url, written by the browser). */
     const evaluateFrom = (action: string, url: string) => {
@@ -440,7 +452,7 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
       ] as const) {
         const r = await policy("return_write", { [field]: url });
         expect(r.statusCode, url).toBe(400);
-        expect(ErrorBody.parse(r.json()).error.param, url).toBe(`challenge.${field}`);
+        expect(strict(ErrorBody).parse(r.json()).error.param, url).toBe(`challenge.${field}`);
       }
       const ok = await policy("return_write", {
         success_url: "https://app.example.com/welcome",
@@ -515,7 +527,7 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
       }
       // Text goes nowhere without an SMS provider here (502): the attempt still counts, as it would cost a text.
       expect(statuses.map((s) => (s === 502 ? 200 : s))).toEqual([200, 200, 200, 200, 429]);
-      expect(ErrorBody.parse(last?.json()).error.code).toBe("rate_limited");
+      expect(strict(ErrorBody).parse(last?.json()).error.code).toBe("rate_limited");
       expect(Number(last?.headers["retry-after"])).toBeGreaterThan(0);
     });
 
@@ -541,7 +553,7 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
         payload: { client_id: t.clientId, user: "pend_user", signals: { components: fakeComponents("pend-owner") } },
       });
       expect((await read(lookalike.json().evaluation_id)).verdict).toBe("deny");
-      const view = ChallengeView.parse(
+      const view = strict(ChallengeView).parse(
         (await t.app.inject({ method: "GET", url: `/v3/challenges/${ownerChallenge.id}/view`, headers: ownerChallenge.headers })).json(),
       );
       expect(view.challenge.status).toBe("created");
@@ -571,7 +583,7 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
       expect(statuses).toEqual([400, 400, 400, 400, 409, 400, 400, 400, 400, 409, 429]);
       const refused = await verify(last as ReturnType<typeof asChallenge>, right);
       expect(refused.statusCode).toBe(429);
-      expect(ErrorBody.parse(refused.json()).error.code).toBe("rate_limited");
+      expect(strict(ErrorBody).parse(refused.json()).error.code).toBe("rate_limited");
     });
   });
 
@@ -601,7 +613,7 @@ describe.each(STORES)("trust boundary on %s", (kind) => {
 // server instances take turns on one store, as an operator's would: one with WEBHOOK_ALLOW_PRIVATE=1 registers
 // endpoints on this machine, the other, without it, must refuse to connect to them (the same check that catches a
 // public name re-resolved to an internal address).
-describe.each(STORES)("SSRF on %s", (kind) => {
+describeStores("SSRF on %s", (kind) => {
   let db: TestDatabase;
   let receiver: Receiver;
   let project: CreatedProject;
@@ -658,7 +670,7 @@ describe.each(STORES)("SSRF on %s", (kind) => {
       ]) {
         const r = await register(s.app, url);
         expect(r.statusCode, url).toBe(400);
-        expect(ErrorBody.parse(r.json()).error, url).toMatchObject({ code: "invalid_url", param: "url" });
+        expect(strict(ErrorBody).parse(r.json()).error, url).toMatchObject({ code: "invalid_url", param: "url" });
       }
       expect((await register(s.app, "https://hooks.example.com/tessera")).statusCode).toBe(201);
     } finally {
@@ -735,7 +747,7 @@ describe.each(STORES)("SSRF on %s", (kind) => {
 });
 
 // Identity verification set up the way an operator does it: the CLI creates the secret (shown once) and requires it.
-describe.each(STORES)("identity verification through the CLI on %s", (kind) => {
+describeStores("identity verification through the CLI on %s", (kind) => {
   let db: TestDatabase;
   beforeAll(async () => {
     db = await freshDatabase(kind);
@@ -771,7 +783,7 @@ describe.each(STORES)("identity verification through the CLI on %s", (kind) => {
 });
 
 // The very first start of a server with an empty store (BOOTSTRAP_PROJECT=1), as the real process prints it.
-describe.each(STORES)("first start on %s", (kind) => {
+describeStores("first start on %s", (kind) => {
   it("in production prints no secret and creates no project; in development prints the development test key only", async () => {
     const db = await freshDatabase(kind);
     try {

@@ -1,9 +1,10 @@
 // Users (SPEC.md 5): POST /v3/user/:id/update changes only the sent fields and answers 204.
 import { ErrorBody } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeStores, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
-describe.each(STORES)("users on %s", (kind) => {
+describeStores("users on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0" });
@@ -40,7 +41,7 @@ describe.each(STORES)("users on %s", (kind) => {
   it("bad input is 400 naming the field; another project's user is out of reach", async () => {
     const bad = await update("up_user", { phone: "0612" });
     expect(bad.statusCode).toBe(400);
-    expect(ErrorBody.parse(bad.json()).error.param).toBe("phone");
+    expect(strict(ErrorBody).parse(bad.json()).error.param).toBe("phone");
     const badGroups = await update("up_user", { groups: "beta" });
     expect(badGroups.statusCode).toBe(400);
     expect(badGroups.json().error.param).toBe("groups");

@@ -2,14 +2,15 @@
 // each count the others, as a stuffing burst does — on both stores. Counting committed evaluations could not: on
 // PostgreSQL 20 concurrent evaluations of one user all read event_count 1.
 import { Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BROWSER_UA, fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { BROWSER_UA, describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
 
 /** A burst of this many is what the issue saw go uncounted. */
 const BURST = 20;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
-describe.each(STORES)("velocity under concurrency on %s", (kind) => {
+describeStores("velocity under concurrency on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind);
@@ -18,7 +19,7 @@ describe.each(STORES)("velocity under concurrency on %s", (kind) => {
     await t?.close();
   });
 
-  const checks = (body: string) => Evaluation.parse(JSON.parse(body)).checks as Record<string, number>;
+  const checks = (body: string) => strict(Evaluation).parse(JSON.parse(body)).checks as Record<string, number>;
 
   it(`${BURST} concurrent evaluations of one user count 1…${BURST}`, async () => {
     const answers = await Promise.all(

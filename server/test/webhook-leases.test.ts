@@ -3,10 +3,10 @@
 // what its killed predecessor held at once, and every failed attempt is logged — on both stores.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { createServices, type Services } from "../src/services.js";
 import { LEASE_MARGIN_MS, WebhookWorker } from "../src/webhooks/worker.js";
-import { freshDatabase, STORES, type TestDatabase, testConfig } from "./helpers.js";
+import { describeStores, eventUser, freshDatabase, type TestDatabase, testConfig } from "./helpers.js";
 import { eventually, startReceiver } from "./webhook-receiver.js";
 
 const TIMEOUT_MS = 2_000;
@@ -25,7 +25,7 @@ function captureLog() {
   };
 }
 
-describe.each(STORES)("webhook leases and logs on %s", (kind) => {
+describeStores("webhook leases and logs on %s", (kind) => {
   let db: TestDatabase | undefined;
   let services: Services | undefined;
   const cleanups: Array<() => Promise<unknown>> = [];
@@ -43,7 +43,7 @@ describe.each(STORES)("webhook leases and logs on %s", (kind) => {
     const project = await s.repos.projects.create("Leases");
     const env = (await s.repos.projects.environmentByClientId(project.environments.development.client_id))!;
     await s.webhookEndpoints.create(env, { url, events: ["user.converted"] });
-    await s.repos.transaction(() => s.events.emit(env.id, "user.converted", { account: "u1" }));
+    await s.repos.transaction(() => s.events.emit(env.id, "user.converted", { account: "u1", user: eventUser("u1") }));
     return { services: s, config };
   }
 

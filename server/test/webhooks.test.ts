@@ -3,21 +3,23 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
-import { ErrorBody, Page, WebhookDelivery, WebhookEndpoint, WebhookPayload } from "@tessera/sdk/contract";
+import { DeviceDetachedEvent, ErrorBody, Page, WebhookDelivery, WebhookEndpoint, WebhookPayload } from "@tessera/sdk/contract";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServices } from "../src/services.js";
 import {
   BROWSER_UA,
+  describeStores,
+  eventUser,
   fakeComponents,
   freshDatabase,
   PG_AVAILABLE,
-  STORES,
   type StoreKind,
   startTestApp,
   type TestApp,
   testConfig,
 } from "./helpers.js";
+import { strict } from "./strict.js";
 import { eventually, freePort, startReceiver } from "./webhook-receiver.js";
 
 const FAST = { WEBHOOK_RETRY_BASE_MS: "30", WEBHOOK_POLL_MS: "20" };
@@ -33,7 +35,7 @@ async function deviceOf(t: TestApp, user: string, seed = user): Promise<string> 
   return ev.json().device as string;
 }
 
-describe.each(STORES)("webhook endpoints on %s", (kind) => {
+describeStores("webhook endpoints on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { ...FAST, WEBHOOK_MAX_ATTEMPTS: "3" });
@@ -46,12 +48,12 @@ describe.each(STORES)("webhook endpoints on %s", (kind) => {
   it("registering answers 201 with a whsec_ secret once; listing never shows it", async () => {
     const r = await create({ url: "https://hooks.example.com/tessera", events: ["device.detached"], description: "ops" });
     expect(r.statusCode).toBe(201);
-    const ep = WebhookEndpoint.parse(r.json());
+    const ep = strict(WebhookEndpoint).parse(r.json());
     expect(ep.secret).toMatch(/^whsec_/);
     expect(ep.enabled).toBe(true);
     const list = await t.app.inject({ method: "GET", url: "/v3/webhook-endpoints", headers: t.auth });
     const found = list.json().data.find((e: WebhookEndpoint) => e.id === ep.id);
-    expect(WebhookEndpoint.parse(found).secret).toBeUndefined();
+    expect(strict(WebhookEndpoint).parse(found).secret).toBeUndefined();
     expect(JSON.stringify(list.json())).not.toContain(ep.secret);
   });
 
@@ -64,7 +66,7 @@ describe.each(STORES)("webhook endpoints on %s", (kind) => {
     ] as const) {
       const r = await create(payload);
       expect(r.statusCode).toBe(400);
-      expect(ErrorBody.parse(r.json()).error.param).toBe(param);
+      expect(strict(ErrorBody).parse(r.json()).error.param).toBe(param);
     }
     expect((await create({ url: "http://127.0.0.1:9/x", events: ["device.detached"] })).statusCode).toBe(201);
     const prod = { authorization: `Bearer ${t.project.environments.production.secret}` };
@@ -89,15 +91,15 @@ describe.each(STORES)("webhook endpoints on %s", (kind) => {
   it("a receiver failing the first two attempts still gets the event once, verifiable with standardwebhooks", async () => {
     const receiver = await startReceiver({ failFirst: 2 });
     try {
-      const ep = WebhookEndpoint.parse((await create({ url: receiver.url, events: ["device.detached"] })).json());
+      const ep = strict(WebhookEndpoint).parse((await create({ url: receiver.url, events: ["device.detached"] })).json());
       const device = await deviceOf(t, "wh_user");
       expect((await t.app.inject({ method: "POST", url: `/v3/devices/${device}/detach`, headers: t.auth })).statusCode).toBe(200);
       const got = await eventually(() => receiver.received[0], "the delivery");
-      const payload = WebhookPayload.parse(new Webhook(ep.secret as string).verify(got.body, got.headers));
+      const payload = strict(DeviceDetachedEvent).parse(new Webhook(ep.secret as string).verify(got.body, got.headers));
       expect(payload.event).toBe("device.detached");
       expect(payload.account).toBe("wh_user");
-      expect((payload.device as { id: string; status: string }).id).toBe(device);
-      expect((payload.device as { status: string }).status).toBe("detached");
+      expect(payload.device.id).toBe(device);
+      expect(payload.device.status).toBe("detached");
       expect(got.headers["webhook-id"]).toBe(payload.id);
       expect(receiver.attempts).toBe(3);
       const deliveries = await eventually(async () => {
@@ -117,7 +119,7 @@ describe.each(STORES)("webhook endpoints on %s", (kind) => {
   it("an endpoint failing every attempt is disabled with a reason; re-sending the failed delivery delivers it", async () => {
     const receiver = await startReceiver({ failFirst: 1000 });
     try {
-      const ep = WebhookEndpoint.parse((await create({ url: receiver.url, events: ["device.detached"] })).json());
+      const ep = strict(WebhookEndpoint).parse((await create({ url: receiver.url, events: ["device.detached"] })).json());
       await t.app.inject({ method: "POST", url: `/v3/devices/${await deviceOf(t, "dis_user")}/detach`, headers: t.auth });
       const disabled = await eventually(async () => {
         const list = (await t.app.inject({ method: "GET", url: "/v3/webhook-endpoints", headers: t.auth })).json()
@@ -137,9 +139,9 @@ describe.each(STORES)("webhook endpoints on %s", (kind) => {
       const retryUrl = `/v3/webhook-endpoints/${ep.id}/deliveries/${failed?.id}/retry`;
       const retried = await t.app.inject({ method: "POST", url: retryUrl, headers: t.auth });
       expect(retried.statusCode).toBe(200);
-      expect(WebhookDelivery.parse(retried.json()).status).toBe("pending");
+      expect(strict(WebhookDelivery).parse(retried.json()).status).toBe("pending");
       const got = await eventually(() => receiver.received[0], "the re-sent delivery");
-      expect(WebhookPayload.parse(new Webhook(ep.secret as string).verify(got.body, got.headers)).event).toBe("device.detached");
+      expect(strict(WebhookPayload).parse(new Webhook(ep.secret as string).verify(got.body, got.headers)).event).toBe("device.detached");
       await eventually(async () => {
         const r = await t.app.inject({ method: "POST", url: retryUrl, headers: t.auth });
         return r.statusCode === 409 ? r : undefined;
@@ -152,11 +154,11 @@ describe.each(STORES)("webhook endpoints on %s", (kind) => {
   });
 
   it("only subscribed endpoints get a delivery, and an event emitted in a rolled-back transaction does not exist", async () => {
-    const ep = WebhookEndpoint.parse((await create({ url: "https://hooks.example.com/only", events: ["user.converted"] })).json());
+    const ep = strict(WebhookEndpoint).parse((await create({ url: "https://hooks.example.com/only", events: ["user.converted"] })).json());
     const env = t.project.environments.development.id;
     await expect(
       t.services.repos.transaction(async () => {
-        await t.services.events.emit(env, "user.converted", { account: "rolled_back" });
+        await t.services.events.emit(env, "user.converted", { account: "rolled_back", user: eventUser("rolled_back") });
         throw new Error("roll back");
       }),
     ).rejects.toThrow("roll back");
@@ -179,7 +181,8 @@ describe.skipIf(!PG_AVAILABLE)("two workers on one PostgreSQL outbox", () => {
       const envId = project.environments.development.id;
       const env = (await a.repos.projects.environmentByClientId(project.environments.development.client_id))!;
       await a.webhookEndpoints.create(env, { url: receiver.url, events: ["user.converted"] });
-      for (let i = 0; i < 60; i++) await a.repos.transaction(() => a.events.emit(envId, "user.converted", { account: `u${i}` }));
+      for (let i = 0; i < 60; i++)
+        await a.repos.transaction(() => a.events.emit(envId, "user.converted", { account: `u${i}`, user: eventUser(`u${i}`) }));
       const { startWorkers } = await import("../src/jobs/index.js");
       const wa = startWorkers(a).webhooks;
       const wb = startWorkers(b).webhooks;
@@ -200,7 +203,7 @@ describe.skipIf(!PG_AVAILABLE)("two workers on one PostgreSQL outbox", () => {
 
 const run = promisify(execFile);
 
-describe.each(STORES)("webhook delivery across a SIGKILL on %s", (kind: StoreKind) => {
+describeStores("webhook delivery across a SIGKILL on %s", (kind: StoreKind) => {
   let child: ChildProcess | undefined;
   afterAll(() => {
     child?.kill("SIGKILL");
@@ -273,10 +276,10 @@ describe.each(STORES)("webhook delivery across a SIGKILL on %s", (kind: StoreKin
       receiver = await startReceiver({ port: hookPort });
       child = await start();
       const got = await eventually(() => receiver?.received[0], "the delivery after the restart", 60_000);
-      const payload = WebhookPayload.parse(new Webhook(ep.secret).verify(got.body, got.headers));
+      const payload = strict(DeviceDetachedEvent).parse(new Webhook(ep.secret).verify(got.body, got.headers));
       expect(payload.event).toBe("device.detached");
       expect(payload.account).toBe("killed");
-      expect((payload.device as { id: string }).id).toBe(ev.device);
+      expect(payload.device.id).toBe(ev.device);
       const deliveries = await eventually(async () => {
         const page = await (await fetch(`${base}/v3/webhook-endpoints/${ep.id}/deliveries`, { headers: auth })).json();
         return page.data[0]?.status === "succeeded" ? page : undefined;

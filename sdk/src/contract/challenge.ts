@@ -10,8 +10,6 @@ export const DELIVERY_STATUSES = ["pending", "sent", "delivered", "failed", "bou
 export const DeliveryStatus = z.enum(DELIVERY_STATUSES);
 export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
 
-export const CHALLENGE_ACTIONS = ["view", "send", "verify", "complete", "skip", "kick", "signup"] as const;
-
 export const Challenge = z.object({
   id: z.string(),
   status: ChallengeStatus,

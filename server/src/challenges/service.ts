@@ -104,7 +104,6 @@ export class ChallengeService implements ChallengeIssuer {
       code_channel: null,
       code_expires_at: null,
       signup_chosen_at: null,
-      converted_at: null,
       expires_at: at + this.config.CHALLENGE_TOKEN_TTL * 1000,
       created_at: at,
       updated_at: at,

@@ -4,6 +4,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply } from "fastify";
 
 export interface ChallengeAppOptions {
@@ -51,6 +52,39 @@ export function errorBody(status: number, code: string, message: string) {
   return { error: { status, code, message } };
 }
 
+/**
+ * Serves the hashed files of a Vite build's assets/ folder with @fastify/static: cached for good (the name carries a
+ * content hash), and the .br or .gz twin written at build time (scripts/vite-precompress.ts) when the browser accepts
+ * it (`content-encoding`, `vary: accept-encoding`). Anything but a flat, known asset name is a 404 in the API's format.
+ * `onMissing` answers (and returns the reply) when the whole build is missing, or returns undefined to go on.
+ */
+export async function registerAssets(app: FastifyInstance, prefix: string, assetsDir: string, onMissing: (reply: FastifyReply) => unknown) {
+  await app.register(fastifyStatic, {
+    root: assetsDir,
+    serve: false,
+    preCompressed: true,
+    index: false,
+    maxAge: "365d",
+    immutable: true,
+    // The uncompressed file keeps the type of its extension (a compressed one gets @fastify/static's own, the same).
+    setHeaders: (res, path) => {
+      const type = CONTENT_TYPES[extname(path)];
+      if (type) res.header("content-type", type);
+    },
+  });
+  app.get<{ Params: { "*": string } }>(`${prefix}*`, { schema: { hide: true } }, async (req, reply) => {
+    const name = req.params["*"];
+    if (await onMissing(reply)) return reply;
+    if (!ASSET_NAME.test(name) || !CONTENT_TYPES[extname(name)] || !(await exists(join(assetsDir, name)))) {
+      return reply
+        .status(404)
+        .header("cache-control", "no-store")
+        .send(errorBody(404, "not_found", "Asset not found"));
+    }
+    return reply.sendFile(name);
+  });
+}
+
 export const exists = (path: string) =>
   stat(path).then(
     (s) => s.isFile(),
@@ -91,23 +125,9 @@ export default async function challengeApp(app: FastifyInstance, opts: Challenge
   app.get("/challenge/", route, index);
   app.get("/challenge/index.html", route, index);
 
-  app.get<{ Params: { "*": string } }>("/challenge/assets/*", route, async (req, reply) => {
-    const name = req.params["*"];
-    const type = CONTENT_TYPES[extname(name)];
-    if (!(await exists(join(dist, "index.html")))) return notBuilt(reply);
-    const file = join(dist, "assets", name);
-    if (!ASSET_NAME.test(name) || !type || !(await exists(file))) {
-      return reply
-        .status(404)
-        .header("cache-control", "no-store")
-        .send(errorBody(404, "not_found", "Asset not found"));
-    }
-    // The file name carries a content hash: it never changes, so it may be cached forever.
-    return reply
-      .header("content-type", type)
-      .header("cache-control", "public, max-age=31536000, immutable")
-      .send(await readFile(file));
-  });
+  await registerAssets(app, "/challenge/assets/", join(dist, "assets"), async (reply) =>
+    (await exists(join(dist, "index.html"))) ? undefined : notBuilt(reply),
+  );
 
   app.get("/challenge/*", route, async (_req, reply) =>
     reply

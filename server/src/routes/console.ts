@@ -2,7 +2,7 @@
 // security headers as the hosted challenge app, and the session endpoints it signs in with. Everything else the
 // console shows comes from the /v3 server API, authenticated by the session (console/session-auth.ts).
 import { readFile } from "node:fs/promises";
-import { extname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConsoleSession, ConsoleSignOut, ErrorBody, LinkSignInRequest, SignInRequest } from "@tessera/sdk/contract";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -11,7 +11,7 @@ import { SESSION_TTL_MS, type SignedIn } from "../console/operators.js";
 import { checkOrigin, sessionCookie, sessionToken } from "../console/session-auth.js";
 import { unauthorized } from "../errors.js";
 import type { Services } from "../services.js";
-import { ASSET_NAME, CONTENT_TYPES, errorBody, exists, SECURITY_HEADERS } from "./challenge-app.js";
+import { errorBody, exists, registerAssets, SECURITY_HEADERS } from "./challenge-app.js";
 import { ok, SECURITY } from "./describe.js";
 
 const DEFAULT_DIST = fileURLToPath(new URL("../../../console/dist", import.meta.url));
@@ -40,17 +40,7 @@ const consoleRoutes: FastifyPluginAsyncZod<{ services: Services; distDir?: strin
   const hidden = { schema: { hide: true } };
   app.get("/console", hidden, async (_req, reply) => reply.redirect("/console/", 302));
   app.get("/console/", hidden, index);
-  app.get<{ Params: { "*": string } }>("/console/assets/*", hidden, async (req, reply) => {
-    const name = req.params["*"];
-    const type = CONTENT_TYPES[extname(name)];
-    const file = join(dist, "assets", name);
-    if (!ASSET_NAME.test(name) || !type || !(await exists(file)))
-      return reply.status(404).send(errorBody(404, "not_found", "Asset not found"));
-    return reply
-      .header("content-type", type)
-      .header("cache-control", "public, max-age=31536000, immutable")
-      .send(await readFile(file));
-  });
+  await registerAssets(app, "/console/assets/", join(dist, "assets"), () => undefined);
 
   const signedIn = async (reply: FastifyReply, s: SignedIn) => {
     reply.setCookie(cookie, s.token, {

@@ -7,6 +7,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import * as contract from "@tessera/sdk/contract";
 import type { FastifyInstance } from "fastify";
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from "fastify-type-provider-zod";
+import type { OpenAPIV3_1 } from "openapi-types";
 import { $ZodRegistry, $ZodType } from "zod/v4/core";
 import { EXAMPLES } from "./docs-examples.js";
 
@@ -114,6 +115,26 @@ function finish(doc: Json): Json {
  */
 const SWAGGER_UI_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='";
 
+/**
+ * The document's `webhooks`: one entry per event, whose body is the event's payload schema from the contract
+ * (WEBHOOK_PAYLOADS, a named component), as the receiver gets it signed with Standard Webhooks.
+ */
+function webhooks(): Record<string, OpenAPIV3_1.PathItemObject> {
+  const entries = contract.WEBHOOK_EVENTS.map((event) => {
+    const id = REGISTRY.get(contract.WEBHOOK_PAYLOADS[event])?.id;
+    if (!id) throw new Error(`The payload of ${event} is not a named component`);
+    const post = {
+      summary: `The ${event} event`,
+      description:
+        "POSTed to each enabled endpoint subscribed to the event, signed with Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` with the endpoint's `whsec_…` secret); retried with backoff until a 2xx answer.",
+      requestBody: { content: { "application/json": { schema: { $ref: `#/components/schemas/${id}` } } } },
+      responses: { "2XX": { description: "Received: the delivery succeeded" } },
+    } satisfies OpenAPIV3_1.OperationObject;
+    return [event, { post }] as const;
+  });
+  return Object.fromEntries(entries);
+}
+
 export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
   const toObject = createJsonSchemaTransformObject({ schemaRegistry: REGISTRY });
   await app.register(swagger, {
@@ -132,6 +153,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         ].join("\n"),
       },
       servers: [{ url: publicUrl }],
+      webhooks: webhooks(),
       components: {
         securitySchemes: {
           secretKey: { type: "http", scheme: "bearer", description: "A secret key of the environment (`tessera keys create`)." },

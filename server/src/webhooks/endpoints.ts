@@ -2,7 +2,7 @@
 // deletion, delivery history and the re-send of a failed delivery. In production no URL may point inside the network
 // (SPEC.md 12): refused here by address, and again at connect time by the transport (transport.ts).
 import { randomBytes } from "node:crypto";
-import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from "@tessera/sdk/contract";
+import { type WebhookDelivery, type WebhookEndpoint, type WebhookEvent, WebhookPayload } from "@tessera/sdk/contract";
 import ipaddr from "ipaddr.js";
 import type { Config } from "../config.js";
 import { ApiError, conflict, notFound } from "../errors.js";
@@ -141,12 +141,24 @@ export class WebhookEndpointsService {
     const wanted = JSON.parse(endpoint.events) as WebhookEvent[];
     const name = event ?? wanted[0] ?? "challenge.completed";
     const at = now();
+    const stamps = { createdAt: iso(at), updatedAt: iso(at) };
+    const user = { service_id: "usr_test", id: "test_user", metadata: {}, groups: [], ...stamps };
     const object = name.startsWith("challenge.")
-      ? { challenge: { id: "chl_test", status: name === "challenge.completed" ? "completed" : "created", createdAt: iso(at) } }
+      ? { challenge: { id: "chl_test", status: name === "challenge.completed" ? "completed" : "created", ...stamps } }
       : name === "device.detached"
-        ? { device: { id: "dev_test", status: "detached", createdAt: iso(at) } }
-        : { user: { service_id: "usr_test", id: "test_user", createdAt: iso(at) } };
-    const payload = { id: newId("evt"), event: name, created_at: iso(at), test: true, account: "test_user", ...object };
+        ? {
+            device: { id: "dev_test", status: "detached", type: "computer", info: {}, metadata: {}, actively_connected: false, ...stamps },
+          }
+        : { user, ...(name === "account_sharing.admin_notified" ? { admin_email: "admin@example.com" } : {}) };
+    // A sample of the event's payload as the contract defines it (sdk/src/contract/webhook.ts).
+    const payload = WebhookPayload.parse({
+      id: newId("evt"),
+      event: name,
+      created_at: iso(at),
+      test: true,
+      account: "test_user",
+      ...object,
+    });
     const row = await this.repos.webhooks.enqueueFor(this.repos.webhooks.newEventRow(env.id, name, payload, at), endpoint.id);
     return toWireDelivery(row);
   }

@@ -6,6 +6,7 @@ import { type Migration, type MigrationProvider, Migrator } from "kysely/migrati
 import * as m13 from "./13-environment-settings.js";
 import * as m14 from "./14-device-identity.js";
 import * as m15 from "./15-evaluation-network.js";
+import * as m16b from "./16b-drop-challenge-converted-at.js";
 import * as m17 from "./17-console.js";
 import * as m18 from "./18-velocity-counters.js";
 import * as m18b from "./18b-interrupted-sends.js";
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   "13-environment-settings": m13,
   "14-device-identity": m14,
   "15-evaluation-network": m15,
+  "16b-drop-challenge-converted-at": m16b,
   "17-console": m17,
   "18-velocity-counters": m18,
   "18b-interrupted-sends": m18b,

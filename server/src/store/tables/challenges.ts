@@ -25,7 +25,6 @@ export interface ChallengesTable {
   code_channel: string | null;
   code_expires_at: number | null;
   signup_chosen_at: number | null;
-  converted_at: number | null;
   expires_at: number;
   created_at: number;
   updated_at: number;
