@@ -1,13 +1,13 @@
 // The job outbox (jobs/outbox.ts), on both stores: a job enqueued in a transaction exists only if it commits; a worker
 // runs it after the commit and deletes it; a failing job is logged with its error and retried later, and after its
 // last attempt logged as given up and dropped — never silently.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { JOB_MAX_ATTEMPTS, JobDoorbell, JobWorker, OutboxJobs } from "../src/jobs/outbox.js";
 import { createServices, type Services } from "../src/services.js";
-import { freshDatabase, STORES, type TestDatabase, testConfig } from "./helpers.js";
+import { describeStores, freshDatabase, type TestDatabase, testConfig } from "./helpers.js";
 import { eventually } from "./webhook-receiver.js";
 
-describe.each(STORES)("the job outbox on %s", (kind) => {
+describeStores("the job outbox on %s", (kind) => {
   let db: TestDatabase;
   let s: Services;
   beforeAll(async () => {

@@ -7,9 +7,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServices, type Services } from "../src/services.js";
-import { freshDatabase, STORES, type TestDatabase, testConfig } from "./helpers.js";
+import { describeStores, eventUser, freshDatabase, type TestDatabase, testConfig } from "./helpers.js";
 
-describe.each(STORES)("transactions on %s", (kind) => {
+describeStores("transactions on %s", (kind) => {
   let db: TestDatabase;
   let s: Services;
   let envId: string;
@@ -61,11 +61,11 @@ describe.each(STORES)("transactions on %s", (kind) => {
   it("an event emitted in a transaction is written with the change, and rolled back with it", async () => {
     await expect(
       s.repos.transaction(async () => {
-        await s.events.emit(envId, "user.converted", { account: "gone-with-rollback" });
+        await s.events.emit(envId, "user.converted", { account: "gone-with-rollback", user: eventUser("gone-with-rollback") });
         throw new Error("roll back");
       }),
     ).rejects.toThrow("roll back");
-    await s.repos.transaction(() => s.events.emit(envId, "user.converted", { account: "kept" }));
+    await s.repos.transaction(() => s.events.emit(envId, "user.converted", { account: "kept", user: eventUser("kept") }));
     const payloads = (await s.repos.webhooks.listEvents(envId)).map((e) => e.payload).join("\n");
     expect(payloads).toContain("kept");
     expect(payloads).not.toContain("gone-with-rollback");
