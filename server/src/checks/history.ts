@@ -67,9 +67,8 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
   const device = identity.device && !identity.device.isNew ? identity.device.row.id : undefined;
   const none = Promise.resolve([] as never[]);
   const here = signals.network;
-  const [recent, trusted, scalars, ipUsers, devices, fingerprintUsers, tokenUsers, lists, content] = await Promise.all([
-    userId ? h.recentForUser(env, userId) : none,
-    userId ? h.trustedPlaces(env, userId) : none,
+  const [{ recent, trusted }, scalars, ipUsers, devices, fingerprintUsers, tokenUsers, lists, content] = await Promise.all([
+    userId ? h.recentAndTrusted(env, userId) : { recent: [], trusted: [] },
     // Velocity, familiarity and login attempts: one statement of numbers.
     h.scalars(
       env,

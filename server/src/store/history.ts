@@ -4,7 +4,7 @@
 // per visitor token: DevicesRepo.tokenUsers), repeated content. Every query is bounded and served by an index, and all of it lives in
 // the shared store, so several instances agree on velocity and device counts.
 import { createHash } from "node:crypto";
-import type { Compilable, ExpressionBuilder } from "kysely";
+import { type Compilable, type ExpressionBuilder, sql } from "kysely";
 import { newId } from "../ids.js";
 import type { Dialect } from "./db.js";
 import {
@@ -50,15 +50,6 @@ export interface UserDevice {
   created_at: number;
 }
 
-const recentOfUser = prepared((db, p: { env: string; user: string; limit: number }) =>
-  db
-    .selectFrom("evaluations")
-    .select(["ip", "country_code", "latitude", "longitude", "created_at", "device_id", "fingerprint_id"])
-    .where("environment_id", "=", p.env)
-    .where("user_id", "=", p.user)
-    .orderBy("created_at", "desc")
-    .limit(p.limit),
-);
 /** Distinct users of the evaluations from one IP since `since`, at most `cap`. */
 const usersByIp = prepared((db, p: { env: string; value: string; since: number; cap: number }) =>
   db
@@ -129,17 +120,28 @@ function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
   ]);
 }
 
-const trustedPlacesOfUser = prepared((db, p: { env: string; user: string; limit: number }) =>
-  db
-    .selectFrom("evaluations")
-    .select(["ip", "latitude", "longitude", "network", "created_at"])
-    .where("environment_id", "=", p.env)
-    .where("user_id", "=", p.user)
+/**
+ * The user's `recent` latest evaluations and `trusted` latest trusted places, in one statement: two ordered, limited
+ * reads of the user's own rows joined by UNION ALL, each row marked with the list it belongs to.
+ */
+const recentAndTrustedOfUser = prepared((db, p: { env: string; user: string; recent: number; trusted: number }) => {
+  const columns = ["ip", "country_code", "latitude", "longitude", "network", "created_at", "device_id", "fingerprint_id"] as const;
+  const own = () => db.selectFrom("evaluations").where("environment_id", "=", p.env).where("user_id", "=", p.user);
+  const recent = own()
+    .select([sql.lit(0).as("trusted"), ...columns])
+    .orderBy("created_at", "desc")
+    .limit(p.recent);
+  const trustedPlaces = own()
+    .select([sql.lit(1).as("trusted"), ...columns])
     .where("latitude", "is not", null)
     .where((eb) => trusted(eb))
     .orderBy("created_at", "desc")
-    .limit(p.limit),
-);
+    .limit(p.trusted);
+  return db
+    .selectFrom(recent.as("r"))
+    .selectAll()
+    .unionAll(db.selectFrom(trustedPlaces.as("t")).selectAll());
+});
 
 interface ScalarParams extends AttemptParams {
   env: string;
@@ -299,9 +301,41 @@ export class HistoryRepo extends Repository {
     super(transactions);
   }
 
-  async recentForUser(environmentId: string, userId: string, limit = 10): Promise<RecentEvaluation[]> {
-    const rows = await recentOfUser.rows(this.db, { env: environmentId, user: userId, limit });
-    return rows.map((r) => ({ ...r, created_at: Number(r.created_at) }));
+  /**
+   * The user's latest evaluations (`recent`, newest first) and latest trusted evaluations with a location (`trusted`,
+   * newest first: travel is measured from them), read in one statement.
+   */
+  async recentAndTrusted(
+    environmentId: string,
+    userId: string,
+    limits = { recent: 10, trusted: 5 },
+  ): Promise<{ recent: RecentEvaluation[]; trusted: TrustedPlace[] }> {
+    const rows = await recentAndTrustedOfUser.rows(this.db, { env: environmentId, user: userId, ...limits });
+    const newest = (a: { created_at: number }, b: { created_at: number }) => b.created_at - a.created_at;
+    const recent: RecentEvaluation[] = [];
+    const places: TrustedPlace[] = [];
+    for (const r of rows) {
+      if (Number(r.trusted) === 1)
+        places.push({
+          ip: r.ip,
+          latitude: Number(r.latitude),
+          longitude: Number(r.longitude),
+          network: r.network,
+          created_at: Number(r.created_at),
+        });
+      else
+        recent.push({
+          ip: r.ip,
+          country_code: r.country_code,
+          latitude: r.latitude,
+          longitude: r.longitude,
+          created_at: Number(r.created_at),
+          device_id: r.device_id,
+          fingerprint_id: r.fingerprint_id,
+        });
+    }
+    // UNION ALL keeps each part's rows but not their order.
+    return { recent: recent.sort(newest), trusted: places.sort(newest) };
   }
 
   /**
@@ -386,18 +420,6 @@ export class HistoryRepo extends Repository {
   async pruneVelocity(at: number): Promise<number> {
     const res = await this.db.withTables<VelocityTables>().deleteFrom("velocity_counters").where("expires_at", "<", at).executeTakeFirst();
     return Number(res.numDeletedRows ?? 0n);
-  }
-
-  /** The user's latest trusted evaluations with a location, newest first (travel is measured from them). */
-  async trustedPlaces(environmentId: string, userId: string, limit = 5): Promise<TrustedPlace[]> {
-    const rows = await trustedPlacesOfUser.rows(this.db, { env: environmentId, user: userId, limit });
-    return rows.map((r) => ({
-      ip: r.ip,
-      latitude: Number(r.latitude),
-      longitude: Number(r.longitude),
-      network: r.network,
-      created_at: Number(r.created_at),
-    }));
   }
 
   /** Distinct users evaluated from this IP since `since` (at most `cap` are counted). */
