@@ -10,6 +10,8 @@ import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js
 interface Sent {
   sql: string;
   inside: boolean;
+  /** PostgreSQL: sent as a named prepared statement. */
+  named?: boolean;
 }
 
 type Fn = (...a: unknown[]) => unknown;
@@ -30,7 +32,7 @@ function recordStatements(): { sent: Sent[]; restore: () => void } {
     });
   };
   const open = new WeakMap<object, boolean>();
-  const note = (conn: object, sql: string) => {
+  const note = (conn: object, sql: string, named = false) => {
     const text = sql.trim().replace(/\s+/g, " ");
     const verb = text.toLowerCase();
     if (verb.startsWith("begin") || verb.startsWith("savepoint")) {
@@ -39,7 +41,7 @@ function recordStatements(): { sent: Sent[]; restore: () => void } {
     } else if (verb.startsWith("commit") || verb.startsWith("release") || verb.startsWith("rollback")) {
       sent.push({ sql: text, inside: true });
       open.set(conn, false);
-    } else sent.push({ sql: text, inside: open.get(conn) === true });
+    } else sent.push({ sql: text, inside: open.get(conn) === true, named });
   };
   const sqliteConn = {};
   const probe = new SQLite(":memory:");
@@ -69,8 +71,8 @@ function recordStatements(): { sent: Sent[]; restore: () => void } {
     "query",
     (original) =>
       function (this: object, ...args: unknown[]) {
-        const q = args[0] as string | { text: string };
-        note(this, typeof q === "string" ? q : q.text);
+        const q = args[0] as string | { text: string; name?: string };
+        note(this, typeof q === "string" ? q : q.text, typeof q === "object" && !!q.name);
         return original.apply(this, args);
       },
   );
@@ -119,7 +121,9 @@ describe.each(STORES)("round trips per client evaluation on %s", (kind) => {
     }
     expect(status).toBe(200);
     const inside = rec.sent.filter((s) => s.inside).length;
-    const lines = rec.sent.map((s, i) => `${String(i + 1).padStart(3)} ${s.inside ? "in " : "out"} ${s.sql.slice(0, 100)}`);
+    const lines = rec.sent.map(
+      (s, i) => `${String(i + 1).padStart(3)} ${s.inside ? "in " : "out"}${s.named ? " named" : ""} ${s.sql.slice(0, 100)}`,
+    );
     console.log(`${kind} ${label} user/device: ${rec.sent.length} statements, ${inside} inside the transaction\n${lines.join("\n")}`);
     expect(rec.sent.length).toBeGreaterThan(0);
     expect(rec.sent.length).toBeLessThanOrEqual(BOUNDS[kind]?.[label]?.total ?? 0);
@@ -132,6 +136,12 @@ describe.each(STORES)("round trips per client evaluation on %s", (kind) => {
     for (let i = 0; i < 2; i++) expect((await evaluate("rt-known", "rt-known")).statusCode).toBe(200);
     const sent = await measure("known", "rt-known", "rt-known");
     expect(sent.some((s) => /insert into "evaluations"/i.test(s.sql))).toBe(true);
+    if (kind === "postgres") {
+      // The hot path's queries go as named statements, parsed once per connection; only the transaction's own
+      // statements and the rate limiter's upsert (not a prepared query) go unnamed.
+      const unnamed = sent.filter((s) => !s.named).map((s) => s.sql.split(" ").slice(0, 3).join(" "));
+      expect(unnamed).toEqual(['insert into "rate_limits"', "begin", "commit"]);
+    }
   });
 
   it("a new user on a new device", async () => {

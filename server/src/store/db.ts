@@ -16,7 +16,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import { startCheckpointer } from "./checkpointer.js";
-import { registerDirectRunner } from "./prepared.js";
+import { registerDirectRunner, renameStatement, statementName } from "./prepared.js";
 import type { Database } from "./schema.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -83,9 +83,18 @@ function deadlineClient(deadlineMs: number): typeof pg.Client {
   return class DeadlineClient extends pg.Client {
     // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; only the promise form is timed.
     override query(...args: any[]): any {
+      // A query of the hot path (prepared.ts) goes as a named statement: parsed and planned once per connection.
+      const [text, values] = args;
+      const name = args.length === 2 && typeof text === "string" && Array.isArray(values) ? statementName(text) : undefined;
       // biome-ignore lint/suspicious/noExplicitAny: see above
-      const out = (super.query as any)(...args);
+      let out = (super.query as any)(...(name ? [{ name, text, values }] : args));
       if (!out || typeof out.then !== "function") return out;
+      if (name)
+        out = out.catch((e: { code?: string }) => {
+          // feature_not_supported: "cached plan must not change result type" after a migration; prepared anew next time.
+          if (e?.code === "0A000") renameStatement(text);
+          throw e;
+        });
       const timer = setTimeout(() => {
         const stream = (this as unknown as { connection?: { stream?: { destroy(e?: Error): void } } }).connection?.stream;
         stream?.destroy(new Error(`No answer from PostgreSQL within ${deadlineMs} ms`));
