@@ -4,6 +4,7 @@
 // layer reaches today, so a change that adds a statement fails here. Printed, so that docs/operations.md can list them.
 import SQLite from "better-sqlite3";
 import pg from "pg";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
 
@@ -149,5 +150,50 @@ describe.each(STORES)("round trips per client evaluation on %s", (kind) => {
     const sent = await measure("new", "rt-new", "rt-new");
     expect(sent.some((s) => /insert into "devices"/i.test(s.sql))).toBe(true);
     expect(sent.some((s) => /insert into "users"/i.test(s.sql))).toBe(true);
+  });
+});
+
+describe.runIf(STORES.includes("postgres"))("named statements on postgres after a migration", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp("postgres");
+  });
+  afterAll(async () => t?.close());
+
+  it("a named `select *` refused once its table changed is prepared anew at once, and no evaluation fails", async () => {
+    const evaluate = () =>
+      t.app.inject({
+        method: "POST",
+        url: "/v3/client/evaluate/login",
+        payload: {
+          client_id: t.clientId,
+          user: "rt-mig",
+          signals: { components: fakeComponents("rt-mig"), visitor_token: "tok-rt-mig-xxxxxxxx" },
+        },
+      });
+    // One connection at a time, so the request after the change meets the statement prepared before it.
+    for (let i = 0; i < 2; i++) expect((await evaluate()).statusCode).toBe(200);
+    const refused: string[] = [];
+    const original = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const out = (original as (...a: unknown[]) => unknown).apply(this, args);
+      if (out && typeof (out as Promise<unknown>).then === "function")
+        (out as Promise<unknown>).catch((e: { code?: string }) => {
+          if (e?.code === "0A000") refused.push(String((args[0] as { text?: string })?.text ?? args[0]));
+        });
+      return out;
+    } as typeof original;
+    try {
+      // What a migration run by a newer instance does: the result type of `select * from devices` changes.
+      await sql`alter table devices add column rt_extra integer`.execute(t.services.repos.db);
+      // The statements refused are prepared anew at once (outside the transaction): no request fails.
+      for (let i = 0; i < 3; i++) expect((await evaluate()).statusCode).toBe(200);
+      expect(refused.length).toBeGreaterThan(0);
+      const after = refused.length;
+      expect((await evaluate()).statusCode).toBe(200);
+      expect(refused.length).toBe(after);
+    } finally {
+      pg.Client.prototype.query = original;
+    }
   });
 });
