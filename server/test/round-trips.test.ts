@@ -3,8 +3,8 @@
 // trip, and each one inside the transaction holds its row locks for as long; the bounds below are what the store
 // layer reaches today, so a change that adds a statement fails here. Printed, so that docs/operations.md can list them.
 import SQLite from "better-sqlite3";
-import pg from "pg";
 import { sql } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
 
