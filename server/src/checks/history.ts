@@ -82,71 +82,54 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
   const geo = signals.geolocation;
   const country = geo?.country_code;
   const providerAsn = geo?.network && PROVIDER_KINDS.has(geo.network) ? geo.asn : undefined;
-  const [
-    recent,
-    trusted,
-    familiar,
-    counters,
-    ipUsers,
-    devices,
-    fingerprintUsers,
-    tokenUsers,
-    lists,
-    content,
-    attempts,
-    churn,
-    countries,
-    provider,
-  ] = await Promise.all([
-    userId ? h.recentForUser(env, userId) : none,
-    userId ? h.trustedPlaces(env, userId) : none,
-    userId && input.ip && here
-      ? h.familiarity(env, userId, { ip: input.ip, network: here.prefix, asn: here.asn })
-      : Promise.resolve({ ip: false, network: false }),
-    h.counters(
-      env,
-      // Velocity is counted by the customer's user id and the fingerprint even when new (not stored yet): the first
-      // evaluation of a burst counts for the others.
-      { userId, externalUser: input.user ?? identity.user?.external_id, ip: input.ip, fingerprintId: identity.fingerprint?.row.id },
-      { user: at - WINDOWS.user, ip: at - WINDOWS.ip, fingerprint: at - WINDOWS.fingerprint },
-      at,
-    ),
-    input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
-    userId ? h.userDevices(env, userId) : none,
-    linking ? repos.fingerprints.confirmedUsers(env, linking, at - WINDOWS.fingerprintUsers) : none,
-    token ? confirmedTokenUsers(repos, env, token, identity) : none,
-    repos.lists.membership(
-      env,
-      Object.values(listValues(input, identity, signals)).filter((v): v is string => !!v),
-      at,
-    ),
-    signals.content ? h.contentUsers(env, signals.content.hash, at - WINDOWS.content, userId ?? null) : Promise.resolve(undefined),
-    repos.loginAttempts.counts(
-      env,
-      { deviceKey: deviceKey(token, device), fingerprintId: fp, ip: input.ip, network: networkOf(input.ip) },
-      at - WINDOWS.provisionalAttempts,
-    ),
-    input.source === "client" && input.ip
-      ? repos.detection.fingerprintChurn(
-          env,
-          {
-            ip: input.ip,
-            network: here?.prefix,
-            provider: providerAsn,
-          },
-          !!fingerprint?.isNew && fingerprint.identifying,
-          at,
-          WINDOWS.fingerprintChurn,
-        )
-      : Promise.resolve({ ip: 0, network: 0, provider: 0 }),
-    userId && country ? repos.detection.countryFamiliarity(env, userId, country) : Promise.resolve(undefined),
-    providerAsn === undefined
-      ? Promise.resolve(null)
-      : userId
-        ? repos.detection.providerFamiliarity(env, userId, providerAsn)
-        : Promise.resolve(false),
-  ]);
-  const { userEvents, ipEvents, fingerprintEvents } = counters;
+  const [{ recent, trusted }, scalars, ipUsers, devices, fingerprintUsers, tokenUsers, lists, content, churn, countries, provider] =
+    await Promise.all([
+      userId ? h.recentAndTrusted(env, userId) : { recent: [], trusted: [] },
+      // Velocity, familiarity and login attempts: one statement of numbers.
+      h.scalars(
+        env,
+        // Velocity is counted by the customer's user id and the fingerprint even when new (not stored yet): the first
+        // evaluation of a burst counts for the others.
+        { userId, externalUser: input.user ?? identity.user?.external_id, ip: input.ip, fingerprintId: identity.fingerprint?.row.id },
+        { user: at - WINDOWS.user, ip: at - WINDOWS.ip, fingerprint: at - WINDOWS.fingerprint },
+        at,
+        userId && input.ip && here ? { userId, ip: input.ip, network: here.prefix, asn: here.asn } : undefined,
+        {
+          keys: { deviceKey: deviceKey(token, device), fingerprintId: fp, ip: input.ip, network: networkOf(input.ip) },
+          since: at - WINDOWS.provisionalAttempts,
+        },
+      ),
+      input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
+      userId ? h.userDevices(env, userId) : none,
+      linking ? repos.fingerprints.confirmedUsers(env, linking, at - WINDOWS.fingerprintUsers) : none,
+      token ? confirmedTokenUsers(repos, env, token, identity) : none,
+      repos.lists.membership(
+        env,
+        Object.values(listValues(input, identity, signals)).filter((v): v is string => !!v),
+        at,
+      ),
+      signals.content ? h.contentUsers(env, signals.content.hash, at - WINDOWS.content, userId ?? null) : Promise.resolve(undefined),
+      input.source === "client" && input.ip
+        ? repos.detection.fingerprintChurn(
+            env,
+            {
+              ip: input.ip,
+              network: here?.prefix,
+              provider: providerAsn,
+            },
+            !!fingerprint?.isNew && fingerprint.identifying,
+            at,
+            WINDOWS.fingerprintChurn,
+          )
+        : Promise.resolve({ ip: 0, network: 0, provider: 0 }),
+      userId && country ? repos.detection.countryFamiliarity(env, userId, country) : Promise.resolve(undefined),
+      providerAsn === undefined
+        ? Promise.resolve(null)
+        : userId
+          ? repos.detection.providerFamiliarity(env, userId, providerAsn)
+          : Promise.resolve(false),
+    ]);
+  const { userEvents, ipEvents, fingerprintEvents, familiar, attempts } = scalars;
   return {
     recent,
     trusted,

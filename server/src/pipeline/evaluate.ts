@@ -25,7 +25,8 @@ export const TOO_MANY_CHALLENGES = "too_many_challenges";
 async function persistUser(repos: Repos, input: EvaluationInput, identity: Identity): Promise<UserRow | undefined> {
   const provisional = input.action === "login";
   if (input.user) {
-    let known = identity.user;
+    // Read by the identity step: a new user (none found under this id) is inserted without a second read.
+    let known: UserRow | null | undefined = identity.user ?? (identity.userIsNew ? null : undefined);
     if (identity.claim && known) {
       await repos.users.claim(known.id, input.user, input.at);
       known = { ...known, external_id: input.user };

@@ -144,12 +144,14 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   if (token) id.tokenDevices = await repos.devices.byToken(envId, token);
 
   if (input.user) {
-    const user = await repos.users.findByExternal(envId, input.user);
+    // With an email, the account it names is read in the same statement (wanted only when the user is new).
+    const { user, emailAccount } = input.email
+      ? await repos.users.findByExternalOrEmailKey(envId, input.user, accountEmailKey(input.email))
+      : { user: await repos.users.findByExternal(envId, input.user), emailAccount: undefined };
     if (user) id.user = user;
     else {
       id.userIsNew = true;
       // The browser of an email-only sign-up names the account's new id: the same account, not a second one.
-      const emailAccount = input.email ? await repos.users.findByEmailKey(envId, accountEmailKey(input.email)) : undefined;
       if (emailAccount && emailAccount.external_id === emailAccount.id && id.tokenDevices?.some((d) => d.user_id === emailAccount.id)) {
         id.user = emailAccount;
         id.userIsNew = false;

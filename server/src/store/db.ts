@@ -16,7 +16,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import { startCheckpointer } from "./checkpointer.js";
-import { registerDirectRunner } from "./prepared.js";
+import { registerDirectRunner, renameStatement, statementName } from "./prepared.js";
 import type { Database } from "./schema.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -81,11 +81,34 @@ const KEEPALIVE_DELAY_MS = 10_000;
  */
 function deadlineClient(deadlineMs: number): typeof pg.Client {
   return class DeadlineClient extends pg.Client {
+    /** Between BEGIN and COMMIT/ROLLBACK (Kysely sends them as plain statements). */
+    #inTransaction = false;
+
     // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; only the promise form is timed.
     override query(...args: any[]): any {
+      // A query of the hot path (prepared.ts) goes as a named statement: parsed and planned once per connection.
+      const [text, values] = args;
+      const name = args.length === 2 && typeof text === "string" && Array.isArray(values) ? statementName(text) : undefined;
+      if (!name && typeof text === "string") {
+        if (/^\s*(begin|start transaction)\b/i.test(text)) this.#inTransaction = true;
+        else if (/^\s*(commit|rollback|end)\b/i.test(text)) this.#inTransaction = false;
+      }
       // biome-ignore lint/suspicious/noExplicitAny: see above
-      const out = (super.query as any)(...args);
+      const send = (n: string | undefined) => (super.query as any)(...(n ? [{ name: n, text, values }] : args));
+      let out = send(name);
       if (!out || typeof out.then !== "function") return out;
+      if (name) {
+        const inTransaction = this.#inTransaction;
+        out = out.catch((e: { code?: string }) => {
+          // feature_not_supported, "cached plan must not change result type": a migration changed the statement's table
+          // under this instance. The text is prepared anew under a new name (on every connection from now on), at once
+          // outside a transaction; inside one the error has aborted it, and the request fails.
+          if (e?.code !== "0A000") throw e;
+          renameStatement(text);
+          if (inTransaction) throw e;
+          return send(statementName(text));
+        });
+      }
       const timer = setTimeout(() => {
         const stream = (this as unknown as { connection?: { stream?: { destroy(e?: Error): void } } }).connection?.stream;
         stream?.destroy(new Error(`No answer from PostgreSQL within ${deadlineMs} ms`));

@@ -42,6 +42,16 @@ const byPreviousToken = newestFirst("last_seen_at", (db, p: { env: string; token
   db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("previous_token", "=", p.token),
 );
 
+/** The devices carrying this token now or before, unordered: byToken's two lists read in one statement. */
+const byEitherToken = prepared((db, p: { env: string; token: string; limit: number }) =>
+  db
+    .selectFrom("devices")
+    .selectAll()
+    .where("environment_id", "=", p.env)
+    .where((eb) => eb.or([eb("visitor_token", "=", p.token), eb("previous_token", "=", p.token)]))
+    .limit(p.limit),
+);
+
 const byFingerprint = newestFirst("last_seen_at", (db, p: { env: string; fp: string }) =>
   db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("fingerprint_id", "=", p.fp),
 );
@@ -59,6 +69,15 @@ export class DevicesRepo extends Repository {
    * per evaluation, they answer the drift candidate, the device of the request and the token's users.
    */
   async byToken(environmentId: string, token: string): Promise<DeviceRow[]> {
+    // Both lists in one statement while they are short (every device of the token fits in the limit): the token's
+    // devices, else those that carried it before; the cut of a longer list is left to the ordered queries.
+    const limit = 2 * TOKEN_DEVICES + 1;
+    const both = await byEitherToken.rows(this.db, { env: environmentId, token, limit });
+    if (both.length < limit) {
+      const current = both.filter((r) => r.visitor_token === token);
+      const rows = current.length > 0 ? current : both;
+      return rows.sort((a, b) => Number(b.last_seen_at) - Number(a.last_seen_at)).slice(0, TOKEN_DEVICES);
+    }
     const rows = await byToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
     // A token a device carried before (its browser came back once without it): the device is still its own.
     return rows.length > 0 ? rows : byPreviousToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);

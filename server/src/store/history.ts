@@ -4,9 +4,18 @@
 // per visitor token: DevicesRepo.tokenUsers), repeated content. Every query is bounded and served by an index, and all of it lives in
 // the shared store, so several instances agree on velocity and device counts.
 import { createHash } from "node:crypto";
-import type { Compilable, ExpressionBuilder } from "kysely";
+import { type Compilable, type ExpressionBuilder, sql } from "kysely";
 import { newId } from "../ids.js";
 import type { Dialect } from "./db.js";
+import {
+  type AttemptCounts,
+  type AttemptKeys,
+  type AttemptParams,
+  attemptCounts,
+  attemptCountsOf,
+  attemptKeysPresent,
+  attemptParams,
+} from "./login-attempts.js";
 import { newestFirst, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { VelocityTables } from "./tables/velocity.js";
@@ -41,15 +50,6 @@ export interface UserDevice {
   created_at: number;
 }
 
-const recentOfUser = prepared((db, p: { env: string; user: string; limit: number }) =>
-  db
-    .selectFrom("evaluations")
-    .select(["ip", "country_code", "latitude", "longitude", "created_at", "device_id", "fingerprint_id"])
-    .where("environment_id", "=", p.env)
-    .where("user_id", "=", p.user)
-    .orderBy("created_at", "desc")
-    .limit(p.limit),
-);
 /** Distinct users of the evaluations from one IP since `since`, at most `cap`. */
 const usersByIp = prepared((db, p: { env: string; value: string; since: number; cap: number }) =>
   db
@@ -96,31 +96,6 @@ function velocityKey(kind: VelocityKind, env: string, value: string, at: number,
   return { kind, key, bucket, from: bucket - BUCKETS_PER_WINDOW + 1, expires: (bucket + BUCKETS_PER_WINDOW) * width };
 }
 
-/**
- * Counts one evaluation on each key and answers the counts of their current buckets, in one statement. An upsert takes
- * the row's lock, so concurrent evaluations of one key serialise here and each is told a different count: 20 at once
- * are told 1 to 20, on every instance sharing the store.
- */
-const bumpByCount = new Map<number, ReturnType<typeof bumpQuery>>();
-function bumpQuery(n: number) {
-  return prepared(
-    (db, p: Record<string, unknown>) =>
-      db
-        .withTables<VelocityTables>()
-        .insertInto("velocity_counters")
-        .values(
-          Array.from({ length: n }, (_, i) => ({
-            key: p[`k${i}`] as string,
-            bucket: p[`b${i}`] as number,
-            count: 1,
-            expires_at: p[`e${i}`] as number,
-          })),
-        )
-        .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })))
-        .returning(["key", "count"]) as unknown as Compilable<{ key: string; count: number }>,
-  );
-}
-
 // ---- trusted history (issue 15) ----------------------------------------------------------------------------------------
 // Travel and network memory read only the evaluations that were the user's own: those the verdict let in (allow,
 // restrict) and those whose challenge the user passed (verified, completed). An attacker's denied or unanswered
@@ -145,42 +120,30 @@ function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
   ]);
 }
 
-const trustedPlacesOfUser = prepared((db, p: { env: string; user: string; limit: number }) =>
-  db
-    .selectFrom("evaluations")
-    .select(["ip", "latitude", "longitude", "network", "created_at"])
-    .where("environment_id", "=", p.env)
-    .where("user_id", "=", p.user)
+/**
+ * The user's `recent` latest evaluations and `trusted` latest trusted places, in one statement: two ordered, limited
+ * reads of the user's own rows joined by UNION ALL, each row marked with the list it belongs to.
+ */
+const recentAndTrustedOfUser = prepared((db, p: { env: string; user: string; recent: number; trusted: number }) => {
+  const columns = ["ip", "country_code", "latitude", "longitude", "network", "created_at", "device_id", "fingerprint_id"] as const;
+  const own = () => db.selectFrom("evaluations").where("environment_id", "=", p.env).where("user_id", "=", p.user);
+  const recent = own()
+    .select([sql.lit(0).as("trusted"), ...columns])
+    .orderBy("created_at", "desc")
+    .limit(p.recent);
+  const trustedPlaces = own()
+    .select([sql.lit(1).as("trusted"), ...columns])
     .where("latitude", "is not", null)
     .where((eb) => trusted(eb))
     .orderBy("created_at", "desc")
-    .limit(p.limit),
-);
+    .limit(p.trusted);
+  return db
+    .selectFrom(recent.as("r"))
+    .selectAll()
+    .unionAll(db.selectFrom(trustedPlaces.as("t")).selectAll());
+});
 
-/** Whether the user's trusted evaluations include this IP, and this network (its /24 or /48, or its ASN). */
-const familiarityOfUser = prepared((db, p: { env: string; user: string; ip: string; network: string; asn: number }) =>
-  db.selectNoFrom((eb) => {
-    const own = () => eb.selectFrom("evaluations").select("id").where("environment_id", "=", p.env).where("user_id", "=", p.user);
-    return [
-      eb
-        .exists(
-          own()
-            .where("ip", "=", p.ip)
-            .where((e) => trusted(e)),
-        )
-        .as("seen_ip"),
-      eb
-        .exists(
-          own()
-            .where((e) => e.or([e("network", "=", p.network), e("asn", "=", p.asn)]))
-            .where((e) => trusted(e)),
-        )
-        .as("seen_network"),
-    ];
-  }),
-);
-
-interface CounterParams {
+interface ScalarParams extends AttemptParams {
   env: string;
   user: string;
   ip: string;
@@ -197,56 +160,138 @@ interface CounterParams {
   uBucket: number;
   iBucket: number;
   fBucket: number;
+  uExpires: number;
+  iExpires: number;
+  fExpires: number;
+  /** Familiarity: the user's internal id, this IP, its network and ASN (-1: none). */
+  knownUser: string;
+  here: string;
+  network: string;
+  asn: number;
+}
+
+interface ScalarsShape {
+  user: boolean;
+  ip: boolean;
+  fp: boolean;
+  familiar: boolean;
+  attempts: boolean[];
 }
 
 /**
- * The counts of each key (user, IP, fingerprint), as scalar subqueries of one statement: one compiled query per store kind and combination of keys. `rows` counts the stored evaluations in the
- * window (the embedded store: one writer, so an evaluation is stored before the next one reads); `buckets` sums the
- * earlier buckets of the velocity counters (PostgreSQL: the current bucket's count comes from the bump).
+ * The history the checks read as numbers, in one statement of scalar subqueries (one compiled query per store kind
+ * and combination of keys): the velocity counts of each key (user, IP, fingerprint), whether the user's trusted
+ * evaluations include this IP and network, and the login attempts by browser, fingerprint, IP and network.
+ *
+ * Velocity: `rows` counts the stored evaluations in the window (the embedded store: one writer, so an evaluation is
+ * stored before the next one reads); `buckets` (PostgreSQL) first counts this evaluation on each key's current bucket
+ * by an upsert in a writable CTE, which takes the row's lock, so concurrent evaluations of one key serialise there and
+ * each is told a different count (20 at once are told 1 to 20, on every instance sharing the store), and sums the
+ * earlier buckets (untouched by the upsert, so the statement's snapshot reads them as they are).
  */
-function countersQuery(mode: "rows" | "buckets", hasUser: boolean, hasIp: boolean, hasFp: boolean) {
-  return prepared((db, p: CounterParams) =>
-    db.selectNoFrom((eb) => {
-      const v = db.withTables<VelocityTables>();
+function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
+  return prepared((kdb, p: ScalarParams) => {
+    const db = kdb.withTables<VelocityTables>();
+    const keys = [
+      { has: has.user, key: p.uKey, bucket: p.uBucket, expires: p.uExpires },
+      { has: has.ip, key: p.iKey, bucket: p.iBucket, expires: p.iExpires },
+      { has: has.fp, key: p.fKey, bucket: p.fBucket, expires: p.fExpires },
+    ].filter((k) => k.has);
+    const bumps = mode === "buckets" && keys.length > 0;
+    const base = bumps
+      ? db.with("bumped", (d) =>
+          d
+            .insertInto("velocity_counters")
+            .values(keys.map((k) => ({ key: k.key, bucket: k.bucket, count: 1, expires_at: k.expires })))
+            .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })))
+            .returning(["key", "count"]),
+        )
+      : db;
+    return (base as typeof db).selectNoFrom((eb) => {
       const count = (
-        has: boolean,
+        present: boolean,
         by: "user_id" | "ip" | "fingerprint_id",
         rows: { value: string; since: number },
         buckets: { key: string; from: number; before: number },
         alias: string,
       ) => {
-        if (!has) return eb.val(0).as(alias);
+        if (!present) return [eb.val(0).as(alias)];
         if (mode === "buckets")
-          return v
-            .selectFrom("velocity_counters")
-            .select((e) => e.fn.coalesce(e.fn.sum<number>("count"), e.val(0)).as("n"))
-            .where("key", "=", buckets.key)
-            .where("bucket", ">=", buckets.from)
-            .where("bucket", "<", buckets.before)
-            .as(alias) as never;
-        return eb
-          .selectFrom("evaluations")
-          .select(eb.fn.countAll<number>().as("n"))
-          .where("environment_id", "=", p.env)
-          .where(by, "=", rows.value)
-          .where("created_at", ">=", rows.since)
-          .as(alias);
+          return [
+            eb
+              .selectFrom("velocity_counters")
+              .select((e) => e.fn.coalesce(e.fn.sum<number>("count"), e.val(0)).as("n"))
+              .where("key", "=", buckets.key)
+              .where("bucket", ">=", buckets.from)
+              .where("bucket", "<", buckets.before)
+              .as(alias),
+            // This evaluation's place in the current bucket (itself included).
+            (eb as unknown as ExpressionBuilder<{ bumped: { key: string; count: number } }, never>)
+              .selectFrom("bumped")
+              .select("bumped.count")
+              .where("bumped.key", "=", buckets.key)
+              .as(`${alias}_now`),
+          ];
+        return [
+          eb
+            .selectFrom("evaluations")
+            .select(eb.fn.countAll<number>().as("n"))
+            .where("environment_id", "=", p.env)
+            .where(by, "=", rows.value)
+            .where("created_at", ">=", rows.since)
+            .as(alias),
+        ];
       };
+      const own = () => eb.selectFrom("evaluations").select("id").where("environment_id", "=", p.env).where("user_id", "=", p.knownUser);
       return [
-        count(hasUser, "user_id", { value: p.user, since: p.userSince }, { key: p.uKey, from: p.uFrom, before: p.uBucket }, "user_events"),
-        count(hasIp, "ip", { value: p.ip, since: p.ipSince }, { key: p.iKey, from: p.iFrom, before: p.iBucket }, "ip_events"),
-        count(
-          hasFp,
+        ...count(
+          has.user,
+          "user_id",
+          { value: p.user, since: p.userSince },
+          { key: p.uKey, from: p.uFrom, before: p.uBucket },
+          "user_events",
+        ),
+        ...count(has.ip, "ip", { value: p.ip, since: p.ipSince }, { key: p.iKey, from: p.iFrom, before: p.iBucket }, "ip_events"),
+        ...count(
+          has.fp,
           "fingerprint_id",
           { value: p.fp, since: p.fpSince },
           { key: p.fKey, from: p.fFrom, before: p.fBucket },
           "fingerprint_events",
         ),
+        ...(has.familiar
+          ? [
+              eb
+                .exists(
+                  own()
+                    .where("ip", "=", p.here)
+                    .where((e) => trusted(e as never)),
+                )
+                .as("seen_ip"),
+              eb
+                .exists(
+                  own()
+                    .where((e) => e.or([e("network", "=", p.network), e("asn", "=", p.asn)]))
+                    .where((e) => trusted(e as never)),
+                )
+                .as("seen_network"),
+            ]
+          : []),
+        ...attemptCounts(eb as never, p, has.attempts),
       ];
-    }),
-  );
+    }) as unknown as Compilable<Record<string, unknown>>;
+  });
 }
-const countersByShape = new Map<string, ReturnType<typeof countersQuery>>();
+const scalarsByShape = new Map<string, ReturnType<typeof scalarsQuery>>();
+
+export interface HistoryScalars {
+  userEvents: number;
+  ipEvents: number;
+  fingerprintEvents: number;
+  /** Whether the user's trusted evaluations include this IP, and this network (its /24 or /48, or its ASN). */
+  familiar: { ip: boolean; network: boolean };
+  attempts: AttemptCounts;
+}
 
 export class HistoryRepo extends Repository {
   constructor(
@@ -256,14 +301,49 @@ export class HistoryRepo extends Repository {
     super(transactions);
   }
 
-  async recentForUser(environmentId: string, userId: string, limit = 10): Promise<RecentEvaluation[]> {
-    const rows = await recentOfUser.rows(this.db, { env: environmentId, user: userId, limit });
-    return rows.map((r) => ({ ...r, created_at: Number(r.created_at) }));
+  /**
+   * The user's latest evaluations (`recent`, newest first) and latest trusted evaluations with a location (`trusted`,
+   * newest first: travel is measured from them), read in one statement.
+   */
+  async recentAndTrusted(
+    environmentId: string,
+    userId: string,
+    limits = { recent: 10, trusted: 5 },
+  ): Promise<{ recent: RecentEvaluation[]; trusted: TrustedPlace[] }> {
+    const rows = await recentAndTrustedOfUser.rows(this.db, { env: environmentId, user: userId, ...limits });
+    const newest = (a: { created_at: number }, b: { created_at: number }) => b.created_at - a.created_at;
+    const recent: RecentEvaluation[] = [];
+    const places: TrustedPlace[] = [];
+    for (const r of rows) {
+      if (Number(r.trusted) === 1)
+        places.push({
+          ip: r.ip,
+          latitude: Number(r.latitude),
+          longitude: Number(r.longitude),
+          network: r.network,
+          created_at: Number(r.created_at),
+        });
+      else
+        recent.push({
+          ip: r.ip,
+          country_code: r.country_code,
+          latitude: r.latitude,
+          longitude: r.longitude,
+          created_at: Number(r.created_at),
+          device_id: r.device_id,
+          fingerprint_id: r.fingerprint_id,
+        });
+    }
+    // UNION ALL keeps each part's rows but not their order.
+    return { recent: recent.sort(newest), trusted: places.sort(newest) };
   }
 
   /**
-   * How many evaluations of this user, IP and fingerprint came before this one in their windows (`userId`: the internal
-   * id of a known user). Whether the user was seen on this IP is the trusted history's question (`familiarity`).
+   * The numbers the checks read, in one statement (scalarsQuery). Velocity: how many evaluations of this user, IP and
+   * fingerprint came before this one in their windows (`userId`: the internal id of a known user). Familiarity
+   * (`familiar`, for a known user): has the user been seen, in trusted evaluations, on this IP, and on this network
+   * (the same /24 or /48, or the same ASN when one is given)? Login attempts since `attempts.since` by each key the
+   * request has (0 for a key it lacks).
    *
    * On PostgreSQL, concurrent evaluations cannot see each other's uncommitted rows: 20 evaluations of one user arriving
    * together all counted 0 before them. There each evaluation is counted on the velocity counters first, by an atomic
@@ -271,115 +351,75 @@ export class HistoryRepo extends Repository {
    * too), before it is stored: an evaluation that fails later still counted, as an attempt. The embedded store has one
    * writer and counts the stored evaluations exactly.
    */
-  async counters(
+  async scalars(
     environmentId: string,
     keys: { userId?: string; externalUser?: string; ip?: string; fingerprintId?: string },
     since: { user: number; ip: number; fingerprint: number },
-    at: number = Date.now(),
-  ): Promise<{ userEvents: number; ipEvents: number; fingerprintEvents: number }> {
+    at: number,
+    familiar: { userId: string; ip: string; network: string; asn?: number } | undefined,
+    attempts: { keys: AttemptKeys; since: number },
+  ): Promise<HistoryScalars> {
     const { userId, externalUser, ip, fingerprintId } = keys;
     const env = environmentId;
     const buckets = this.dialect === "postgres";
     const u = buckets && externalUser ? velocityKey("u", env, externalUser, at, at - since.user) : undefined;
     const i = buckets && ip ? velocityKey("i", env, ip, at, at - since.ip) : undefined;
     const f = buckets && fingerprintId ? velocityKey("f", env, fingerprintId, at, at - since.fingerprint) : undefined;
-    const has = buckets ? { user: !!u, ip: !!i, fp: !!f } : { user: !!userId, ip: !!ip, fp: !!fingerprintId };
+    const velocity = buckets ? { user: !!u, ip: !!i, fp: !!f } : { user: !!userId, ip: !!ip, fp: !!fingerprintId };
+    const present = attemptKeysPresent(attempts.keys);
+    const has: ScalarsShape = { ...velocity, familiar: !!familiar, attempts: present };
 
-    const shape = `${buckets ? "b" : "r"}${has.user ? "u" : ""}${has.ip ? "i" : ""}${has.fp ? "f" : ""}`;
-    let query = countersByShape.get(shape);
+    const shape = `${buckets ? "b" : "r"}${has.user ? "u" : ""}${has.ip ? "i" : ""}${has.fp ? "f" : ""}${has.familiar ? "s" : ""}:${present.map((x) => (x ? 1 : 0)).join("")}`;
+    let query = scalarsByShape.get(shape);
     if (!query) {
-      query = countersQuery(buckets ? "buckets" : "rows", has.user, has.ip, has.fp);
-      countersByShape.set(shape, query);
+      query = scalarsQuery(buckets ? "buckets" : "rows", has);
+      scalarsByShape.set(shape, query);
     }
-    const [current, row] = await Promise.all([
-      this.bump([u, i, f].filter((k): k is VelocityKey => k !== undefined)),
-      query.first(this.db, {
-        env,
-        user: userId ?? "",
-        ip: ip ?? "",
-        fp: fingerprintId ?? "",
-        userSince: since.user,
-        ipSince: since.ip,
-        fpSince: since.fingerprint,
-        uKey: u?.key ?? "",
-        iKey: i?.key ?? "",
-        fKey: f?.key ?? "",
-        uFrom: u?.from ?? 0,
-        iFrom: i?.from ?? 0,
-        fFrom: f?.from ?? 0,
-        uBucket: u?.bucket ?? 0,
-        iBucket: i?.bucket ?? 0,
-        fBucket: f?.bucket ?? 0,
-      }),
-    ]);
-    if (!row) throw new Error("The counters query answered no row");
-    const r = row as unknown as Record<string, unknown>;
+    const row = await query.first(this.db, {
+      env,
+      user: userId ?? "",
+      ip: ip ?? "",
+      fp: fingerprintId ?? "",
+      userSince: since.user,
+      ipSince: since.ip,
+      fpSince: since.fingerprint,
+      uKey: u?.key ?? "",
+      iKey: i?.key ?? "",
+      fKey: f?.key ?? "",
+      uFrom: u?.from ?? 0,
+      iFrom: i?.from ?? 0,
+      fFrom: f?.from ?? 0,
+      uBucket: u?.bucket ?? 0,
+      iBucket: i?.bucket ?? 0,
+      fBucket: f?.bucket ?? 0,
+      uExpires: u?.expires ?? 0,
+      iExpires: i?.expires ?? 0,
+      fExpires: f?.expires ?? 0,
+      knownUser: familiar?.userId ?? "",
+      here: familiar?.ip ?? "",
+      network: familiar?.network ?? "",
+      // No ASN to compare: -1 matches none (ASNs are positive).
+      asn: familiar?.asn ?? -1,
+      ...attemptParams(attempts.keys, attempts.since),
+    });
+    if (!row) throw new Error("The history query answered no row");
+    const r = row as Record<string, unknown>;
     // With buckets: the earlier buckets, and the current one's count less this evaluation.
-    const before = (k: VelocityKey | undefined, counted: unknown) => Number(counted) + (k ? (current.get(k.key) ?? 1) - 1 : 0);
+    const before = (k: VelocityKey | undefined, alias: string) => Number(r[alias] ?? 0) + (k ? Number(r[`${alias}_now`] ?? 1) - 1 : 0);
+    const yes = (v: unknown) => v === true || Number(v) > 0;
     return {
-      userEvents: before(u, r.user_events),
-      ipEvents: before(i, r.ip_events),
-      fingerprintEvents: before(f, r.fingerprint_events),
+      userEvents: before(u, "user_events"),
+      ipEvents: before(i, "ip_events"),
+      fingerprintEvents: before(f, "fingerprint_events"),
+      familiar: { ip: yes(r.seen_ip), network: yes(r.seen_network) },
+      attempts: attemptCountsOf(r),
     };
-  }
-
-  /** Counts one evaluation on each key's current bucket; answers each key's count there, this one included. */
-  private async bump(keys: VelocityKey[]): Promise<Map<string, number>> {
-    if (keys.length === 0) return new Map();
-    let bump = bumpByCount.get(keys.length);
-    if (!bump) {
-      bump = bumpQuery(keys.length);
-      bumpByCount.set(keys.length, bump);
-    }
-    const params = Object.fromEntries(
-      keys.flatMap((k, n) => [
-        [`k${n}`, k.key],
-        [`b${n}`, k.bucket],
-        [`e${n}`, k.expires],
-      ]),
-    );
-    const rows = await bump.rows(this.db, params);
-    return new Map(rows.map((b) => [b.key, Number(b.count)]));
   }
 
   /** Drops velocity buckets that have left their window; any instance may run it, it is idempotent. */
   async pruneVelocity(at: number): Promise<number> {
     const res = await this.db.withTables<VelocityTables>().deleteFrom("velocity_counters").where("expires_at", "<", at).executeTakeFirst();
     return Number(res.numDeletedRows ?? 0n);
-  }
-
-  /** The user's latest trusted evaluations with a location, newest first (travel is measured from them). */
-  async trustedPlaces(environmentId: string, userId: string, limit = 5): Promise<TrustedPlace[]> {
-    const rows = await trustedPlacesOfUser.rows(this.db, { env: environmentId, user: userId, limit });
-    return rows.map((r) => ({
-      ip: r.ip,
-      latitude: Number(r.latitude),
-      longitude: Number(r.longitude),
-      network: r.network,
-      created_at: Number(r.created_at),
-    }));
-  }
-
-  /**
-   * Has the user been seen, in trusted evaluations, on this IP, and on this network (the same /24 or /48, or the same
-   * ASN when one is given)? One statement of two EXISTS on the user's own rows.
-   */
-  async familiarity(
-    environmentId: string,
-    userId: string,
-    here: { ip: string; network: string; asn?: number },
-  ): Promise<{ ip: boolean; network: boolean }> {
-    const row = await familiarityOfUser.first(this.db, {
-      env: environmentId,
-      user: userId,
-      ip: here.ip,
-      network: here.network,
-      // No ASN to compare: -1 matches none (ASNs are positive).
-      asn: here.asn ?? -1,
-    });
-    const r = (row ?? {}) as Record<string, unknown>;
-    const yes = (v: unknown) => v === true || Number(v) > 0;
-    return { ip: yes(r.seen_ip), network: yes(r.seen_network) };
   }
 
   /** Distinct users evaluated from this IP since `since` (at most `cap` are counted). */

@@ -1,4 +1,6 @@
-import { insertRow, prepared } from "./prepared.js";
+import type { ExpressionBuilder } from "kysely";
+import { insertRow } from "./prepared.js";
+import type { Database } from "./schema.js";
 import type { LoginAttemptsTable } from "./tables/core.js";
 import { Repository } from "./transactions.js";
 
@@ -27,35 +29,65 @@ const COLUMNS: Array<[keyof AttemptKeys, Column, keyof AttemptCounts]> = [
   ["network", "network", "network"],
 ];
 
-/** One compiled statement per combination of keys a request has. */
-const byShape = new Map<string, ReturnType<typeof countsQuery>>();
+/** The values an attempt count compares with, named apart from the other parameters of the history's statement. */
+export interface AttemptParams {
+  attempts_since: number;
+  attempts_device_key: string;
+  attempts_fingerprint_id: string;
+  attempts_ip: string;
+  attempts_network: string;
+}
 
-function countsQuery(present: boolean[]) {
-  return prepared((db, p: { env: string; since: number; device_key: string; fingerprint_id: string; ip: string; network: string }) =>
-    db.selectNoFrom((eb) =>
-      COLUMNS.map(([, column, alias], i) =>
-        present[i]
-          ? eb
-              .selectFrom("login_attempts")
-              .select(eb.fn.countAll<number>().as("n"))
-              .where("environment_id", "=", p.env)
-              .where(column, "=", p[column])
-              .where("created_at", ">=", p.since)
-              // Only users still provisional: an honest first login is confirmed by the backend within seconds.
-              .where((w) =>
-                w.exists(
-                  w
-                    .selectFrom("users")
-                    .select("users.id")
-                    .whereRef("users.id", "=", "login_attempts.user_id")
-                    .where("users.provisional", "=", 1),
-                ),
-              )
-              .as(alias)
-          : eb.val(0).as(alias),
-      ),
-    ),
+/** Which of the keys (in COLUMNS' order) the request has. */
+export function attemptKeysPresent(keys: AttemptKeys): boolean[] {
+  return COLUMNS.map(([k]) => !!keys[k]);
+}
+
+export function attemptParams(keys: AttemptKeys, since: number): AttemptParams {
+  return {
+    attempts_since: since,
+    attempts_device_key: keys.deviceKey ?? "",
+    attempts_fingerprint_id: keys.fingerprintId ?? "",
+    attempts_ip: keys.ip ?? "",
+    attempts_network: keys.network ?? "",
+  };
+}
+
+/**
+ * The attempts since `p.attempts_since` by each key present (0 for a key the request lacks), as scalar subqueries of the
+ * history's one statement (HistoryRepo.scalars), columns `attempts_<key>`.
+ */
+export function attemptCounts(eb: ExpressionBuilder<Database, never>, p: AttemptParams & { env: string }, present: boolean[]) {
+  return COLUMNS.map(([, column, alias], i) =>
+    present[i]
+      ? eb
+          .selectFrom("login_attempts")
+          .select(eb.fn.countAll<number>().as("n"))
+          .where("environment_id", "=", p.env)
+          .where(column, "=", p[`attempts_${column}`])
+          .where("created_at", ">=", p.attempts_since)
+          // Only users still provisional: an honest first login is confirmed by the backend within seconds.
+          .where((w) =>
+            w.exists(
+              w
+                .selectFrom("users")
+                .select("users.id")
+                .whereRef("users.id", "=", "login_attempts.user_id")
+                .where("users.provisional", "=", 1),
+            ),
+          )
+          .as(`attempts_${alias}`)
+      : eb.val(0).as(`attempts_${alias}`),
   );
+}
+
+export function attemptCountsOf(row: Record<string, unknown>): AttemptCounts {
+  return {
+    device: Number(row.attempts_device ?? 0),
+    fingerprint: Number(row.attempts_fingerprint ?? 0),
+    ip: Number(row.attempts_ip ?? 0),
+    network: Number(row.attempts_network ?? 0),
+  };
 }
 
 /**
@@ -69,31 +101,5 @@ export function deviceKey(token: string | undefined, deviceId: string | undefine
 export class LoginAttemptsRepo extends Repository {
   async record(row: LoginAttemptRow): Promise<void> {
     await insertRow(this.db, "login_attempts", row);
-  }
-
-  /** Attempts since `since` on users still provisional, by each key the request has (0 for a key it lacks). */
-  async counts(environmentId: string, keys: AttemptKeys, since: number): Promise<AttemptCounts> {
-    const present = COLUMNS.map(([k]) => !!keys[k]);
-    if (!present.some(Boolean)) return { device: 0, fingerprint: 0, ip: 0, network: 0 };
-    const shape = present.map((x) => (x ? "1" : "0")).join("");
-    let query = byShape.get(shape);
-    if (!query) {
-      query = countsQuery(present);
-      byShape.set(shape, query);
-    }
-    const row = (await query.first(this.db, {
-      env: environmentId,
-      since,
-      device_key: keys.deviceKey ?? "",
-      fingerprint_id: keys.fingerprintId ?? "",
-      ip: keys.ip ?? "",
-      network: keys.network ?? "",
-    })) as unknown as Record<string, unknown> | undefined;
-    return {
-      device: Number(row?.device ?? 0),
-      fingerprint: Number(row?.fingerprint ?? 0),
-      ip: Number(row?.ip ?? 0),
-      network: Number(row?.network ?? 0),
-    };
   }
 }

@@ -32,6 +32,26 @@ interface Compiled {
   parameters: readonly unknown[];
 }
 
+/**
+ * Names of the prepared queries' SQL texts: on PostgreSQL the client sends them as named statements (store/db.ts),
+ * parsed and planned once per connection instead of on every call. One entry per query text the code builds (bounded).
+ */
+const statementNames = new Map<string, string>();
+let named = 0;
+
+/** The statement name of a prepared query's SQL text (undefined: not one of them, sent unnamed). */
+export function statementName(sql: string): string | undefined {
+  return statementNames.get(sql);
+}
+
+/**
+ * PostgreSQL refused to reuse a named statement ("cached plan must not change result type": a migration changed a
+ * table under a running instance): later calls prepare the text again under a new name on every connection.
+ */
+export function renameStatement(sql: string): void {
+  if (statementNames.has(sql)) statementNames.set(sql, `tsr_${++named}`);
+}
+
 export class Prepared<P extends object, R> {
   /** Compiled once per dialect: the adapter is one object per Kysely instance family (a transaction shares it). */
   private readonly compiled = new WeakMap<object, Compiled>();
@@ -46,6 +66,7 @@ export class Prepared<P extends object, R> {
       const q = this.build(db, slots).compile();
       c = { sql: q.sql, parameters: q.parameters };
       this.compiled.set(adapter, c);
+      if (!statementNames.has(c.sql)) statementNames.set(c.sql, `tsr_${++named}`);
     }
     const values = params as Record<string, unknown>;
     const parameters = c.parameters.map((v) => (v instanceof Slot ? (values[v.name] ?? null) : v));

@@ -2,7 +2,7 @@
 // An account known by its email only (an email-only sign-up, SPEC.md 13) has no customer id yet: its external_id is
 // its own service id until the backend names it (claim), and its email_key is what finds it. A user first seen on a
 // login is provisional until the customer's backend confirms it, and pruned a day later if it never does.
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { newId } from "../ids.js";
 import { accountEmailKey } from "../pipeline/account-email.js";
 import { now } from "../time.js";
@@ -26,8 +26,33 @@ const confirmNow = prepared((db, p: { id: string; at: number }) =>
 const byExternal = prepared((db, p: { env: string; external: string }) =>
   db.selectFrom("users").selectAll().where("environment_id", "=", p.env).where("external_id", "=", p.external),
 );
+/** The user of this customer id, else the oldest account of this email key: one statement for the identity step. */
+const byExternalOrEmailKey = prepared((db, p: { env: string; external: string; key: string }) =>
+  db
+    .selectFrom("users")
+    .selectAll()
+    .where("environment_id", "=", p.env)
+    .where((eb) => eb.or([eb("external_id", "=", p.external), eb("email_key", "=", p.key)]))
+    .orderBy(sql`case when ${sql.ref("external_id")} = ${p.external} then 0 else 1 end`)
+    .orderBy("created_at")
+    .limit(1),
+);
 
 export class UsersRepo extends Repository {
+  /**
+   * The user of this customer id and, when there is none, the account an email key names (findByEmailKey), read in
+   * one statement: a new user's evaluation needs both.
+   */
+  async findByExternalOrEmailKey(
+    environmentId: string,
+    externalId: string,
+    key: string,
+  ): Promise<{ user?: UserRow; emailAccount?: UserRow }> {
+    const row = await byExternalOrEmailKey.first(this.db, { env: environmentId, external: externalId, key });
+    if (!row) return {};
+    return row.external_id === externalId ? { user: row } : { emailAccount: row };
+  }
+
   async findByExternal(environmentId: string, externalId: string): Promise<UserRow | undefined> {
     return byExternal.first(this.db, { env: environmentId, external: externalId });
   }
@@ -149,10 +174,14 @@ export class UsersRepo extends Repository {
     environmentId: string,
     externalId: string,
     fields: { source: "client" | "server"; email?: string; phone?: string; metadata?: Record<string, unknown>; provisional?: boolean },
-    /** The row as the caller already read it (the evaluation's identity step), to spare a second read. */
-    known?: UserRow,
+    /**
+     * The row as the caller already read it (the evaluation's identity step), to spare a second read; null: the caller
+     * read it and found none (the insert below still resolves a concurrent creation).
+     */
+    known?: UserRow | null,
   ): Promise<{ user: UserRow; created: boolean }> {
-    const existing = known ?? (await byExternal.first(this.db, { env: environmentId, external: externalId }));
+    const existing =
+      known === null ? undefined : (known ?? (await byExternal.first(this.db, { env: environmentId, external: externalId })));
     const t = now();
     if (existing) {
       const patch: Partial<UserRow> = {};

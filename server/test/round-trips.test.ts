@@ -1,0 +1,199 @@
+// Round trips per client evaluation (issue 20): the statements one evaluation sends to the store, split into those
+// sent while its write transaction is open and those outside it. On PostgreSQL each statement is a network round
+// trip, and each one inside the transaction holds its row locks for as long; the bounds below are what the store
+// layer reaches today, so a change that adds a statement fails here. Printed, so that docs/operations.md can list them.
+import SQLite from "better-sqlite3";
+import { sql } from "kysely";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+
+interface Sent {
+  sql: string;
+  inside: boolean;
+  /** PostgreSQL: sent as a named prepared statement. */
+  named?: boolean;
+}
+
+type Fn = (...a: unknown[]) => unknown;
+
+/**
+ * Records every statement either store runs in this process, with whether a transaction was open on its connection
+ * (PostgreSQL: the pool's client between BEGIN and COMMIT/ROLLBACK; SQLite, one connection: between BEGIN or a
+ * SAVEPOINT and COMMIT, RELEASE or ROLLBACK). Answers the list and a function that removes the hooks.
+ */
+function recordStatements(): { sent: Sent[]; restore: () => void } {
+  const sent: Sent[] = [];
+  const restore: Array<() => void> = [];
+  const patch = (target: Record<string, unknown>, method: string, wrap: (original: Fn) => Fn) => {
+    const original = target[method] as Fn;
+    target[method] = wrap(original);
+    restore.push(() => {
+      target[method] = original;
+    });
+  };
+  const open = new WeakMap<object, boolean>();
+  const note = (conn: object, sql: string, named = false) => {
+    const text = sql.trim().replace(/\s+/g, " ");
+    const verb = text.toLowerCase();
+    if (verb.startsWith("begin") || verb.startsWith("savepoint")) {
+      sent.push({ sql: text, inside: true });
+      open.set(conn, true);
+    } else if (verb.startsWith("commit") || verb.startsWith("release") || verb.startsWith("rollback")) {
+      sent.push({ sql: text, inside: true });
+      open.set(conn, false);
+    } else sent.push({ sql: text, inside: open.get(conn) === true, named });
+  };
+  const sqliteConn = {};
+  const probe = new SQLite(":memory:");
+  const statement = Object.getPrototypeOf(probe.prepare("select 1")) as Record<string, unknown>;
+  probe.close();
+  for (const method of ["run", "all", "get", "iterate"])
+    patch(
+      statement,
+      method,
+      (original) =>
+        function (this: { source: string }, ...args: unknown[]) {
+          note(sqliteConn, this.source);
+          return original.apply(this, args);
+        },
+    );
+  patch(
+    SQLite.prototype as unknown as Record<string, unknown>,
+    "exec",
+    (original) =>
+      function (this: unknown, ...args: unknown[]) {
+        note(sqliteConn, String(args[0]));
+        return original.apply(this, args);
+      },
+  );
+  patch(
+    pg.Client.prototype as unknown as Record<string, unknown>,
+    "query",
+    (original) =>
+      function (this: object, ...args: unknown[]) {
+        const q = args[0] as string | { text: string; name?: string };
+        note(this, typeof q === "string" ? q : q.text, typeof q === "object" && !!q.name);
+        return original.apply(this, args);
+      },
+  );
+  return {
+    sent,
+    restore: () => {
+      for (const r of restore.reverse()) r();
+    },
+  };
+}
+
+/** Upper bounds (statements per evaluation) reached by the store layer: lower them when a change removes one. */
+const BOUNDS: Record<string, Record<string, { total: number; inside: number }>> = {
+  postgres: { known: { total: 14, inside: 5 }, new: { total: 13, inside: 7 } },
+  sqlite: { known: { total: 15, inside: 7 }, new: { total: 14, inside: 9 } },
+};
+
+describe.each(STORES)("round trips per client evaluation on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+  });
+  afterAll(async () => t?.close());
+
+  const evaluate = (user: string, seed: string) =>
+    t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/login",
+      payload: {
+        client_id: t.clientId,
+        user,
+        email: `${user}@example.com`,
+        signals: { components: fakeComponents(seed), visitor_token: `tok-${seed}-xxxxxxxx` },
+      },
+    });
+
+  async function measure(label: "known" | "new", user: string, seed: string): Promise<Sent[]> {
+    const rec = recordStatements();
+    let status: number;
+    try {
+      status = (await evaluate(user, seed)).statusCode;
+      // Work the evaluation left for after its commit (group commit, jobs) belongs to it too.
+      await t.services.repos.durable();
+    } finally {
+      rec.restore();
+    }
+    expect(status).toBe(200);
+    const inside = rec.sent.filter((s) => s.inside).length;
+    const lines = rec.sent.map(
+      (s, i) => `${String(i + 1).padStart(3)} ${s.inside ? "in " : "out"}${s.named ? " named" : ""} ${s.sql.slice(0, 100)}`,
+    );
+    console.log(`${kind} ${label} user/device: ${rec.sent.length} statements, ${inside} inside the transaction\n${lines.join("\n")}`);
+    expect(rec.sent.length).toBeGreaterThan(0);
+    expect(rec.sent.length).toBeLessThanOrEqual(BOUNDS[kind]?.[label]?.total ?? 0);
+    expect(inside).toBeLessThanOrEqual(BOUNDS[kind]?.[label]?.inside ?? 0);
+    return rec.sent;
+  }
+
+  it("a known user on a known device", async () => {
+    // The user and the device are seen twice first: caches are warm and the device is the user's.
+    for (let i = 0; i < 2; i++) expect((await evaluate("rt-known", "rt-known")).statusCode).toBe(200);
+    const sent = await measure("known", "rt-known", "rt-known");
+    expect(sent.some((s) => /insert into "evaluations"/i.test(s.sql))).toBe(true);
+    if (kind === "postgres") {
+      // The hot path's queries go as named statements, parsed once per connection; only the transaction's own
+      // statements and the rate limiter's upsert (not a prepared query) go unnamed.
+      const unnamed = sent.filter((s) => !s.named).map((s) => s.sql.split(" ").slice(0, 3).join(" "));
+      expect(unnamed).toEqual(['insert into "rate_limits"', "begin", "commit"]);
+    }
+  });
+
+  it("a new user on a new device", async () => {
+    expect((await evaluate("rt-warm", "rt-warm")).statusCode).toBe(200);
+    const sent = await measure("new", "rt-new", "rt-new");
+    expect(sent.some((s) => /insert into "devices"/i.test(s.sql))).toBe(true);
+    expect(sent.some((s) => /insert into "users"/i.test(s.sql))).toBe(true);
+  });
+});
+
+describe.runIf(STORES.includes("postgres"))("named statements on postgres after a migration", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp("postgres");
+  });
+  afterAll(async () => t?.close());
+
+  it("a named `select *` refused once its table changed is prepared anew at once, and no evaluation fails", async () => {
+    const evaluate = () =>
+      t.app.inject({
+        method: "POST",
+        url: "/v3/client/evaluate/login",
+        payload: {
+          client_id: t.clientId,
+          user: "rt-mig",
+          signals: { components: fakeComponents("rt-mig"), visitor_token: "tok-rt-mig-xxxxxxxx" },
+        },
+      });
+    // One connection at a time, so the request after the change meets the statement prepared before it.
+    for (let i = 0; i < 2; i++) expect((await evaluate()).statusCode).toBe(200);
+    const refused: string[] = [];
+    const original = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const out = (original as (...a: unknown[]) => unknown).apply(this, args);
+      if (out && typeof (out as Promise<unknown>).then === "function")
+        (out as Promise<unknown>).catch((e: { code?: string }) => {
+          if (e?.code === "0A000") refused.push(String((args[0] as { text?: string })?.text ?? args[0]));
+        });
+      return out;
+    } as typeof original;
+    try {
+      // What a migration run by a newer instance does: the result type of `select * from devices` changes.
+      await sql`alter table devices add column rt_extra integer`.execute(t.services.repos.db);
+      // The statements refused are prepared anew at once (outside the transaction): no request fails.
+      for (let i = 0; i < 3; i++) expect((await evaluate()).statusCode).toBe(200);
+      expect(refused.length).toBeGreaterThan(0);
+      const after = refused.length;
+      expect((await evaluate()).statusCode).toBe(200);
+      expect(refused.length).toBe(after);
+    } finally {
+      pg.Client.prototype.query = original;
+    }
+  });
+});
