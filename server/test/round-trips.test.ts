@@ -6,7 +6,7 @@ import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeComponents, STORES, startTestApp, type TestApp } from "./helpers.js";
+import { describeStores, fakeComponents, PG_AVAILABLE, startTestApp, type TestApp } from "./helpers.js";
 
 interface Sent {
   sql: string;
@@ -86,12 +86,14 @@ function recordStatements(): { sent: Sent[]; restore: () => void } {
 }
 
 /** Upper bounds (statements per evaluation) reached by the store layer: lower them when a change removes one. */
+// Issue 15's fingerprint churn (store/detection.ts) adds its own read, and its counting upsert for a never-seen
+// fingerprint: the next step is to fold both into the history's statement of numbers (HistoryRepo.scalars).
 const BOUNDS: Record<string, Record<string, { total: number; inside: number }>> = {
-  postgres: { known: { total: 14, inside: 5 }, new: { total: 13, inside: 7 } },
-  sqlite: { known: { total: 15, inside: 7 }, new: { total: 14, inside: 9 } },
+  postgres: { known: { total: 14, inside: 4 }, new: { total: 15, inside: 7 } },
+  sqlite: { known: { total: 15, inside: 6 }, new: { total: 16, inside: 11 } },
 };
 
-describe.each(STORES)("round trips per client evaluation on %s", (kind) => {
+describeStores("round trips per client evaluation on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind);
@@ -133,15 +135,23 @@ describe.each(STORES)("round trips per client evaluation on %s", (kind) => {
   }
 
   it("a known user on a known device", async () => {
-    // The user and the device are seen twice first: caches are warm and the device is the user's.
-    for (let i = 0; i < 2; i++) expect((await evaluate("rt-known", "rt-known")).statusCode).toBe(200);
+    // The user and the device are seen twice first, and the backend lets both logins in (consumes them): caches are
+    // warm, the user is confirmed, the device is the user's, and the measured login is let in too.
+    for (let i = 0; i < 2; i++) {
+      const r = await evaluate("rt-known", "rt-known");
+      expect(r.statusCode).toBe(200);
+      const { evaluation_id } = r.json() as { evaluation_id: string };
+      const consumed = await t.app.inject({ method: "POST", url: `/v3/evaluations/${evaluation_id}/consume`, headers: t.auth });
+      expect(consumed.statusCode).toBe(200);
+    }
     const sent = await measure("known", "rt-known", "rt-known");
     expect(sent.some((s) => /insert into "evaluations"/i.test(s.sql))).toBe(true);
+    expect(sent.some((s) => /insert into "challenges"/i.test(s.sql))).toBe(false);
     if (kind === "postgres") {
       // The hot path's queries go as named statements, parsed once per connection; only the transaction's own
-      // statements and the rate limiter's upsert (not a prepared query) go unnamed.
+      // statements, the rate limiter's upsert and the churn read (not prepared queries) go unnamed.
       const unnamed = sent.filter((s) => !s.named).map((s) => s.sql.split(" ").slice(0, 3).join(" "));
-      expect(unnamed).toEqual(['insert into "rate_limits"', "begin", "commit"]);
+      expect(unnamed).toEqual(['insert into "rate_limits"', 'select "key", sum(count)', "begin", "commit"]);
     }
   });
 
@@ -153,7 +163,7 @@ describe.each(STORES)("round trips per client evaluation on %s", (kind) => {
   });
 });
 
-describe.runIf(STORES.includes("postgres"))("named statements on postgres after a migration", () => {
+describe.skipIf(!PG_AVAILABLE)("named statements on postgres after a migration", () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp("postgres");
@@ -171,8 +181,9 @@ describe.runIf(STORES.includes("postgres"))("named statements on postgres after 
           signals: { components: fakeComponents("rt-mig"), visitor_token: "tok-rt-mig-xxxxxxxx" },
         },
       });
-    // One connection at a time, so the request after the change meets the statement prepared before it.
-    for (let i = 0; i < 2; i++) expect((await evaluate()).statusCode).toBe(200);
+    // An evaluation reads in parallel on several of the pool's connections: enough of them first that the statement
+    // is prepared on every connection the requests after the change may meet.
+    for (let i = 0; i < 10; i++) expect((await evaluate()).statusCode).toBe(200);
     const refused: string[] = [];
     const original = pg.Client.prototype.query;
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
@@ -187,7 +198,7 @@ describe.runIf(STORES.includes("postgres"))("named statements on postgres after 
       // What a migration run by a newer instance does: the result type of `select * from devices` changes.
       await sql`alter table devices add column rt_extra integer`.execute(t.services.repos.db);
       // The statements refused are prepared anew at once (outside the transaction): no request fails.
-      for (let i = 0; i < 3; i++) expect((await evaluate()).statusCode).toBe(200);
+      for (let i = 0; i < 10; i++) expect((await evaluate()).statusCode).toBe(200);
       expect(refused.length).toBeGreaterThan(0);
       const after = refused.length;
       expect((await evaluate()).statusCode).toBe(200);
