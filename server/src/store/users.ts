@@ -26,15 +26,25 @@ const confirmNow = prepared((db, p: { id: string; at: number }) =>
 const byExternal = prepared((db, p: { env: string; external: string }) =>
   db.selectFrom("users").selectAll().where("environment_id", "=", p.env).where("external_id", "=", p.external),
 );
-/** The user of this customer id, else the oldest account of this email key: one statement for the identity step. */
+/**
+ * The user of this customer id, else the oldest account of this email key: one statement for the identity step. Two
+ * lookups joined by `union all`, each on its own index: with `external_id = ? or email_key = ?` in one WHERE, SQLite
+ * scanned every user of the environment (543 µs per evaluation with 5,000 users, and growing with them).
+ */
 const byExternalOrEmailKey = prepared((db, p: { env: string; external: string; key: string }) =>
   db
-    .selectFrom("users")
+    .selectFrom(
+      db
+        .selectFrom("users")
+        .selectAll()
+        .where("environment_id", "=", p.env)
+        .where("external_id", "=", p.external)
+        .unionAll(db.selectFrom("users").selectAll().where("environment_id", "=", p.env).where("email_key", "=", p.key))
+        .as("u"),
+    )
     .selectAll()
-    .where("environment_id", "=", p.env)
-    .where((eb) => eb.or([eb("external_id", "=", p.external), eb("email_key", "=", p.key)]))
-    .orderBy(sql`case when ${sql.ref("external_id")} = ${p.external} then 0 else 1 end`)
-    .orderBy("created_at")
+    .orderBy(sql`case when ${sql.ref("u.external_id")} = ${p.external} then 0 else 1 end`)
+    .orderBy("u.created_at")
     .limit(1),
 );
 
