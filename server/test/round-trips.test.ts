@@ -90,7 +90,9 @@ function recordStatements(): { sent: Sent[]; restore: () => void } {
 // fingerprint: the next step is to fold both into the history's statement of numbers (HistoryRepo.scalars).
 const BOUNDS: Record<string, Record<string, { total: number; inside: number }>> = {
   postgres: { known: { total: 14, inside: 4 }, new: { total: 15, inside: 7 } },
-  sqlite: { known: { total: 15, inside: 6 }, new: { total: 16, inside: 11 } },
+  // SQLite reads a new user's account and its token's devices in two indexed statements each (calls, not round trips:
+  // cheaper there than the statement that joins them, which PostgreSQL sends).
+  sqlite: { known: { total: 15, inside: 6 }, new: { total: 18, inside: 11 } },
 };
 
 describeStores("round trips per client evaluation on %s", (kind) => {

@@ -2,9 +2,10 @@
 import type { Device } from "@tessera/sdk/contract";
 import type { Selectable } from "kysely";
 import { iso, isoOrUndefined } from "../time.js";
+import type { Dialect } from "./db.js";
 import { insertRow, newestFirst, type Prepared, prepared, updateRow } from "./prepared.js";
 import type { DevicesTable } from "./tables/core.js";
-import { Repository } from "./transactions.js";
+import { Repository, type Transactions } from "./transactions.js";
 
 export type DeviceRow = Selectable<DevicesTable>;
 
@@ -44,8 +45,9 @@ const byPreviousToken = newestFirst("last_seen_at", (db, p: { env: string; token
 
 /**
  * The devices carrying this token now or before, unordered: byToken's two lists read in one statement. Two lookups
- * joined by `union` (a device whose two tokens are equal comes once), each on its own index: with
- * `visitor_token = ? or previous_token = ?` in one WHERE, SQLite scanned every device of the environment.
+ * joined by `union all`, each on its own index: with `visitor_token = ? or previous_token = ?` in one WHERE, SQLite
+ * scanned every device of the environment (and `union` compared whole rows to drop a device whose two tokens are
+ * equal, costing more than the two lookups: byToken drops that repeat by id).
  */
 const byEitherToken = prepared((db, p: { env: string; token: string; limit: number }) =>
   db
@@ -55,7 +57,7 @@ const byEitherToken = prepared((db, p: { env: string; token: string; limit: numb
         .selectAll()
         .where("environment_id", "=", p.env)
         .where("visitor_token", "=", p.token)
-        .union(db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("previous_token", "=", p.token))
+        .unionAll(db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("previous_token", "=", p.token))
         .as("d"),
     )
     .selectAll()
@@ -70,6 +72,13 @@ const byFingerprint = newestFirst("last_seen_at", (db, p: { env: string; fp: str
 const owned = new Map<string, Prepared<{ env: string; value: string; owner: string }, DeviceRow>>();
 
 export class DevicesRepo extends Repository {
+  constructor(
+    transactions: Transactions,
+    private readonly dialect: Dialect,
+  ) {
+    super(transactions);
+  }
+
   async find(environmentId: string, id: string): Promise<DeviceRow | undefined> {
     return this.db.selectFrom("devices").selectAll().where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
   }
@@ -81,9 +90,16 @@ export class DevicesRepo extends Repository {
   async byToken(environmentId: string, token: string): Promise<DeviceRow[]> {
     // Both lists in one statement while they are short (every device of the token fits in the limit): the token's
     // devices, else those that carried it before; the cut of a longer list is left to the ordered queries.
+    // On the embedded store a statement is a call, not a round trip: the two ordered reads below cost less than the
+    // one that joins them (and the second runs only for a token no device carries now).
     const limit = 2 * TOKEN_DEVICES + 1;
-    const both = await byEitherToken.rows(this.db, { env: environmentId, token, limit });
-    if (both.length < limit) {
+    if (this.dialect === "sqlite") {
+      const rows = await byToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
+      return rows.length > 0 ? rows : byPreviousToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
+    }
+    const read = await byEitherToken.rows(this.db, { env: environmentId, token, limit });
+    const both = read.filter((r, i) => read.findIndex((o) => o.id === r.id) === i);
+    if (read.length < limit) {
       const current = both.filter((r) => r.visitor_token === token);
       const rows = current.length > 0 ? current : both;
       return rows.sort((a, b) => Number(b.last_seen_at) - Number(a.last_seen_at)).slice(0, TOKEN_DEVICES);
