@@ -1,6 +1,6 @@
-// Builds networks.txt (the shipped snapshot of hosting, VPN and proxy networks) from the IP → ASN CSVs of
+// Builds networks.txt.gz (the shipped snapshot of hosting, VPN and proxy networks) from the IP → ASN CSVs of
 // @ip-location-db/asn (RouteViews + NRO + DB-IP, CC BY 4.0). Run by hand when refreshing the snapshot:
-//   node server/data/extract-networks.mjs <dir with asn-ipv4.csv and asn-ipv6.csv> > server/data/networks.txt
+//   node server/data/extract-networks.mjs <dir with asn-ipv4.csv and asn-ipv6.csv> | gzip -9n > server/data/networks.txt.gz
 // Only the ASNs below and the mobile carriers are kept, and adjacent ranges of one ASN are merged (about 1 MiB).
 import fs from "node:fs";
 import path from "node:path";

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { buildApp } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
-import { geo, initGeo } from "../src/geo/index.js";
+import { geo, initGeo, readNetworkList } from "../src/geo/index.js";
 import { createServices } from "../src/services.js";
 import { rng } from "./population/random.js";
 
@@ -63,7 +63,7 @@ export async function startHarness(start: number) {
     if (!list || g.network || g.tor || g.longitude === undefined || list.length >= 400) continue;
     list.push(ip);
   }
-  for (const line of fs.readFileSync(new URL("../data/networks.txt", import.meta.url), "utf8").split("\n")) {
+  for (const line of readNetworkList().split("\n")) {
     const m = /^(\d+\.\d+\.\d+)\.\d+-\S+ AS(\d+)/.exec(line);
     if (!m) continue;
     const ip = `${m[1]}.${10 + Math.floor(ipr() * 200)}`;

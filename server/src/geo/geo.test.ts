@@ -1,8 +1,12 @@
 // Lookups and network classification on the shipped data: carriers, precision and accuracy, the network of an address.
 // Records in another database's layout come from small in-memory readers (public addresses: private ones are never
 // looked up).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { GeoData, geo } from "./index.js";
+import { GeoData, geo, readNetworkList } from "./index.js";
 import { networkOf } from "./ip.js";
 import { isCarrierName, NetworkList } from "./networks.js";
 
@@ -67,5 +71,17 @@ describe("the network of an address", () => {
     expect(networkOf("2a00:1450:4007:80e::200e")).toBe("2a00:1450:4007::/48");
     expect(networkOf("2a00:1450:4007:ffff:1::1")).toBe(networkOf("2a00:1450:4007::1"));
     expect(networkOf("not an ip")).toBeUndefined();
+  });
+});
+
+describe("network lists", () => {
+  it("the shipped snapshot is read through gunzip; NETWORK_LIST as plain text, or gzipped when named .gz", () => {
+    expect(readNetworkList()).toMatch(/^AS16509 hosting Amazon\.com/m);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tessera-networks-"));
+    const text = "AS64500 vpn Example VPN\n198.51.100.0/24 hosting\n";
+    fs.writeFileSync(path.join(dir, "list.txt"), text);
+    fs.writeFileSync(path.join(dir, "list.txt.gz"), gzipSync(text));
+    expect(readNetworkList(path.join(dir, "list.txt"))).toBe(text);
+    expect(readNetworkList(path.join(dir, "list.txt.gz"))).toBe(text);
   });
 });
