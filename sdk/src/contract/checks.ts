@@ -14,6 +14,11 @@ export const CHECKS = {
   user_age_days: "number",
   fingerprint_confidence: "number",
   fingerprint_user_count: "number",
+  /**
+   * Accounts that used a browser with exactly this fingerprint from this IP within 7 days, this one included: a browser
+   * that is not identifying (a phone's model) and cleared its storage is still one browser on one address.
+   */
+  fingerprint_ip_user_count: "number",
   device_user_count: "number",
   is_provisional_user: "boolean",
   device_provisional_attempts: "number",

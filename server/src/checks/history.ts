@@ -18,6 +18,8 @@ export const WINDOWS = {
   content: 24 * 60 * 60 * 1000,
   // Accounts per browser: three months covers a trial period and its repeats.
   fingerprintUsers: 90 * 24 * 60 * 60 * 1000,
+  // Accounts per fingerprint (identifying or not) on one address: a week, about as long as a home keeps its address.
+  fingerprintIpUsers: 7 * 24 * 60 * 60 * 1000,
   // Logins on provisional users: a stuffing run lasts minutes to hours; an honest first login is confirmed in seconds.
   provisionalAttempts: 60 * 60 * 1000,
   // Never-seen identifying fingerprints per IP, network and provider: an anti-detect browser's run lasts minutes to hours.
@@ -39,6 +41,8 @@ export interface History {
   ipUsers: string[];
   devices: UserDevice[];
   fingerprintUsers: string[];
+  /** Confirmed accounts on browsers with this exact fingerprint from this IP (WINDOWS.fingerprintIpUsers). */
+  fingerprintIpUsers: string[];
   tokenUsers: string[];
   /** Logins on provisional users within WINDOWS.provisionalAttempts, by this request's keys (the current one not counted). */
   attempts: AttemptCounts;
@@ -82,53 +86,68 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
   const geo = signals.geolocation;
   const country = geo?.country_code;
   const providerAsn = geo?.network && PROVIDER_KINDS.has(geo.network) ? geo.asn : undefined;
-  const [{ recent, trusted }, scalars, ipUsers, devices, fingerprintUsers, tokenUsers, lists, content, churn, countries, provider] =
-    await Promise.all([
-      userId ? h.recentAndTrusted(env, userId) : { recent: [], trusted: [] },
-      // Velocity, familiarity and login attempts: one statement of numbers.
-      h.scalars(
-        env,
-        // Velocity is counted by the customer's user id and the fingerprint even when new (not stored yet): the first
-        // evaluation of a burst counts for the others.
-        { userId, externalUser: input.user ?? identity.user?.external_id, ip: input.ip, fingerprintId: identity.fingerprint?.row.id },
-        { user: at - WINDOWS.user, ip: at - WINDOWS.ip, fingerprint: at - WINDOWS.fingerprint },
-        at,
-        userId && input.ip && here ? { userId, ip: input.ip, network: here.prefix, asn: here.asn } : undefined,
-        {
-          keys: { deviceKey: deviceKey(token, device), fingerprintId: fp, ip: input.ip, network: networkOf(input.ip) },
-          since: at - WINDOWS.provisionalAttempts,
-        },
-      ),
-      input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
-      userId ? h.userDevices(env, userId) : none,
-      linking ? repos.fingerprints.confirmedUsers(env, linking, at - WINDOWS.fingerprintUsers) : none,
-      token ? confirmedTokenUsers(repos, env, token, identity) : none,
-      repos.lists.membership(
-        env,
-        Object.values(listValues(input, identity, signals)).filter((v): v is string => !!v),
-        at,
-      ),
-      signals.content ? h.contentUsers(env, signals.content.hash, at - WINDOWS.content, userId ?? null) : Promise.resolve(undefined),
-      input.source === "client" && input.ip
-        ? repos.detection.fingerprintChurn(
-            env,
-            {
-              ip: input.ip,
-              network: here?.prefix,
-              provider: providerAsn,
-            },
-            !!fingerprint?.isNew && fingerprint.identifying,
-            at,
-            WINDOWS.fingerprintChurn,
-          )
-        : Promise.resolve({ ip: 0, network: 0, provider: 0 }),
-      userId && country ? repos.detection.countryFamiliarity(env, userId, country) : Promise.resolve(undefined),
-      providerAsn === undefined
-        ? Promise.resolve(null)
-        : userId
-          ? repos.detection.providerFamiliarity(env, userId, providerAsn)
-          : Promise.resolve(false),
-    ]);
+  const [
+    { recent, trusted },
+    scalars,
+    ipUsers,
+    devices,
+    fingerprintUsers,
+    fingerprintIpUsers,
+    tokenUsers,
+    lists,
+    content,
+    churn,
+    countries,
+    provider,
+  ] = await Promise.all([
+    userId ? h.recentAndTrusted(env, userId) : { recent: [], trusted: [] },
+    // Velocity, familiarity and login attempts: one statement of numbers.
+    h.scalars(
+      env,
+      // Velocity is counted by the customer's user id and the fingerprint even when new (not stored yet): the first
+      // evaluation of a burst counts for the others.
+      { userId, externalUser: input.user ?? identity.user?.external_id, ip: input.ip, fingerprintId: identity.fingerprint?.row.id },
+      { user: at - WINDOWS.user, ip: at - WINDOWS.ip, fingerprint: at - WINDOWS.fingerprint },
+      at,
+      userId && input.ip && here ? { userId, ip: input.ip, network: here.prefix, asn: here.asn } : undefined,
+      {
+        keys: { deviceKey: deviceKey(token, device), fingerprintId: fp, ip: input.ip, network: networkOf(input.ip) },
+        since: at - WINDOWS.provisionalAttempts,
+      },
+    ),
+    input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
+    userId ? h.userDevices(env, userId) : none,
+    linking ? repos.fingerprints.confirmedUsers(env, linking, at - WINDOWS.fingerprintUsers) : none,
+    fingerprint && input.ip
+      ? repos.fingerprints.confirmedUsersAtIp(env, fingerprint.row.exact_hash, input.ip, at - WINDOWS.fingerprintIpUsers)
+      : none,
+    token ? confirmedTokenUsers(repos, env, token, identity) : none,
+    repos.lists.membership(
+      env,
+      Object.values(listValues(input, identity, signals)).filter((v): v is string => !!v),
+      at,
+    ),
+    signals.content ? h.contentUsers(env, signals.content.hash, at - WINDOWS.content, userId ?? null) : Promise.resolve(undefined),
+    input.source === "client" && input.ip
+      ? repos.detection.fingerprintChurn(
+          env,
+          {
+            ip: input.ip,
+            network: here?.prefix,
+            provider: providerAsn,
+          },
+          !!fingerprint?.isNew && fingerprint.identifying,
+          at,
+          WINDOWS.fingerprintChurn,
+        )
+      : Promise.resolve({ ip: 0, network: 0, provider: 0 }),
+    userId && country ? repos.detection.countryFamiliarity(env, userId, country) : Promise.resolve(undefined),
+    providerAsn === undefined
+      ? Promise.resolve(null)
+      : userId
+        ? repos.detection.providerFamiliarity(env, userId, providerAsn)
+        : Promise.resolve(false),
+  ]);
   const { userEvents, ipEvents, fingerprintEvents, familiar, attempts } = scalars;
   return {
     recent,
@@ -140,6 +159,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
     ipUsers,
     devices,
     fingerprintUsers,
+    fingerprintIpUsers,
     tokenUsers,
     lists,
     content,

@@ -168,6 +168,17 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
       me.isNew,
     );
   },
+  // Accounts on browsers with exactly these components from this IP within a week, identifying or not: a phone whose
+  // model every other phone shares still names one browser on one home's address once its storage is cleared.
+  fingerprint_ip_user_count: (c) => {
+    if (!c.identity.fingerprint || !c.input.ip) return 0;
+    const me = countedAccount(c);
+    return withCurrent(
+      c.history.fingerprintIpUsers.filter((u) => u !== c.identity.user?.id),
+      me.id,
+      me.isNew,
+    );
+  },
   device_user_count: (c) => {
     if (!c.input.signals.visitor_token) return 0;
     const me = countedAccount(c);

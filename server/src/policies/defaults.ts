@@ -61,7 +61,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-account-cycling", {
       name: "Verify logins that cycle through accounts",
       description:
-        "A login from a browser that has tried accounts the service never confirmed (three within an hour), or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour; or into a known account from a never-seen browser where never-seen browsers keep appearing (an anti-detect browser draws a new one per attempt). Whatever the account: the code goes to its owner.",
+        "A login from a browser that has tried accounts the service never confirmed (three within an hour, or a second one from another address), or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour; or into a known account from a never-seen browser where never-seen browsers keep appearing (an anti-detect browser draws a new one per attempt). Whatever the account: the code goes to its owner.",
       actions: ["login"],
       priority: 620,
       verdict: "challenge",
@@ -103,8 +103,8 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                   },
                   {
                     all: [
-                      { check: "network_provisional_attempts", op: "gte", value: 2 },
-                      { check: "network_new_fingerprints", op: "gte", value: 8 },
+                      { check: "network_provisional_attempts", op: "gte", value: 3 },
+                      { check: "network_new_fingerprints", op: "gte", value: 3 },
                     ],
                   },
                 ],
@@ -113,6 +113,19 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
           },
           { check: "device_user_count", op: "gte", value: 5 },
           { check: "fingerprint_user_count", op: "gte", value: 5 },
+          // A browser trying its second unconfirmed account within the hour from another address than its first: a
+          // combo list through rotating proxies (someone retyping a mistyped login stays on one address).
+          {
+            all: [
+              { check: "ip_provisional_attempts", op: "lte", value: 1 },
+              {
+                any: [
+                  { check: "fingerprint_provisional_attempts", op: "gte", value: 2 },
+                  { check: "device_provisional_attempts", op: "gte", value: 2 },
+                ],
+              },
+            ],
+          },
           // A browser that two or more accounts used, now trying a second account the service never confirmed.
           {
             all: [
@@ -140,7 +153,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-fingerprint-churn", {
       name: "Verify sign-ups from browser farms",
       description:
-        "A sign-up from a never-seen browser through a cloud, VPN or proxy provider that presented six or more never-seen browsers within an hour (an anti-detect browser draws a new canvas, GPU, audio and fonts per attempt).",
+        "A sign-up from a never-seen browser through a cloud, VPN or proxy provider that presented three or more never-seen browsers within an hour (an anti-detect browser draws a new canvas, GPU, audio and fonts per attempt).",
       actions: ["signup"],
       priority: 520,
       verdict: "challenge",
@@ -149,7 +162,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
       conditions: {
         all: [
           { check: "is_new_fingerprint", op: "eq", value: true },
-          { check: "provider_new_fingerprints", op: "gte", value: 6 },
+          { check: "provider_new_fingerprints", op: "gte", value: 3 },
         ],
       },
     }),
@@ -224,7 +237,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-ato", {
       name: "Verify unfamiliar logins",
       description:
-        "A known account logging in from a new browser on a new network in a country it was never let in from or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network (networks, countries and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
+        "A known account logging in from a new browser on a new network in another country than those it was let in from or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network (networks, countries and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
       actions: ["login"],
       priority: 600,
       verdict: "challenge",
@@ -244,8 +257,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                   { check: "is_new_network", op: "eq", value: true },
                   {
                     any: [
-                      // ne false: also when no country is known to compare (no geolocation, no trusted country yet).
-                      { check: "is_new_country", op: "ne", value: false },
+                      { check: "is_new_country", op: "eq", value: true },
                       {
                         all: [
                           { check: "ip_is_hosting", op: "eq", value: true },
@@ -284,7 +296,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     }),
     p("challenge-account-sharing", {
       name: "Cap devices per account",
-      description: `More than ${deviceLimit} devices in use on one account while another of its devices is in use elsewhere, two or more beyond ${deviceLimit}, or two of its devices in use at once too far apart for one person: the owner verifies and removes the extra devices.`,
+      description: `More than ${deviceLimit} devices in use on one account while another of its devices is in use elsewhere, two or more beyond ${deviceLimit}, or a new device in use too far from another of its devices, or from its last trusted place, for one person: the owner verifies and removes the extra devices.`,
       actions: ["access"],
       priority: 550,
       verdict: "challenge",
@@ -308,13 +320,27 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
               { check: "concurrent_sessions", op: "gt", value: 0 },
             ],
           },
-          { check: "session_impossible_travel", op: "eq", value: true },
+          {
+            all: [
+              { check: "session_impossible_travel", op: "eq", value: true },
+              { check: "is_new_device", op: "eq", value: true },
+            ],
+          },
+          // In use from a new address where the account's last trusted place could not have been left in time.
+          {
+            all: [
+              { check: "impossible_travel", op: "eq", value: true },
+              { check: "is_new_device", op: "eq", value: true },
+              { check: "is_new_ip", op: "eq", value: true },
+            ],
+          },
         ],
       },
     }),
     p("challenge-repeat-trial", {
       name: "Verify repeat sign-ups",
-      description: "A sign-up from a browser already used by two or more other accounts (repeat trials, multi-accounting).",
+      description:
+        "A sign-up from a browser already used by two or more other accounts (repeat trials, multi-accounting), or from a browser with exactly the same components at the same address that three or more accounts used within a week (one that clears its storage between accounts).",
       actions: ["signup"],
       priority: 500,
       verdict: "challenge",
@@ -323,6 +349,8 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
         any: [
           { check: "fingerprint_user_count", op: "gte", value: 3 },
           { check: "device_user_count", op: "gte", value: 3 },
+          // A family's phones of one model on one home network share their components: the fourth account, not the third.
+          { check: "fingerprint_ip_user_count", op: "gte", value: 4 },
         ],
       },
     }),

@@ -29,6 +29,25 @@ const confirmedUsersOf = prepared((db, p: { env: string; fp: string; since: numb
     .where("users.provisional", "=", 0)
     .limit(p.cap),
 );
+/**
+ * The same from one IP, over the fingerprints with one exact hash: components that do not identify a browser (every
+ * phone of a model shares them) get a record per device, yet still name one browser on one home's or office's address,
+ * as a device does whose storage was cleared. Served by the IP index.
+ */
+const confirmedUsersAtIp = prepared((db, p: { env: string; hash: string; ip: string; since: number; cap: number }) =>
+  db
+    .selectFrom("evaluations")
+    .innerJoin("fingerprints", "fingerprints.id", "evaluations.fingerprint_id")
+    .innerJoin("users", "users.id", "evaluations.user_id")
+    .select("evaluations.user_id")
+    .distinct()
+    .where("evaluations.environment_id", "=", p.env)
+    .where("evaluations.ip", "=", p.ip)
+    .where("evaluations.created_at", ">=", p.since)
+    .where("fingerprints.exact_hash", "=", p.hash)
+    .where("users.provisional", "=", 0)
+    .limit(p.cap),
+);
 const touchAt = prepared((db, p: { id: string; at: number }) =>
   db.updateTable("fingerprints").set({ last_seen_at: p.at }).where("id", "=", p.id),
 );
@@ -76,6 +95,12 @@ export class FingerprintsRepo extends Repository {
    */
   async confirmedUsers(environmentId: string, fingerprintId: string, since: number, cap = 200): Promise<string[]> {
     const rows = await confirmedUsersOf.rows(this.db, { env: environmentId, fp: fingerprintId, since, cap });
+    return rows.map((r) => r.user_id as string);
+  }
+
+  /** Distinct confirmed users of the evaluations from one IP, since `since`, of fingerprints with this exact hash. */
+  async confirmedUsersAtIp(environmentId: string, exactHash: string, ip: string, since: number, cap = 200): Promise<string[]> {
+    const rows = await confirmedUsersAtIp.rows(this.db, { env: environmentId, hash: exactHash, ip, since, cap });
     return rows.map((r) => r.user_id as string);
   }
 

@@ -400,7 +400,7 @@ export class HistoryRepo extends Repository {
       network: familiar?.network ?? "",
       // No ASN to compare: -1 matches none (ASNs are positive).
       asn: familiar?.asn ?? -1,
-      ...attemptParams(attempts.keys, attempts.since),
+      ...attemptParams(attempts.keys, attempts.since, userId),
     });
     if (!row) throw new Error("The history query answered no row");
     const r = row as Record<string, unknown>;

@@ -32,6 +32,8 @@ const COLUMNS: Array<[keyof AttemptKeys, Column, keyof AttemptCounts]> = [
 /** The values an attempt count compares with, named apart from the other parameters of the history's statement. */
 export interface AttemptParams {
   attempts_since: number;
+  /** The request's own user (a known one), left out of the counts: its own retries are one account. */
+  attempts_user: string;
   attempts_device_key: string;
   attempts_fingerprint_id: string;
   attempts_ip: string;
@@ -43,9 +45,10 @@ export function attemptKeysPresent(keys: AttemptKeys): boolean[] {
   return COLUMNS.map(([k]) => !!keys[k]);
 }
 
-export function attemptParams(keys: AttemptKeys, since: number): AttemptParams {
+export function attemptParams(keys: AttemptKeys, since: number, user: string | undefined): AttemptParams {
   return {
     attempts_since: since,
+    attempts_user: user ?? "",
     attempts_device_key: keys.deviceKey ?? "",
     attempts_fingerprint_id: keys.fingerprintId ?? "",
     attempts_ip: keys.ip ?? "",
@@ -54,7 +57,8 @@ export function attemptParams(keys: AttemptKeys, since: number): AttemptParams {
 }
 
 /**
- * The attempts since `p.attempts_since` by each key present (0 for a key the request lacks), as scalar subqueries of the
+ * The accounts tried since `p.attempts_since` by each key present (0 for a key the request lacks): distinct provisional
+ * users other than the request's own, so that one person retrying a login counts once. Scalar subqueries of the
  * history's one statement (HistoryRepo.scalars), columns `attempts_<key>`.
  */
 export function attemptCounts(eb: ExpressionBuilder<Database, never>, p: AttemptParams & { env: string }, present: boolean[]) {
@@ -62,10 +66,11 @@ export function attemptCounts(eb: ExpressionBuilder<Database, never>, p: Attempt
     present[i]
       ? eb
           .selectFrom("login_attempts")
-          .select(eb.fn.countAll<number>().as("n"))
+          .select(eb.fn.count<number>("login_attempts.user_id").distinct().as("n"))
           .where("environment_id", "=", p.env)
           .where(column, "=", p[`attempts_${column}`])
           .where("created_at", ">=", p.attempts_since)
+          .where("user_id", "!=", p.attempts_user)
           // Only users still provisional: an honest first login is confirmed by the backend within seconds.
           .where((w) =>
             w.exists(

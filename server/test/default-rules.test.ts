@@ -1,0 +1,108 @@
+// The default policies' account-independent rules (issue 15), through the real client API of a new environment, on
+// both stores: what each rule catches, and the honest look-alike it leaves alone. The checks they read are pinned one
+// by one in checks.test.ts; the population and attacks they were tuned on are in server/scenarios.
+import { Evaluation } from "@tessera/sdk/contract";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { BROWSER_UA, describeStores, fakeComponents, IPHONE_UA, iphoneComponents, startTestApp, type TestApp } from "./helpers.js";
+import { strict } from "./strict.js";
+
+interface Browser {
+  components: Record<string, { value: unknown }>;
+  token: string;
+  ua: string;
+}
+
+const LONDON = "81.2.69.142";
+const TOKYO = "126.0.0.1";
+
+describeStores("default rules on %s", (kind) => {
+  let t: TestApp;
+  let seq = 0;
+  beforeAll(async () => {
+    // X-Forwarded-For carries the client address of each case (one trusted proxy in front).
+    t = await startTestApp(kind, { TRUST_PROXY: "1", CLIENT_RATE_LIMIT: "1000000" });
+  });
+  afterAll(async () => t?.close());
+
+  const id = (prefix: string) => `${prefix}-${kind}-${++seq}`;
+  /** A private address on a /24 of its own (no geolocation). */
+  const net = () => `10.9.${++seq % 250}.${1 + Math.floor(seq / 250)}`;
+  const browser = (): Browser => {
+    const seed = id("browser");
+    return { components: fakeComponents(seed), token: `tok-${seed}-xxxxxxxx`, ua: BROWSER_UA };
+  };
+  /** An iPhone's Safari: the same components as every iPhone of its model, with a visitor token of its own. */
+  const phone = (): Browser => ({ components: iphoneComponents(), token: `tok-${id("phone")}-xxxxxxxx`, ua: IPHONE_UA });
+
+  async function client(action: string, req: { user?: string; email?: string; ip: string; browser: Browser }): Promise<Evaluation> {
+    const r = await t.app.inject({
+      method: "POST",
+      url: `/v3/client/evaluate/${action}`,
+      headers: { "user-agent": req.browser.ua, "x-forwarded-for": req.ip },
+      payload: {
+        client_id: t.clientId,
+        ...(req.user ? { user: req.user } : {}),
+        ...(req.email ? { email: req.email } : {}),
+        signals: { components: req.browser.components, visitor_token: req.browser.token, url: "https://app.example.com/" },
+      },
+    });
+    expect(r.statusCode, r.body).toBe(200);
+    const read = await t.app.inject({ method: "GET", url: `/v3/evaluations/${r.json().evaluation_id}`, headers: t.auth });
+    expect(read.statusCode, read.body).toBe(200);
+    return strict(Evaluation).parse(read.json());
+  }
+
+  it("a browser trying a second unconfirmed account from another address is challenged; one account retried is not", async () => {
+    const b = browser();
+    expect((await client("login", { user: id("leaked"), ip: net(), browser: b })).verdict).toBe("allow");
+    const second = await client("login", { user: id("leaked"), ip: net(), browser: b });
+    expect(second.verdict, JSON.stringify(second.checks)).toBe("challenge");
+    expect(second.policy?.name).toBe("Verify logins that cycle through accounts");
+    expect(second.checks).toMatchObject({ fingerprint_provisional_attempts: 2, ip_provisional_attempts: 1 });
+
+    // Someone whose first login the backend has not confirmed yet, retrying from the phone's next network.
+    const [user, mine] = [id("owner"), browser()];
+    await client("login", { user, ip: net(), browser: mine });
+    const retry = await client("login", { user, ip: net(), browser: mine });
+    expect(retry.checks?.fingerprint_provisional_attempts).toBe(1);
+    expect(retry.verdict).toBe("allow");
+  });
+
+  it("the fourth account from one phone model at one address is a repeat sign-up; the third (a family) is not", async () => {
+    const ip = net();
+    for (let k = 0; k < 2; k++) expect((await client("signup", { user: id("trial"), ip, browser: phone() })).verdict).toBe("allow");
+    const third = await client("signup", { user: id("trial"), ip, browser: phone() });
+    expect(third.checks?.fingerprint_ip_user_count).toBe(3);
+    expect(third.verdict).toBe("allow");
+    const fourth = await client("signup", { user: id("trial"), ip, browser: phone() });
+    expect(fourth.checks?.fingerprint_ip_user_count).toBe(4);
+    expect(fourth.verdict).toBe("challenge");
+    expect(fourth.policy?.name).toBe("Verify repeat sign-ups");
+  });
+
+  it("a new device in use where the account could not have travelled from its last trusted place is account sharing", async () => {
+    const [user, owners] = [id("share"), browser()];
+    expect((await client("access", { user, ip: LONDON, browser: owners })).verdict).toBe("allow");
+    const friend = await client("access", { user, ip: TOKYO, browser: browser() });
+    expect(friend.checks, JSON.stringify(friend.checks)).toMatchObject({ impossible_travel: true, is_new_device: true, is_new_ip: true });
+    expect(friend.verdict).toBe("challenge");
+    expect(friend.policy?.name).toBe("Cap devices per account");
+    // The owner's own known browser, somewhere the geolocation cannot explain: not a new device, not sharing.
+    const own = await client("access", { user, ip: TOKYO, browser: owners });
+    expect(own.checks?.is_new_device).toBe(false);
+    expect(own.policy?.name).not.toBe("Cap devices per account");
+  });
+
+  it("a known account without any located history is not challenged for its place on a new browser", async () => {
+    const user = id("unplaced");
+    await client("access", { user, ip: net(), browser: browser() });
+    const login = await client("login", { user, ip: net(), browser: browser() });
+    expect(login.checks, JSON.stringify(login.checks)).toMatchObject({
+      is_new_user: false,
+      is_new_fingerprint: true,
+      is_new_network: true,
+      is_new_country: null,
+    });
+    expect(login.verdict).toBe("allow");
+  });
+});
