@@ -356,10 +356,11 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
     const country = pick(s, COUNTRIES);
     const b = realBrowser(++attacker, tzOf(country));
     const ip = pick(s, residential(country));
-    const t0 = when("multi", d);
-    for (let k = 0; k < 6; k++)
+    // Sign-ups 20 minutes to 2 hours apart, in order (the fourth account is the fourth in time).
+    let at = when("multi", d);
+    for (let k = 0; k < 6; k++, at += int(s, 20, 120) * MIN)
       steps.push({
-        at: t0 + k * int(s, 20, 120) * MIN,
+        at,
         run: async (ctx) => {
           const out = await ctx.h.client(ctx.p, {
             action: "signup",

@@ -3,7 +3,7 @@
 // visits, on a tuning set and on a held-out set (other seed, device models never used to derive the weights or tune
 // anything). Reported: device identity per browser family; one table of recall per attack and honest friction
 // (challenged, denied or restricted visits ÷ visits) per honest group, tuning and held out. Deterministic (seeded).
-// Options: SCENARIO_PEOPLE (default 250 per set), SCENARIO_DAYS (12); for tuning, SCENARIO_DEBUG (missed attacks with
+// Options: SCENARIO_PEOPLE (default 250 per set), SCENARIO_DAYS (12), SCENARIO_SEEDS (1001,2001); for tuning, SCENARIO_DEBUG (missed attacks with
 // their checks), SCENARIO_WHY (honest friction with its checks), SCENARIO_TRACE (every honest visit).
 import { ATTACKS } from "./attacks.js";
 import { startHarness } from "./harness.js";
@@ -11,21 +11,24 @@ import { formatIdentity, type IdentityReport, measureIdentity } from "./identity
 import { GROUPS } from "./population/honest.js";
 
 const PEOPLE = Number(process.env.SCENARIO_PEOPLE ?? 250);
+// The two sets' seeds: "3001,4001" replays other people, other devices and other attacks (a check on data not tuned on).
+const [TUNING_SEED, HELD_OUT_SEED] = (process.env.SCENARIO_SEEDS ?? "1001,2001").split(",").map(Number) as [number, number];
+if (!Number.isInteger(TUNING_SEED) || !Number.isInteger(HELD_OUT_SEED)) throw new Error("SCENARIO_SEEDS: two integers, e.g. 3001,4001");
 const DAYS = Number(process.env.SCENARIO_DAYS ?? 12);
 const START = Date.UTC(2026, 10, 1);
 const t0 = performance.now();
 
 const h = await startHarness(START);
-const tuning = await measureIdentity(h, "tuning set (seed 1001)", {
-  seed: 1001,
+const tuning = await measureIdentity(h, `tuning set (seed ${TUNING_SEED})`, {
+  seed: TUNING_SEED,
   people: PEOPLE,
   days: DAYS,
   heldOut: false,
   start: h.now(),
   attacks: true,
 });
-const heldOut = await measureIdentity(h, "held-out set (seed 2001, held-out device models)", {
-  seed: 2001,
+const heldOut = await measureIdentity(h, `held-out set (seed ${HELD_OUT_SEED}, held-out device models)`, {
+  seed: HELD_OUT_SEED,
   people: PEOPLE,
   days: DAYS,
   heldOut: true,

@@ -351,6 +351,52 @@ const TABLE: Row[] = [
     ],
   },
   {
+    check: "fingerprint_accounts_tried",
+    set: [
+      {
+        why: "a third account logged into from one browser within the hour, known or not",
+        value: 3,
+        run: async (h) => {
+          const [b, known] = [h.browser(), h.id("u")];
+          await h.client("signup", { user: known, browser: h.browser() });
+          await h.client("login", { user: h.id("u"), browser: b });
+          await h.client("login", { user: known, browser: b });
+          return h.client("login", { user: h.id("u"), browser: b });
+        },
+      },
+    ],
+    unset: [
+      {
+        why: "one account logging in again and again is one account",
+        value: 1,
+        run: async (h) => {
+          const [b, user] = [h.browser(), h.id("u")];
+          await h.client("login", { user, browser: b });
+          await h.client("login", { user, browser: b });
+          return h.client("login", { user, browser: b });
+        },
+      },
+      {
+        why: "phones of one model: their shared fingerprint names no browser",
+        value: 0,
+        run: async (h) => {
+          await h.client("login", { user: h.id("u"), browser: h.phone() });
+          return h.client("login", { user: h.id("u"), browser: h.phone() });
+        },
+      },
+      {
+        why: "accounts logged into more than an hour before are not counted",
+        value: 1,
+        run: async (h) => {
+          const b = h.browser();
+          await h.client("login", { user: h.id("u"), browser: b });
+          await h.client("login", { user: h.id("u"), browser: b });
+          return later(61 * 60_000, () => h.client("login", { user: h.id("u"), browser: b }));
+        },
+      },
+    ],
+  },
+  {
     check: "fingerprint_ip_user_count",
     set: [
       {
@@ -838,15 +884,26 @@ const TABLE: Row[] = [
   },
   {
     check: "session_impossible_travel",
-    set: {
-      why: "the user's computer in use in London while a phone logs in from Tokyo",
-      value: true,
-      run: async (h) => {
-        const user = h.id("u");
-        await h.client("access", { user, browser: h.browser(), ip: IP.london });
-        return h.client("access", { user, browser: h.browser(IPHONE_UA), ip: IP.tokyo });
+    set: [
+      {
+        why: "the user's computer in use in London while a phone logs in from Tokyo",
+        value: true,
+        run: async (h) => {
+          const user = h.id("u");
+          await h.client("access", { user, browser: h.browser(), ip: IP.london });
+          return h.client("access", { user, browser: h.browser(IPHONE_UA), ip: IP.tokyo });
+        },
       },
-    },
+      {
+        why: "London and Grangemouth at once: 354 km beyond both radii, too far for one person within the quarter hour",
+        value: true,
+        run: async (h) => {
+          const user = h.id("u");
+          await h.client("access", { user, browser: h.browser(), ip: IP.london });
+          return h.client("access", { user, browser: h.browser(), ip: IP.grangemouth });
+        },
+      },
+    ],
     unset: [
       {
         why: "the user's laptop at home and their phone on its carrier at once (a carrier exit places nobody)",

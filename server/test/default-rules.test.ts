@@ -68,6 +68,19 @@ describeStores("default rules on %s", (kind) => {
     expect(retry.verdict).toBe("allow");
   });
 
+  it("a browser logging into its third account within the hour, a known one among them, is challenged", async () => {
+    const [b, ip, known] = [browser(), net(), id("known")];
+    await client("signup", { user: known, ip: net(), browser: browser() });
+    expect((await client("login", { user: id("leaked"), ip, browser: b })).verdict).toBe("allow");
+    const second = await client("login", { user: known, ip, browser: b });
+    expect(second.checks?.fingerprint_accounts_tried).toBe(2);
+    expect(second.verdict, JSON.stringify(second.checks)).toBe("allow");
+    const third = await client("login", { user: id("leaked"), ip, browser: b });
+    expect(third.checks).toMatchObject({ fingerprint_accounts_tried: 3, fingerprint_provisional_attempts: 2 });
+    expect(third.verdict).toBe("challenge");
+    expect(third.policy?.name).toBe("Verify logins that cycle through accounts");
+  });
+
   it("the fourth account from one phone model at one address is a repeat sign-up; the third (a family) is not", async () => {
     const ip = net();
     for (let k = 0; k < 2; k++) expect((await client("signup", { user: id("trial"), ip, browser: phone() })).verdict).toBe("allow");

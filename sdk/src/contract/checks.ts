@@ -15,6 +15,11 @@ export const CHECKS = {
   fingerprint_confidence: "number",
   fingerprint_user_count: "number",
   /**
+   * Accounts logged into from this identifying fingerprint within the hour, known or not, this login included (0 for a
+   * fingerprint that does not identify a browser).
+   */
+  fingerprint_accounts_tried: "number",
+  /**
    * Accounts that used a browser with exactly this fingerprint from this IP within 7 days, this one included: a browser
    * that is not identifying (a phone's model) and cleared its storage is still one browser on one address.
    */

@@ -20,6 +20,9 @@ export const WINDOWS = {
   fingerprintUsers: 90 * 24 * 60 * 60 * 1000,
   // Accounts per fingerprint (identifying or not) on one address: a week, about as long as a home keeps its address.
   fingerprintIpUsers: 7 * 24 * 60 * 60 * 1000,
+  // Accounts logged into from one browser: a combo list's run lasts minutes to hours; a family computer's accounts
+  // are used on other evenings.
+  accountsTried: 60 * 60 * 1000,
   // Logins on provisional users: a stuffing run lasts minutes to hours; an honest first login is confirmed in seconds.
   provisionalAttempts: 60 * 60 * 1000,
   // Never-seen identifying fingerprints per IP, network and provider: an anti-detect browser's run lasts minutes to hours.
@@ -41,6 +44,8 @@ export interface History {
   ipUsers: string[];
   devices: UserDevice[];
   fingerprintUsers: string[];
+  /** Accounts (provisional included) that logged in from the identifying fingerprint within WINDOWS.accountsTried. */
+  fingerprintAccountsTried: string[];
   /** Confirmed accounts on browsers with this exact fingerprint from this IP (WINDOWS.fingerprintIpUsers). */
   fingerprintIpUsers: string[];
   tokenUsers: string[];
@@ -91,7 +96,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
     scalars,
     ipUsers,
     devices,
-    fingerprintUsers,
+    fingerprintAccounts,
     fingerprintIpUsers,
     tokenUsers,
     lists,
@@ -117,7 +122,9 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
     ),
     input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
     userId ? h.userDevices(env, userId) : none,
-    linking ? repos.fingerprints.confirmedUsers(env, linking, at - WINDOWS.fingerprintUsers) : none,
+    linking
+      ? repos.fingerprints.users(env, linking, at - WINDOWS.fingerprintUsers, at - WINDOWS.accountsTried)
+      : { confirmed: [], triedSince: [] },
     fingerprint && input.ip
       ? repos.fingerprints.confirmedUsersAtIp(env, fingerprint.row.exact_hash, input.ip, at - WINDOWS.fingerprintIpUsers)
       : none,
@@ -158,7 +165,8 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
     fingerprintEvents,
     ipUsers,
     devices,
-    fingerprintUsers,
+    fingerprintUsers: fingerprintAccounts.confirmed,
+    fingerprintAccountsTried: fingerprintAccounts.triedSince,
     fingerprintIpUsers,
     tokenUsers,
     lists,

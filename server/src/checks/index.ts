@@ -168,6 +168,15 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
       me.isNew,
     );
   },
+  // Accounts logged into from this browser within the hour, whatever they are (known, unknown, confirmed or not), this
+  // one included on a login: over the identifying, non-popular fingerprint only (a phone model's is every owner's).
+  fingerprint_accounts_tried: (c) => {
+    const fp = c.identity.fingerprint;
+    if (!fp || !fp.identifying || fp.popular) return 0;
+    const others = c.history.fingerprintAccountsTried.filter((u) => u !== c.identity.user?.id);
+    const me = c.input.action === "login" && (c.identity.user || c.input.user) ? 1 : 0;
+    return others.length + me;
+  },
   // Accounts on browsers with exactly these components from this IP within a week, identifying or not: a phone whose
   // model every other phone shares still names one browser on one home's address once its storage is cleared.
   fingerprint_ip_user_count: (c) => {

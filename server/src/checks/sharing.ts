@@ -9,7 +9,7 @@ import type { Identity } from "../pipeline/identity.js";
 import type { SignalSet } from "../signals/index.js";
 import { ACTIVE_WINDOW_MS } from "../store/devices.js";
 import type { UserDevice } from "../store/history.js";
-import { isImpossible, placeOf, travelBetween } from "./travel.js";
+import { isImpossible, MIN_SESSIONS_APART_KM, placeOf, travelBetween } from "./travel.js";
 
 interface SharingPolicy {
   enabled: boolean;
@@ -60,7 +60,7 @@ export function otherSessions(input: EvaluationInput, identity: Identity, signal
     if (d.type === identity.deviceType) concurrent++;
     if (here && !farApart) {
       const there = placeOf(geo().lookup(d.last_ip), d.last_seen_at);
-      farApart = !!there && isImpossible(travelBetween(there, here));
+      farApart = !!there && isImpossible(travelBetween(there, here), MIN_SESSIONS_APART_KM);
     }
   }
   return { concurrent, farApart };

@@ -65,9 +65,15 @@ export function travelSpeedKmh(
   return { km, kmh: speed(km, from.at, to.at) };
 }
 
-export function isImpossible(t: { km: number; kmh: number } | undefined): boolean {
-  return !!t && t.km >= MIN_TRAVEL_KM && t.kmh > IMPOSSIBLE_KMH;
+export function isImpossible(t: { km: number; kmh: number } | undefined, minKm = MIN_TRAVEL_KM): boolean {
+  return !!t && t.km >= minKm && t.kmh > IMPOSSIBLE_KMH;
 }
+
+/**
+ * Two sessions in use within the active window (15 minutes) are far apart beyond this, past both accuracy radii: no
+ * train or car covers it in that time, so the longer journeys' 500 km allowance for ground-travel noise is not needed.
+ */
+export const MIN_SESSIONS_APART_KM = 250;
 
 function speed(km: number, from: number, to: number): number {
   // A floor of one minute keeps back-to-back requests finite without hiding a jump across the world.

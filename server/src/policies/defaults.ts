@@ -61,7 +61,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-account-cycling", {
       name: "Verify logins that cycle through accounts",
       description:
-        "A login from a browser that has tried accounts the service never confirmed (three within an hour, or a second one from another address), or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour; or into a known account from a never-seen browser where never-seen browsers keep appearing (an anti-detect browser draws a new one per attempt). Whatever the account: the code goes to its owner.",
+        "A login from a browser that has tried accounts the service never confirmed (three within an hour, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour; or into a known account from a never-seen browser where never-seen browsers keep appearing (an anti-detect browser draws a new one per attempt). Whatever the account: the code goes to its owner.",
       actions: ["login"],
       priority: 620,
       verdict: "challenge",
@@ -113,6 +113,8 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
           },
           { check: "device_user_count", op: "gte", value: 5 },
           { check: "fingerprint_user_count", op: "gte", value: 5 },
+          // A browser logging into account after account, known or not (a combo list's run from one profile).
+          { check: "fingerprint_accounts_tried", op: "gte", value: 3 },
           // A browser trying its second unconfirmed account within the hour from another address than its first: a
           // combo list through rotating proxies (someone retyping a mistyped login stays on one address).
           {
@@ -133,7 +135,8 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
               { check: "fingerprint_user_count", op: "gte", value: 2 },
             ],
           },
-          // A known account from a never-seen browser where never-seen browsers keep appearing.
+          // A known account from a never-seen browser where never-seen browsers keep appearing. Not an account the
+          // service never met: on its first day every login names one, and an office's network presents new browsers.
           {
             all: [
               { check: "is_new_user", op: "eq", value: false },

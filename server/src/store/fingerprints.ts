@@ -1,5 +1,5 @@
 // Repository of fingerprints: the server's record of each browser fingerprint seen in an environment.
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { insertRow, prepared, updateRow } from "./prepared.js";
 import type { FingerprintsTable } from "./tables/core.js";
 import { Repository } from "./transactions.js";
@@ -16,17 +16,25 @@ const componentsById = prepared((db, p: { env: string; id: string }) =>
   db.selectFrom("fingerprints").select(["id", "exact_hash", "components"]).where("environment_id", "=", p.env).where("id", "=", p.id),
 );
 const popularNow = prepared((db, p: { id: string }) => db.updateTable("fingerprints").set({ popular: 1 }).where("id", "=", p.id));
-/** Distinct confirmed users (not provisional) of the evaluations of one fingerprint since a time. */
-const confirmedUsersOf = prepared((db, p: { env: string; fp: string; since: number; cap: number }) =>
+/**
+ * The users of the evaluations of one fingerprint since a time, each with whether it is provisional (first seen on a
+ * login the backend never confirmed) and whether it logged in from the fingerprint since `loginSince`.
+ */
+const usersOf = prepared((db, p: { env: string; fp: string; since: number; loginSince: number; cap: number }) =>
   db
     .selectFrom("evaluations")
     .innerJoin("users", "users.id", "evaluations.user_id")
-    .select("evaluations.user_id")
-    .distinct()
+    .select((eb) => [
+      "evaluations.user_id",
+      eb.fn.max("users.provisional").as("provisional"),
+      sql<number>`max(case when ${eb.ref("evaluations.action")} = 'login' and ${eb.ref("evaluations.created_at")} >= ${p.loginSince} then 1 else 0 end)`.as(
+        "tried",
+      ),
+    ])
     .where("evaluations.environment_id", "=", p.env)
     .where("evaluations.fingerprint_id", "=", p.fp)
     .where("evaluations.created_at", ">=", p.since)
-    .where("users.provisional", "=", 0)
+    .groupBy("evaluations.user_id")
     .limit(p.cap),
 );
 /**
@@ -93,9 +101,26 @@ export class FingerprintsRepo extends Repository {
    * Distinct users evaluated with this fingerprint since `since` (at most `cap`), provisional users left out: they are
    * not accounts yet (SPEC.md 13).
    */
-  async confirmedUsers(environmentId: string, fingerprintId: string, since: number, cap = 200): Promise<string[]> {
-    const rows = await confirmedUsersOf.rows(this.db, { env: environmentId, fp: fingerprintId, since, cap });
-    return rows.map((r) => r.user_id as string);
+  /**
+   * The accounts of one fingerprint: the confirmed users of its evaluations since `since` (not provisional), and every
+   * user, provisional included, that logged in from it since `loginSince` (accounts tried).
+   */
+  async users(
+    environmentId: string,
+    fingerprintId: string,
+    since: number,
+    loginSince: number,
+    cap = 200,
+  ): Promise<{ confirmed: string[]; triedSince: string[] }> {
+    const rows = await usersOf.rows(this.db, { env: environmentId, fp: fingerprintId, since, loginSince, cap });
+    const confirmed: string[] = [];
+    const triedSince: string[] = [];
+    for (const r of rows) {
+      const id = r.user_id as string;
+      if (Number(r.provisional) === 0) confirmed.push(id);
+      if (Number(r.tried) > 0) triedSince.push(id);
+    }
+    return { confirmed, triedSince };
   }
 
   /** Distinct confirmed users of the evaluations from one IP, since `since`, of fingerprints with this exact hash. */

@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from "kysely";
+import { type ExpressionBuilder, sql } from "kysely";
 import { insertRow } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { LoginAttemptsTable } from "./tables/core.js";
@@ -66,7 +66,7 @@ export function attemptCounts(eb: ExpressionBuilder<Database, never>, p: Attempt
     present[i]
       ? eb
           .selectFrom("login_attempts")
-          .select(eb.fn.count<number>("login_attempts.user_id").distinct().as("n"))
+          .select(sql<number>`count(distinct user_id)`.as("n"))
           .where("environment_id", "=", p.env)
           .where(column, "=", p[`attempts_${column}`])
           .where("created_at", ">=", p.attempts_since)
