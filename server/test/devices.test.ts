@@ -27,7 +27,15 @@ describeStores("devices on %s", (kind) => {
       user,
       signals: { components: fakeComponents(seed), visitor_token: `tok-${seed}-xxxxxxxx` },
     });
-    return r.json() as { evaluation_id: string; logout?: boolean };
+    const out = r.json() as { evaluation_id: string; logout?: boolean };
+    // The backend confirms the login it let in, as a real one does: these accounts are no guesses (SPEC.md 13), so the
+    // cases' browsers, all on one address, never look like one browser farm cycling through accounts.
+    const ev = await t.app.inject({ method: "GET", url: `/v3/evaluations/${out.evaluation_id}`, headers: t.auth });
+    if (ev.json().verdict === "allow") {
+      const consumed = await t.app.inject({ method: "POST", url: `/v3/evaluations/${out.evaluation_id}/consume`, headers: t.auth });
+      expect(consumed.statusCode, consumed.body).toBe(200);
+    }
+    return out;
   };
 
   it("GET /v3/user/:id/devices lists the user's devices as device objects", async () => {
