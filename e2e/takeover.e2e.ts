@@ -86,7 +86,8 @@ async function logIn(page: Page, user: string, email: string): Promise<void> {
 
 describe("the login integration against an account takeover", () => {
   it("the owner signs in; an attacker with the password and their own email is challenged with a code sent to the owner", async () => {
-    const owner = await deviceAt(OWNER, "198.51.100.20");
+    // The owner's home: a London address (its country is what a new browser elsewhere is compared with).
+    const owner = await deviceAt(OWNER, "81.2.69.142");
     await logIn(owner, "dana", OWNER_EMAIL);
     await expect.poll(() => status(owner), { timeout: 30_000 }).toMatch(/^Logged in as dana/);
 
@@ -128,7 +129,8 @@ describe("the login integration against an account takeover", () => {
   });
 
   it("the owner on a new laptop is challenged too, reads the code in their own mailbox and gets in", async () => {
-    const laptop = await deviceAt(OWNER_NEW_LAPTOP, "192.0.2.44");
+    // A new browser on a new network in another country (Madrid): an unfamiliar login, whoever it is.
+    const laptop = await deviceAt(OWNER_NEW_LAPTOP, "90.75.247.205");
     const since = smtp.mails.length;
     await logIn(laptop, "dana", OWNER_EMAIL);
     await laptop.waitForURL(/\/challenge\/\?challenge=/, { timeout: 30_000 });
