@@ -139,6 +139,20 @@ async function pacedRow(
   return out;
 }
 
+/** CPU time (ms) used so far by the PostgreSQL processes of this machine (its backends work for the server under test). */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const d of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${d}/comm`, "utf8").trim() === "postgres") total += cpuMs(Number(d));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
+}
+
 const mib = (b: number) => +(b / 1024 / 1024).toFixed(1);
 
 /**
@@ -311,10 +325,17 @@ async function httpOnStore(kind: StoreKind): Promise<Row | undefined> {
     await evaluateLoad(server, project.clientId, { pool: true });
     await evaluateLoad(server, project.clientId, { duration: SECONDS.warmup, seed: 7 });
     const pid = server.child.pid;
+    const pgBefore = kind === "postgres" ? postgresCpuMs() : 0;
     const [{ result, ids }, evCpu] = await withCpu(pid, () =>
       evaluateLoad(server!, project.clientId, { duration: SECONDS.evaluate, keep: 200_000 }),
     );
     const ev = row("client evaluate", kind, result, evCpu);
+    if (kind === "postgres") {
+      // PostgreSQL's own CPU per evaluation (every postgres process here: other databases' work included if any).
+      const each = (postgresCpuMs() - pgBefore) / Math.max(1, ev.requests);
+      figures.postgres_cpu_ms_per_evaluation = +each.toFixed(3);
+      console.log(`  (PostgreSQL's processes: ${each.toFixed(3)} ms CPU per evaluation)`);
+    }
     // The latency users see: the same traffic paced at half of the saturation just measured (issue 20).
     const half = Math.max(1, Math.round(ev.requests_per_s / 2));
     // Evenly paced (bench/paced.ts): autocannon's overallRate sends each second's budget as a burst at 50 connections.
