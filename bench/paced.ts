@@ -2,7 +2,7 @@
 // connection, whatever the answers before it. Autocannon's `overallRate` is a per-connection budget per second,
 // reset by a 1 s timer: every connection sends its share back to back at the start of each second and then waits,
 // so "half of saturation" arrives as a burst at full concurrency once a second and the tail measured is the
-// saturated one (the bare Fastify route paced that way shows it too; see docs/operations.md). Latency here is
+// saturated one (docs/operations.md, "Throughput, latency and sizing"). Latency here is
 // counted from the time a request was due, so a stalled client or server cannot hide a delay (no coordinated omission).
 import http from "node:http";
 
