@@ -1,0 +1,104 @@
+// An open-loop load generator paced evenly (issue 20): one request every 1/rate s, each on a free keep-alive
+// connection, whatever the answers before it. Autocannon's `overallRate` is a per-connection budget per second,
+// reset by a 1 s timer: every connection sends its share back to back at the start of each second and then waits,
+// so "half of saturation" arrives as a burst at full concurrency once a second and the tail measured is the
+// saturated one (docs/operations.md, "Throughput, latency and sizing"). Latency here is
+// counted from the time a request was due, so a stalled client or server cannot hide a delay (no coordinated omission).
+import http from "node:http";
+
+export interface PacedRequest {
+  method: string;
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+export interface PacedResult {
+  rate: number;
+  sent: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  /** Requests per second actually completed over the run. */
+  achieved: number;
+  p50_ms: number;
+  p90_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  /** Due time of each request slower than `slowMs` (ms from the run's start) and its latency, for stall hunting. */
+  slow: Array<[number, number]>;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export async function pacedLoad(
+  url: string,
+  opts: { rate: number; seconds: number; next: () => PacedRequest; maxSockets?: number; slowMs?: number },
+): Promise<PacedResult> {
+  const base = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 64 });
+  const interval = 1000 / opts.rate;
+  const total = Math.round(opts.rate * opts.seconds);
+  const latencies: number[] = [];
+  const slow: Array<[number, number]> = [];
+  const slowMs = opts.slowMs ?? 20;
+  let sent = 0;
+  let ok = 0;
+  let non2xx = 0;
+  let errors = 0;
+  let pending = 0;
+  const start = performance.now();
+  let done!: () => void;
+  const finished = new Promise<void>((resolve) => (done = resolve));
+
+  const send = (due: number) => {
+    const r = opts.next();
+    pending++;
+    const req = http.request({ host: base.hostname, port: base.port, method: r.method, path: r.path, headers: r.headers, agent }, (res) => {
+      res.on("data", () => {});
+      res.on("end", () => {
+        const ms = performance.now() - due;
+        latencies.push(ms);
+        if (ms > slowMs) slow.push([Math.round(due - start), +ms.toFixed(1)]);
+        if (res.statusCode && res.statusCode >= 200 && res.statusCode < 300) ok++;
+        else non2xx++;
+        if (--pending === 0 && sent === total) done();
+      });
+    });
+    req.on("error", () => {
+      errors++;
+      if (--pending === 0 && sent === total) done();
+    });
+    req.end(r.body);
+  };
+
+  // Each tick sends every request that has fallen due; a timer wakes at the next due time.
+  const tick = () => {
+    const now = performance.now();
+    while (sent < total && start + sent * interval <= now) send(start + sent++ * interval);
+    if (sent < total) setTimeout(tick, Math.max(0, start + sent * interval - performance.now()));
+    else if (pending === 0) done();
+  };
+  tick();
+  await finished;
+  const elapsed = (performance.now() - start) / 1000;
+  agent.destroy();
+  const sorted = Float64Array.from(latencies).sort();
+  const round = (x: number) => +x.toFixed(2);
+  return {
+    rate: opts.rate,
+    sent,
+    ok,
+    non2xx,
+    errors,
+    achieved: Math.round((ok + non2xx) / elapsed),
+    p50_ms: round(percentile(sorted, 50)),
+    p90_ms: round(percentile(sorted, 90)),
+    p99_ms: round(percentile(sorted, 99)),
+    max_ms: round(sorted[sorted.length - 1] ?? Number.NaN),
+    slow,
+  };
+}
