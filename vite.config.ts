@@ -16,5 +16,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     globalSetup: ["server/test/global-setup.ts"],
+    // Every answer written by a compiled serializer is checked against the zod path's bytes (server/src/serialize.ts).
+    env: { TESSERA_SERIALIZER_CHECK: "1" },
   },
 });

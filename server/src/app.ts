@@ -2,7 +2,7 @@
 // the OpenAPI document and reference, health, and in development the demo site (SPEC.md 1).
 import fastifyCookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
-import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import { validatorCompiler } from "fastify-type-provider-zod";
 import { requireSecret } from "./auth.js";
 import { registerAudit } from "./console/audit.js";
 import { consoleSessionHook } from "./console/session-auth.js";
@@ -36,6 +36,7 @@ import statsRoutes from "./routes/v3/stats.js";
 import userDirectoryRoutes from "./routes/v3/user-directory.js";
 import userRoutes from "./routes/v3/users.js";
 import webhookRoutes from "./routes/v3/webhooks.js";
+import { serializerCompiler } from "./serialize.js";
 import type { Services } from "./services.js";
 
 function trustProxy(value: string | undefined): boolean | string[] {
@@ -69,7 +70,7 @@ export async function buildApp(services: Services, opts: { logger?: boolean; dem
   // Every answer is serialised through its route's response schema (the contract's, sdk/src/contract): keys the
   // schema does not declare are stripped (an internal field such as a code hash or a webhook secret stored on the
   // row never reaches the wire), and an answer that does not match it is a 500 (ResponseSerializationError), which
-  // fails the tests loudly.
+  // fails the tests loudly. Compiled from each schema where that writes the zod path's bytes (serialize.ts).
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
   registerRequestLimits(app, config);

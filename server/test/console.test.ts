@@ -389,6 +389,63 @@ describeStores("console on %s", (kind) => {
     expect(strict(ErrorBody).parse(bad.json()).error.param).toBe("policy.conditions.check");
   });
 
+  it("a backtest reads a draft's risks from each evaluation's stored risks, names their indicators, and tests lists as they are now", async () => {
+    const stored = await Promise.all(
+      made.map(async (m) => {
+        const r = await t.app.inject({ method: "GET", url: `/v3/evaluations/${m.id}`, headers: t.auth });
+        const e = r.json() as { verdict: string; risks: { name: string; score: number; indicators: string[] }[] };
+        return { ...m, verdict: e.verdict, ato: e.risks.find((x) => x.name === "ato")! };
+      }),
+    );
+    // The highest account-takeover score among them: the draft matches those, and not the others.
+    const top = Math.max(...stored.map((e) => e.ato.score));
+    const matching = stored.filter((e) => e.ato.score >= top);
+    expect(top).toBeGreaterThan(0);
+    expect(matching.length).toBeLessThan(stored.length);
+    const risky = strict(BacktestResult).parse(
+      (
+        await consoleCall(t, viewer, dev, "POST", "/v3/policies/backtest", {
+          policy: {
+            name: "Restrict takeovers",
+            priority: 990,
+            conditions: { check: "risk.ato.score", op: "gte", value: top },
+            verdict: "restrict",
+          },
+          examples: 50,
+        })
+      ).json(),
+    );
+    expect(risky).toMatchObject({ evaluated: stored.length, matched: matching.length, changed: matching.length, differs_from_stored: 0 });
+    expect(risky.examples.map((e) => e.evaluation).sort()).toEqual(matching.map((e) => e.id).sort());
+    for (const e of risky.examples) expect(e.reasons).toEqual(matching.find((m) => m.id === e.evaluation)!.ato.indicators);
+
+    // A list holding u2 now: the draft that tests it matches u2's evaluations, stored before the list held it.
+    expect(
+      (await t.app.inject({ method: "POST", url: "/v3/lists/backtest_suspects/add", headers: t.auth, payload: { values: ["u2"] } }))
+        .statusCode,
+    ).toBe(200);
+    try {
+      const listed = strict(BacktestResult).parse(
+        (
+          await consoleCall(t, viewer, dev, "POST", "/v3/policies/backtest", {
+            policy: {
+              name: "Deny suspects",
+              priority: 990,
+              conditions: { check: "user_id", op: "in_list", value: "backtest_suspects" },
+              verdict: "deny",
+            },
+          })
+        ).json(),
+      );
+      const u2 = stored.filter((e) => e.user === "u2");
+      expect(u2.length).toBeGreaterThan(0);
+      expect(listed).toMatchObject({ evaluated: stored.length, matched: u2.length, changed: u2.length });
+      expect(listed.examples.every((e) => e.user === "u2" && e.reasons.includes("in_list:backtest_suspects"))).toBe(true);
+    } finally {
+      await t.app.inject({ method: "POST", url: "/v3/lists/backtest_suspects/remove", headers: t.auth, payload: { values: ["u2"] } });
+    }
+  });
+
   it("settings and keys: an owner's session changes them (audited); a secret key may read settings but not change them", async () => {
     const patch = await consoleCall(t, owner, dev, "PATCH", "/v3/settings", {
       color: "#0a7f5a",

@@ -3,31 +3,33 @@
 // policy step (policies/engine.ts, the same code as live) runs again on them twice: with the environment's current
 // policies, and with the draft added (or replacing the policy of its id). The answer counts the verdicts the draft
 // changes, with examples. Lists are taken as they are now (their past contents are not kept).
-import type { BacktestRequest, BacktestResult, ChecksSnapshot, Condition, Verdict } from "@tessera/sdk/contract";
+import type { BacktestRequest, BacktestResult, ChecksSnapshot, Condition, Risk, Verdict } from "@tessera/sdk/contract";
 import { ApiError } from "../errors.js";
 import { evaluateCondition } from "../policies/conditions.js";
 import { selectPolicy } from "../policies/engine.js";
 import { policiesFor } from "../policies/index.js";
 import { validatePolicy } from "../policies/validate.js";
-import { loadRisks, riskChecks } from "../risks/index.js";
+import { loadRisks } from "../risks/index.js";
 import type { Services } from "../services.js";
 import type { StoredPolicy } from "../store/policies.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import { iso } from "../time.js";
+import { RiskCheckReader } from "./stored-risk-checks.js";
 
-/** Evaluations read per query: big enough that round trips do not count, small enough to bound memory. */
-const BATCH = 5000;
 /** List entries held in memory for one run. */
 const LIST_VALUES_CAP = 500_000;
 const DEFAULT_PERIOD_MS = 7 * 24 * 3600 * 1000;
 /** The checks whose value a list may hold (as the live policy step looks them up, checks/history.ts listValues). */
+const NO_RISKS: Risk[] = [];
 const LIST_CHECKS = ["user_id", "ip", "email", "email_domain", "phone", "fingerprint_id", "device_id", "ip_country"];
 
-function testsRisks(cond: Condition): boolean {
-  if ("all" in cond) return cond.all.some(testsRisks);
-  if ("any" in cond) return cond.any.some(testsRisks);
-  if ("not" in cond) return testsRisks(cond.not);
-  return cond.check.startsWith("risk.");
+/** The risks a condition tests (`risk.<name>.score`, `risk.<name>.severity`). */
+function risksOf(cond: Condition, out: Set<string>): Set<string> {
+  if ("all" in cond) for (const c of cond.all) risksOf(c, out);
+  else if ("any" in cond) for (const c of cond.any) risksOf(c, out);
+  else if ("not" in cond) risksOf(cond.not, out);
+  else if (cond.check.startsWith("risk.")) out.add(cond.check.split(".")[1]!);
+  return out;
 }
 
 function listIdsOf(cond: Condition, out: Set<string>): Set<string> {
@@ -103,20 +105,25 @@ export async function backtest(services: Services, env: EnvironmentRecord, req: 
     truncated: false,
   };
   const transitions = new Map<string, { from: Verdict; to: Verdict; count: number }>();
-  // Reading an evaluation's risks costs as much as its checks: only where a policy that applies to the action tests one.
-  const needsRisks = new Map<string, boolean>();
-  const risksFor = (action: string) => {
-    let needed = needsRisks.get(action);
-    if (needed === undefined) {
-      needed = withDraft.some((p) => p.enabled && (p.actions.length === 0 || p.actions.includes(action)) && testsRisks(p.conditions));
-      needsRisks.set(action, needed);
+  // Of an evaluation's risks only the checks of those the policies applying to its action test are read (see
+  // stored-risk-checks.ts); the Risk objects, whose indicators name the reasons, are built for the examples alone.
+  const riskReaders = new Map<string, RiskCheckReader>();
+  const riskReaderFor = (action: string) => {
+    let reader = riskReaders.get(action);
+    if (!reader) {
+      const names = new Set<string>();
+      for (const p of withDraft) if (p.enabled && (p.actions.length === 0 || p.actions.includes(action))) risksOf(p.conditions, names);
+      reader = new RiskCheckReader(names);
+      riskReaders.set(action, reader);
     }
-    return needed;
+    return reader;
   };
   const exampleUsers: (string | null)[] = [];
   let cursor: { at: number; id: string } | undefined;
+  // Evaluations read per query: enough that round trips do not count, few enough to bound memory (the store says).
+  const batch = services.repos.evaluationSearch.scanBatch;
   const scan = (after: typeof cursor, n: number) => services.repos.evaluationSearch.scan(env.id, from, to, after, n);
-  let wanted = Math.min(BATCH, req.limit);
+  let wanted = Math.min(batch, req.limit);
   let pending: ReturnType<typeof scan> | undefined = scan(undefined, wanted);
   while (pending) {
     const rows = await pending;
@@ -127,21 +134,23 @@ export async function backtest(services: Services, env: EnvironmentRecord, req: 
     // overlap (docs/console.md has the figures).
     const left = req.limit - result.evaluated - rows.length;
     if (last && rows.length === wanted && left > 0) {
-      wanted = Math.min(BATCH, left);
+      wanted = Math.min(batch, left);
       pending = scan(cursor, wanted);
     }
     for (const row of rows) {
       const checks = row.checks ? (JSON.parse(row.checks) as ChecksSnapshot) : {};
-      const risks = row.risks && risksFor(row.action) ? loadRisks(row.risks, row.id) : [];
       const held = memberships(checks, lists);
       // Into the parsed object: a spread into a new one cost ten times as much (56 µs against 6, measured).
-      const ctx = { checks: Object.assign(checks, riskChecks(risks)), lists: held };
-      const now = selectPolicy(current, row.action, ctx, risks);
+      if (row.risks) riskReaderFor(row.action).read(row.risks, row.id, checks);
+      const ctx = { checks, lists: held };
+      // The reasons these runs name are not read (the risks they would take indicators from are not loaded): an
+      // example runs its policies again with them.
+      const now = selectPolicy(current, row.action, ctx, NO_RISKS);
       const applies = (draft.actions.length === 0 || draft.actions.includes(row.action)) && evaluateCondition(ctx, draft.conditions);
       // With the draft the outcome differs only where the draft matches ahead of the current winner, or where the
       // current winner is the policy the draft replaces: only those run the policies again.
       const rerun = (applies && (!now || byPriority(draft, now.policy) < 0)) || now?.policy.id === draft.id;
-      const next = rerun ? selectPolicy(withDraft, row.action, ctx, risks) : now;
+      const next = rerun ? selectPolicy(withDraft, row.action, ctx, NO_RISKS) : now;
       const currentVerdict: Verdict = now?.policy.verdict ?? "allow";
       const draftVerdict: Verdict = next?.policy.verdict ?? "allow";
       result.evaluated++;
@@ -154,6 +163,8 @@ export async function backtest(services: Services, env: EnvironmentRecord, req: 
       t.count++;
       transitions.set(key, t);
       if (result.examples.length < req.examples) {
+        const risks = row.risks && !riskReaderFor(row.action).empty ? loadRisks(row.risks, row.id) : NO_RISKS;
+        const reasons = next ? (selectPolicy(rerun ? withDraft : current, row.action, ctx, risks)?.reasons ?? []) : [];
         result.examples.push({
           evaluation: row.id,
           createdAt: iso(Number(row.created_at)),
@@ -161,7 +172,7 @@ export async function backtest(services: Services, env: EnvironmentRecord, req: 
           stored: row.verdict as Verdict,
           current: currentVerdict,
           draft: draftVerdict,
-          reasons: next?.reasons ?? [],
+          reasons,
         });
         exampleUsers.push(row.user_id);
       }

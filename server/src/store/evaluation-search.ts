@@ -100,6 +100,16 @@ export class EvaluationSearchRepo extends Repository {
   }
 
   /**
+   * How many evaluations a backtest reads per `scan`. On PostgreSQL each read is a round trip, overlapped with the
+   * judging of the previous batch, and 5,000 hides it best (1,000 or 2,000 waited on the database: 0.9 s against
+   * 1.0–1.3 s for 100,000 evaluations). On the embedded store a read is a call, and the fewer rows (their 2 KB texts)
+   * held at once, the less the garbage collector copies: 1,000 took 0.73–0.82 s against 0.83–1.15 s for 5,000.
+   */
+  get scanBatch(): number {
+    return this.dialect === "sqlite" ? 1000 : 5000;
+  }
+
+  /**
    * What a backtest needs of the evaluations of a period, newest first, `limit` from before the cursor: the decision's
    * inputs (checks, risks) and outcome, not the whole row.
    */
