@@ -7,6 +7,8 @@ import { describeStores, fakeComponents, startTestApp, type TestApp } from "./he
 import { strict } from "./strict.js";
 
 const HOME = "81.2.69.142"; // GB, residential
+// Another household: HOME has seen the bots' unconfirmed accounts from never-seen browsers, which is itself a sign.
+const OTHER_HOME = "90.75.247.205"; // ES, residential
 const AWS = "3.5.1.1"; // Amazon (hosting)
 
 const STEALTH_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
@@ -102,7 +104,7 @@ describeStores("server-side bot evidence on %s", (kind) => {
 
   it("privacy browsers are let in: Firefox resistFingerprinting, Brave farbling", async () => {
     const rfp = await login({
-      ip: HOME,
+      ip: OTHER_HOME,
       ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:144.0) Gecko/20100101 Firefox/144.0",
       // Firefox has no userAgentData (the test browsers' components are a Chrome's).
       components: {
@@ -116,7 +118,7 @@ describeStores("server-side bot evidence on %s", (kind) => {
     expect(rfp.verdict, JSON.stringify([rfp.policy, rfp.checks])).toBe("allow");
     expect(rfp.checks).toMatchObject({ user_agent_mismatch: false, implausible_hardware: false, headless_window: false, is_bot: false });
     const brave = await login({
-      ip: HOME,
+      ip: OTHER_HOME,
       ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36",
       headers: {
         "sec-ch-ua": '"Chromium";v="142", "Brave";v="142", "Not_A Brand";v="99"',

@@ -81,6 +81,46 @@ describeStores("default rules on %s", (kind) => {
     expect(third.policy?.name).toBe("Verify logins that cycle through accounts");
   });
 
+  it("a second unconfirmed account on a network where a third never-seen browser appears within the hour is challenged", async () => {
+    // An anti-detect browser draws a new canvas, GPU, audio and fonts per attempt, on addresses of one /24.
+    const block = () => `10.8.${++seq % 250}`;
+    const home = block();
+    // Two people of one home trying their first logins on new browsers (the counts include the request's own): let in.
+    const first = await client("login", { user: id("leaked"), ip: `${home}.11`, browser: browser() });
+    const second = await client("login", { user: id("leaked"), ip: `${home}.12`, browser: browser() });
+    expect([first.verdict, second.verdict]).toEqual(["allow", "allow"]);
+    expect(second.checks).toMatchObject({ network_provisional_attempts: 2, network_new_fingerprints: 2 });
+
+    const farm = block();
+    await client("signup", { user: id("farmed"), ip: `${farm}.20`, browser: browser() });
+    const one = await client("login", { user: id("leaked"), ip: `${farm}.21`, browser: browser() });
+    expect(one.checks).toMatchObject({ network_provisional_attempts: 1, network_new_fingerprints: 2 });
+    expect(one.verdict).toBe("allow");
+    const two = await client("login", { user: id("leaked"), ip: `${farm}.22`, browser: browser() });
+    expect(two.checks).toMatchObject({ network_provisional_attempts: 2, network_new_fingerprints: 3, ip_provisional_attempts: 1 });
+    expect(two.verdict, JSON.stringify(two.checks)).toBe("challenge");
+    expect(two.policy?.name).toBe("Verify logins that cycle through accounts");
+  });
+
+  it("a never-seen browser on its second account within the hour from another address is challenged; on one address it is not", async () => {
+    const [a, b, c] = [id("known"), id("known"), id("known")];
+    for (const user of [a, b, c]) await client("signup", { user, ip: net(), browser: browser() });
+    // Someone with two accounts signing into both on a new computer at one address: let in.
+    const [mine, home] = [browser(), net()];
+    const own = await client("login", { user: a, ip: home, browser: mine });
+    expect((await t.app.inject({ method: "POST", url: `/v3/evaluations/${own.id}/consume`, headers: t.auth })).statusCode).toBe(200);
+    const second = await client("login", { user: b, ip: home, browser: mine });
+    expect(second.checks).toMatchObject({ fingerprint_accounts_tried: 2, is_new_fingerprint: true, ip_user_count: 2 });
+    expect(second.verdict, JSON.stringify(second.checks)).toBe("allow");
+    // A combo list through rotating proxies: the same browser, a fresh address per account.
+    const rotating = browser();
+    expect((await client("login", { user: a, ip: net(), browser: rotating })).verdict).toBe("allow");
+    const next = await client("login", { user: c, ip: net(), browser: rotating });
+    expect(next.checks).toMatchObject({ fingerprint_accounts_tried: 2, is_new_fingerprint: true, ip_user_count: 1 });
+    expect(next.verdict, JSON.stringify(next.checks)).toBe("challenge");
+    expect(next.policy?.name).toBe("Verify logins that cycle through accounts");
+  });
+
   it("the fourth account from one phone model at one address is a repeat sign-up; the third (a family) is not", async () => {
     const ip = net();
     for (let k = 0; k < 2; k++) expect((await client("signup", { user: id("trial"), ip, browser: phone() })).verdict).toBe("allow");

@@ -103,7 +103,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                   },
                   {
                     all: [
-                      { check: "network_provisional_attempts", op: "gte", value: 3 },
+                      { check: "network_provisional_attempts", op: "gte", value: 2 },
                       { check: "network_new_fingerprints", op: "gte", value: 3 },
                     ],
                   },
@@ -115,6 +115,16 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
           { check: "fingerprint_user_count", op: "gte", value: 5 },
           // A browser logging into account after account, known or not (a combo list's run from one profile).
           { check: "fingerprint_accounts_tried", op: "gte", value: 3 },
+          // A browser new to this account logging into its second account within the hour from an address no other
+          // account came from (rotating proxies: a fresh address per account). Someone with two accounts, or with a
+          // mistyped login first, or on a friend's computer, stays on one address, where the other account is counted.
+          {
+            all: [
+              { check: "fingerprint_accounts_tried", op: "gte", value: 2 },
+              { check: "is_new_fingerprint", op: "eq", value: true },
+              { check: "ip_user_count", op: "lte", value: 1 },
+            ],
+          },
           // A browser trying its second unconfirmed account within the hour from another address than its first: a
           // combo list through rotating proxies (someone retyping a mistyped login stays on one address).
           {
