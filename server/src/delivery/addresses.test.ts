@@ -23,6 +23,14 @@ describe("code destinations", () => {
     ["no @", "not-an-email"],
   ])("refuses %s", (_why, email) => expect(parseEmail(email)).toBeUndefined());
 
+  it("answers a second time as the first (the parser's answers are remembered, refusals included)", () => {
+    for (let i = 0; i < 2; i++) {
+      expect(parseEmail("again@example.com")).toBe("again@example.com");
+      expect(parseEmail("Again <again@example.com>")).toBeUndefined();
+      expect(parseEmail("again@example.com\r\nBcc: c@evil.example")).toBeUndefined();
+    }
+  });
+
   it("accepts valid E.164 numbers only", () => {
     expect(parsePhone("+33612345678")).toBe("+33612345678");
     expect(parsePhone("+14155550199")).toBe("+14155550199");
