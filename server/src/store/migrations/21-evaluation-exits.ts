@@ -6,7 +6,8 @@
 //   0 otherwise, and when it has no geolocation;
 // - `provider_asn`: the geolocation's ASN when one of those flags is set (the network is such an exit), else null.
 //   With `asn` (migration 15: the ASN when the network is its users' own) it names every ASN an evaluation came
-//   through, as the geolocation JSON does.
+//   through, as the geolocation JSON does; only rows older than migration 15 on an ordinary network lack theirs (their
+//   `asn` was never filled), so the provider familiarity check no longer counts those.
 // Existing rows are filled from their geolocation JSON, in this migration's transaction. No index: both questions are
 // asked per user, on the user's own rows (evaluations_env_user_time), as migration 15's are.
 import { type Kysely, SqliteAdapter, sql } from "kysely";
