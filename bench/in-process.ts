@@ -1,4 +1,4 @@
-// The real app (embedded store, group commit) in this process, for the bench scripts that measure without sockets
+// The real app (embedded store with group commit, or PostgreSQL) in this process, for the bench scripts that measure without sockets
 // or a load generator (inproc.ts, heap.ts): a fresh store in a temporary directory, one project, and client
 // evaluations driven through app.inject, `concurrency` at a time.
 import fs from "node:fs";
@@ -9,10 +9,11 @@ import { loadConfig } from "../server/src/config.js";
 import { createServices } from "../server/src/services.js";
 import { BENCH_ENV, type ClientRequest } from "./traffic.js";
 
-export async function startInProcess(name: string) {
+/** `env`: more settings, e.g. a DATABASE_URL to run on PostgreSQL instead of the embedded store. */
+export async function startInProcess(name: string, env: Record<string, string> = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `tessera-${name}-`));
   const services = await createServices(
-    loadConfig({ NODE_ENV: "test", DATA_DIR: dir, BOOTSTRAP_PROJECT: "0", PUBLIC_URL: "http://localhost:8080", ...BENCH_ENV }),
+    loadConfig({ NODE_ENV: "test", DATA_DIR: dir, BOOTSTRAP_PROJECT: "0", PUBLIC_URL: "http://localhost:8080", ...BENCH_ENV, ...env }),
   );
   const app = await buildApp(services, { logger: false });
   await app.ready();

@@ -116,6 +116,9 @@ export class Pipeline {
       }
 
       const geo = decision.geolocation;
+      // A VPN, proxy, Tor or hosting exit (migration 21): the familiarity checks read these columns, not the JSON.
+      const security = geo?.security;
+      const exit = !!security && (security.vpn || security.proxy || security.tor || security.hosting);
       const row: EvaluationRow = {
         id: evaluationId,
         environment_id: input.env.id,
@@ -135,6 +138,8 @@ export class Pipeline {
         longitude: geo?.longitude ?? null,
         network: decision.network?.prefix ?? null,
         asn: decision.network?.asn ?? null,
+        somewhere: security && !exit ? 1 : 0,
+        provider_asn: exit ? (geo?.asn ?? null) : null,
         geolocation: geo ? JSON.stringify(geo) : null,
         policy: decision.policy ? JSON.stringify(decision.policy) : null,
         risks: storeRisks(decision.risks),

@@ -87,9 +87,6 @@ function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
   ]);
 }
 
-/** The geolocation JSON of an evaluation on an ordinary network (pipeline/decide.ts writes `security` in this order). */
-const SOMEWHERE = '%"security":{"vpn":false,"proxy":false,"tor":false,"hosting":false}%';
-
 const countryOfUser = prepared((db, p: { env: string; user: string; country: string }) =>
   db.selectNoFrom((eb) => {
     const own = () =>
@@ -98,8 +95,9 @@ const countryOfUser = prepared((db, p: { env: string; user: string; country: str
         .select("id")
         .where("environment_id", "=", p.env)
         .where("user_id", "=", p.user)
-        // Places that are somewhere: not a VPN, proxy, Tor or datacenter exit (their country is the exit's).
-        .where("geolocation", "like", SOMEWHERE)
+        // Places that are somewhere: not a VPN, proxy, Tor or datacenter exit (their country is the exit's); the
+        // column says so since migration 21 (before, a LIKE on the geolocation JSON's `security`).
+        .where("somewhere", "=", 1)
         .where((e) => trusted(e));
     return [
       eb.exists(own().where("country_code", "=", p.country)).as("seen"),
@@ -123,9 +121,9 @@ async function countryFamiliarity(
   return { seen: yes(row?.seen), any: yes(row?.any) };
 }
 
-// The evaluation stores its geolocation as JSON whose keys come in a fixed order (pipeline/decide.ts): `"asn":N,` is
-// always followed by another key, so the pattern names one ASN exactly (not a longer one it prefixes).
-const providerOfUser = prepared((db, p: { env: string; user: string; pattern: string }) =>
+// The ASN an evaluation came through is `provider_asn` on a VPN, proxy, Tor or hosting exit and `asn` on any other
+// network (migrations 21 and 15): together, the geolocation JSON's `asn` (which a LIKE matched before migration 21).
+const providerOfUser = prepared((db, p: { env: string; user: string; asn: number }) =>
   db.selectNoFrom((eb) => [
     eb
       .exists(
@@ -134,7 +132,7 @@ const providerOfUser = prepared((db, p: { env: string; user: string; pattern: st
           .select("id")
           .where("environment_id", "=", p.env)
           .where("user_id", "=", p.user)
-          .where("geolocation", "like", p.pattern)
+          .where((e) => e.or([e("provider_asn", "=", p.asn), e("asn", "=", p.asn)]))
           .where((e) => trusted(e)),
       )
       .as("seen"),
@@ -146,9 +144,7 @@ const providerOfUser = prepared((db, p: { env: string; user: string; pattern: st
  * a corporate gateway or a VPN subscription hands out exits across the provider's networks.
  */
 async function providerFamiliarity(db: Kysely<Database>, env: string, user: string, asn: number): Promise<boolean> {
-  const row = (await providerOfUser.first(db, { env, user, pattern: `%"asn":${Math.trunc(asn)},%` })) as
-    | Record<string, unknown>
-    | undefined;
+  const row = (await providerOfUser.first(db, { env, user, asn: Math.trunc(asn) })) as Record<string, unknown> | undefined;
   return row?.seen === true || Number(row?.seen) > 0;
 }
 

@@ -1,8 +1,9 @@
 // Repository of fingerprints: the server's record of each browser fingerprint seen in an environment.
-import { type Selectable, sql } from "kysely";
+import type { Selectable } from "kysely";
 import { insertRow, prepared, updateRow } from "./prepared.js";
 import type { FingerprintsTable } from "./tables/core.js";
-import { Repository } from "./transactions.js";
+import { Repository, type Transactions } from "./transactions.js";
+import { type FingerprintUsers, UserLists } from "./user-lists.js";
 
 export type FingerprintRow = Selectable<FingerprintsTable>;
 
@@ -16,46 +17,6 @@ const componentsById = prepared((db, p: { env: string; id: string }) =>
   db.selectFrom("fingerprints").select(["id", "exact_hash", "components"]).where("environment_id", "=", p.env).where("id", "=", p.id),
 );
 const popularNow = prepared((db, p: { id: string }) => db.updateTable("fingerprints").set({ popular: 1 }).where("id", "=", p.id));
-/**
- * The users of the evaluations of one fingerprint since a time, each with whether it is provisional (first seen on a
- * login the backend never confirmed) and whether it logged in from the fingerprint since `loginSince`.
- */
-const usersOf = prepared((db, p: { env: string; fp: string; since: number; loginSince: number; cap: number }) =>
-  db
-    .selectFrom("evaluations")
-    .innerJoin("users", "users.id", "evaluations.user_id")
-    .select((eb) => [
-      "evaluations.user_id",
-      eb.fn.max("users.provisional").as("provisional"),
-      sql<number>`max(case when ${eb.ref("evaluations.action")} = 'login' and ${eb.ref("evaluations.created_at")} >= ${p.loginSince} then 1 else 0 end)`.as(
-        "tried",
-      ),
-    ])
-    .where("evaluations.environment_id", "=", p.env)
-    .where("evaluations.fingerprint_id", "=", p.fp)
-    .where("evaluations.created_at", ">=", p.since)
-    .groupBy("evaluations.user_id")
-    .limit(p.cap),
-);
-/**
- * The same from one IP, over the fingerprints with one exact hash: components that do not identify a browser (every
- * phone of a model shares them) get a record per device, yet still name one browser on one home's or office's address,
- * as a device does whose storage was cleared. Served by the IP index.
- */
-const confirmedUsersAtIp = prepared((db, p: { env: string; hash: string; ip: string; since: number; cap: number }) =>
-  db
-    .selectFrom("evaluations")
-    .innerJoin("fingerprints", "fingerprints.id", "evaluations.fingerprint_id")
-    .innerJoin("users", "users.id", "evaluations.user_id")
-    .select("evaluations.user_id")
-    .distinct()
-    .where("evaluations.environment_id", "=", p.env)
-    .where("evaluations.ip", "=", p.ip)
-    .where("evaluations.created_at", ">=", p.since)
-    .where("fingerprints.exact_hash", "=", p.hash)
-    .where("users.provisional", "=", 0)
-    .limit(p.cap),
-);
 const touchAt = prepared((db, p: { id: string; at: number }) =>
   db.updateTable("fingerprints").set({ last_seen_at: p.at }).where("id", "=", p.id),
 );
@@ -67,6 +28,14 @@ const touchAt = prepared((db, p: { id: string; at: number }) =>
 export const TOUCH_EVERY_MS = 10 * 60 * 1000;
 
 export class FingerprintsRepo extends Repository {
+  constructor(
+    transactions: Transactions,
+    /** Shared with HistoryRepo: the reads of one evaluation go out together on PostgreSQL (store/user-lists.ts). */
+    private readonly lists = new UserLists(transactions, "sqlite"),
+  ) {
+    super(transactions);
+  }
+
   async findById(environmentId: string, id: string): Promise<FingerprintRow | undefined> {
     return byId.first(this.db, { env: environmentId, id });
   }
@@ -98,35 +67,16 @@ export class FingerprintsRepo extends Repository {
   }
 
   /**
-   * Distinct users evaluated with this fingerprint since `since` (at most `cap`), provisional users left out: they are
-   * not accounts yet (SPEC.md 13).
-   */
-  /**
    * The accounts of one fingerprint: the confirmed users of its evaluations since `since` (not provisional), and every
    * user, provisional included, that logged in from it since `loginSince` (accounts tried).
    */
-  async users(
-    environmentId: string,
-    fingerprintId: string,
-    since: number,
-    loginSince: number,
-    cap = 200,
-  ): Promise<{ confirmed: string[]; triedSince: string[] }> {
-    const rows = await usersOf.rows(this.db, { env: environmentId, fp: fingerprintId, since, loginSince, cap });
-    const confirmed: string[] = [];
-    const triedSince: string[] = [];
-    for (const r of rows) {
-      const id = r.user_id as string;
-      if (Number(r.provisional) === 0) confirmed.push(id);
-      if (Number(r.tried) > 0) triedSince.push(id);
-    }
-    return { confirmed, triedSince };
+  users(environmentId: string, fingerprintId: string, since: number, loginSince: number, cap = 200): Promise<FingerprintUsers> {
+    return this.lists.fingerprintUsers(environmentId, fingerprintId, since, loginSince, cap);
   }
 
   /** Distinct confirmed users of the evaluations from one IP, since `since`, of fingerprints with this exact hash. */
-  async confirmedUsersAtIp(environmentId: string, exactHash: string, ip: string, since: number, cap = 200): Promise<string[]> {
-    const rows = await confirmedUsersAtIp.rows(this.db, { env: environmentId, hash: exactHash, ip, since, cap });
-    return rows.map((r) => r.user_id as string);
+  confirmedUsersAtIp(environmentId: string, exactHash: string, ip: string, since: number, cap = 200): Promise<string[]> {
+    return this.lists.confirmedUsersAtIp(environmentId, exactHash, ip, since, cap);
   }
 
   /** Records a sighting of a known fingerprint (`row` as read), unless one was recorded within TOUCH_EVERY_MS. */

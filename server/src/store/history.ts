@@ -1,8 +1,8 @@
 // Repository of the behavioural history the checks read (SPEC.md 6): recent evaluations of a user, velocity counts
 // per user, IP and fingerprint (on PostgreSQL atomic bucketed counters, so a burst sees itself), the user's trusted
-// places and networks (issue 15), devices per user, users per IP (per fingerprint: FingerprintsRepo.confirmedUsers;
-// per visitor token: DevicesRepo.tokenUsers), repeated content. Every query is bounded and served by an index, and all of it lives in
-// the shared store, so several instances agree on velocity and device counts.
+// places and networks (issue 15), devices per user and users per IP (read with the fingerprint's users,
+// store/user-lists.ts; per visitor token: DevicesRepo.tokenUsers), repeated content. Every query is bounded and served
+// by an index, and all of it lives in the shared store, so several instances agree on velocity and device counts.
 import { createHash } from "node:crypto";
 import { type Compilable, type ExpressionBuilder, sql } from "kysely";
 import { newId } from "../ids.js";
@@ -16,10 +16,11 @@ import {
   attemptKeysPresent,
   attemptParams,
 } from "./login-attempts.js";
-import { newestFirst, prepared } from "./prepared.js";
+import { prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { VelocityTables } from "./tables/velocity.js";
 import { Repository, type Transactions } from "./transactions.js";
+import { type UserDevice, UserLists } from "./user-lists.js";
 
 export interface RecentEvaluation {
   ip: string | null;
@@ -40,35 +41,7 @@ export interface TrustedPlace {
   created_at: number;
 }
 
-export interface UserDevice {
-  id: string;
-  type: string;
-  status: string;
-  fingerprint_id: string | null;
-  last_seen_at: number | null;
-  last_ip: string | null;
-  created_at: number;
-}
-
-/** Distinct users of the evaluations from one IP since `since`, at most `cap`. */
-const usersByIp = prepared((db, p: { env: string; value: string; since: number; cap: number }) =>
-  db
-    .selectFrom("evaluations")
-    .select("user_id")
-    .distinct()
-    .where("environment_id", "=", p.env)
-    .where("ip", "=", p.value)
-    .where("created_at", ">=", p.since)
-    .where("user_id", "is not", null)
-    .limit(p.cap),
-);
-const devicesOfUser = newestFirst("last_seen_at", (db, p: { env: string; user: string }) =>
-  db
-    .selectFrom("devices")
-    .select(["id", "type", "status", "fingerprint_id", "last_seen_at", "last_ip", "created_at"])
-    .where("environment_id", "=", p.env)
-    .where("user_id", "=", p.user),
-);
+export type { UserDevice } from "./user-lists.js";
 
 /**
  * Velocity windows are counted in this many buckets each (a user's hour in 5-minute buckets, an IP's 10 minutes in
@@ -297,6 +270,8 @@ export class HistoryRepo extends Repository {
   constructor(
     transactions: Transactions,
     private readonly dialect: Dialect = "sqlite",
+    /** Shared with FingerprintsRepo: the reads of one evaluation go out together on PostgreSQL (store/user-lists.ts). */
+    private readonly lists = new UserLists(transactions, dialect),
   ) {
     super(transactions);
   }
@@ -423,18 +398,13 @@ export class HistoryRepo extends Repository {
   }
 
   /** Distinct users evaluated from this IP since `since` (at most `cap` are counted). */
-  async ipUsers(environmentId: string, ip: string, since: number, cap = 200): Promise<string[]> {
-    const rows = await usersByIp.rows(this.db, { env: environmentId, value: ip, since, cap });
-    return rows.map((r) => r.user_id as string);
+  ipUsers(environmentId: string, ip: string, since: number, cap = 200): Promise<string[]> {
+    return this.lists.ipUsers(environmentId, ip, since, cap);
   }
 
-  async userDevices(environmentId: string, userId: string, cap = 200): Promise<UserDevice[]> {
-    const rows = await devicesOfUser.rows(this.db, { env: environmentId, user: userId }, cap);
-    return rows.map((r) => ({
-      ...r,
-      last_seen_at: r.last_seen_at == null ? null : Number(r.last_seen_at),
-      created_at: Number(r.created_at),
-    }));
+  /** The user's devices, most recently seen first (at most `cap`). */
+  userDevices(environmentId: string, userId: string, cap = 200): Promise<UserDevice[]> {
+    return this.lists.userDevices(environmentId, userId, cap);
   }
 
   /** Distinct other users who submitted content with this hash since `since`. */

@@ -21,6 +21,7 @@ import { ProjectsRepo } from "./projects.js";
 import type { Database } from "./schema.js";
 import { Transactions } from "./transactions.js";
 import { UserDataRepo } from "./user-data.js";
+import { UserLists } from "./user-lists.js";
 import { UserSearchRepo } from "./user-search.js";
 import { UsersRepo } from "./users.js";
 import { WebhooksRepo } from "./webhooks.js";
@@ -65,6 +66,8 @@ export interface Repos {
 
 export function createRepos(store: Store): Repos {
   const db = new Transactions(store.db);
+  // One per store: the history's and the fingerprints' reads of an evaluation are sent together (store/user-lists.ts).
+  const lists = new UserLists(db, store.dialect);
   return {
     get db() {
       return db.db;
@@ -76,7 +79,7 @@ export function createRepos(store: Store): Repos {
     durable: () => store.durable(),
     projects: new ProjectsRepo(db),
     users: new UsersRepo(db, store.dialect),
-    fingerprints: new FingerprintsRepo(db),
+    fingerprints: new FingerprintsRepo(db, lists),
     devices: new DevicesRepo(db, store.dialect),
     evaluations: new EvaluationsRepo(db),
     challenges: new ChallengesRepo(db),
@@ -86,7 +89,7 @@ export function createRepos(store: Store): Repos {
     userData: new UserDataRepo(db),
     policies: new PoliciesRepo(db),
     lists: new ListsRepo(db),
-    history: new HistoryRepo(db, store.dialect),
+    history: new HistoryRepo(db, store.dialect, lists),
     loginAttempts: new LoginAttemptsRepo(db),
     detection: new DetectionRepo(db),
     operators: new OperatorsRepo(db),

@@ -122,6 +122,10 @@ export interface EvaluationsTable {
   network: string | null;
   /** The IP's ASN when its network belongs to its users (not a cloud, VPN or proxy provider's); migration 15. */
   asn: number | null;
+  /** 1 when the network is not a VPN, proxy, Tor or hosting exit (its geolocation's `security` all false); migration 21. */
+  somewhere: number;
+  /** The IP's ASN when its network is a VPN, proxy, Tor or hosting exit, else null; migration 21. */
+  provider_asn: number | null;
   /** JSON blobs of the embedded objects, as answered on the wire. */
   geolocation: string | null;
   policy: string | null;
