@@ -172,7 +172,7 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   // one included on a login: over the identifying, non-popular fingerprint only (a phone model's is every owner's).
   fingerprint_accounts_tried: (c) => {
     const fp = c.identity.fingerprint;
-    if (!fp || !fp.identifying || fp.popular) return 0;
+    if (!fp?.identifying || fp.popular) return 0;
     const others = c.history.fingerprintAccountsTried.filter((u) => u !== c.identity.user?.id);
     const me = c.input.action === "login" && (c.identity.user || c.input.user) ? 1 : 0;
     return others.length + me;
