@@ -7,7 +7,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../src/store/db.js";
+import { GroupCommit, openStore, type Store } from "../src/store/db.js";
 
 describe("group commit on the embedded store", () => {
   let dir: string;
@@ -113,5 +113,74 @@ describe("group commit on the embedded store", () => {
     expect(seen()).toEqual(["last"]);
     // afterEach closes again: reopen so that it has something to close.
     store = openStore({ sqlitePath: path.join(dir, "t.db"), groupCommit: true });
+  });
+});
+
+describe("the WAL starts over under steady writes (issue 20)", () => {
+  // A long WAL whose frames the checkpointing thread has nearly all copied is finished on the writing connection,
+  // between batches, so that the next write starts the WAL over (its header gets a new salt); SQLite's own fallback
+  // would otherwise checkpoint inside commits on the event loop.
+  let dir: string;
+  let sqlite: SQLite.Database;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "tessera-wal-"));
+    sqlite = new SQLite(path.join(dir, "t.db"));
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma("wal_autocheckpoint = 0");
+    sqlite.exec("create table t (id integer primary key, v blob not null)");
+  });
+  afterEach(() => {
+    sqlite.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const salt = () => fs.readFileSync(path.join(dir, "t.db-wal")).subarray(16, 24).toString("hex");
+  const turn = () => new Promise((r) => setImmediate(r));
+  const write = (group: GroupCommit, rows: number) => {
+    group.open();
+    const insert = sqlite.prepare("insert into t (v) values (?)");
+    for (let i = 0; i < rows; i++) insert.run(Buffer.alloc(3000, i));
+    group.flush();
+  };
+
+  it("after the thread reports a long WAL nearly copied, the next write starts it over; without the report it grows on", async () => {
+    const group = new GroupCommit(sqlite);
+    write(group, 3000);
+    const first = salt();
+    write(group, 10);
+    expect(salt()).toBe(first);
+
+    group.walProgress({ log: 3000, checkpointed: 2900 });
+    await turn();
+    await turn();
+    write(group, 10);
+    expect(salt()).not.toBe(first);
+  });
+
+  it("waits for the open batch to commit, and leaves a short WAL or one far behind alone", async () => {
+    const group = new GroupCommit(sqlite);
+    write(group, 3000);
+    const first = salt();
+    group.walProgress({ log: 100, checkpointed: 100 });
+    group.walProgress({ log: 3000, checkpointed: 1000 });
+    await turn();
+    await turn();
+    write(group, 10);
+    expect(salt()).toBe(first);
+
+    // A transaction that spans event-loop turns holds its batch open: nothing is checkpointed inside it.
+    group.begin();
+    sqlite.prepare("insert into t (v) values (?)").run(Buffer.alloc(10));
+    group.walProgress({ log: 3000, checkpointed: 3000 });
+    await turn();
+    await turn();
+    expect(sqlite.inTransaction).toBe(true);
+    group.commit();
+    await turn();
+    await turn();
+    await turn();
+    expect(sqlite.inTransaction).toBe(false);
+    write(group, 10);
+    expect(salt()).not.toBe(first);
   });
 });

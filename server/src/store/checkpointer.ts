@@ -15,7 +15,10 @@ const SQLite = require(workerData.module);
 const db = new SQLite(workerData.file);
 db.pragma("busy_timeout = 1000");
 const timer = setInterval(() => {
-  try { db.pragma("wal_checkpoint(PASSIVE)"); } catch {}
+  try {
+    const [r] = db.pragma("wal_checkpoint(PASSIVE)");
+    if (r) parentPort.postMessage({ log: r.log, checkpointed: r.checkpointed });
+  } catch {}
 }, workerData.everyMs);
 parentPort.on("message", () => {
   clearInterval(timer);
@@ -24,11 +27,21 @@ parentPort.on("message", () => {
 });
 `;
 
-/** Starts the checkpointing thread for `file`; the returned function stops it (and resolves once it has). */
-export function startCheckpointer(file: string): () => Promise<void> {
+/** Where a checkpoint of the thread left the WAL: frames in it (`log`), and of those copied to the database file. */
+export interface CheckpointProgress {
+  log: number;
+  checkpointed: number;
+}
+
+/**
+ * Starts the checkpointing thread for `file`, which reports each checkpoint's progress to `onProgress`; the returned
+ * function stops it (and resolves once it has).
+ */
+export function startCheckpointer(file: string, onProgress?: (p: CheckpointProgress) => void): () => Promise<void> {
   const module = createRequire(import.meta.url).resolve("better-sqlite3");
   const worker = new Worker(WORKER, { eval: true, workerData: { file, everyMs: CHECKPOINT_EVERY_MS, module } });
   worker.unref();
+  if (onProgress) worker.on("message", (m: CheckpointProgress) => onProgress(m));
   // A failing checkpointer must not take the server down: SQLite's own checkpoint (db.ts) remains as the fallback.
   worker.on("error", () => {});
   return async () => {
