@@ -155,6 +155,19 @@ describeStores("tessera commands on %s", (kind) => {
     );
   });
 
+  it("serve runs with AsyncContextFrame on Node 22 and 23, in the process that was started (same id)", async () => {
+    const server = await startServer(db.env);
+    try {
+      const cmdline = fs.readFileSync(`/proc/${server.child.pid}/cmdline`, "utf8").split("\0");
+      const wanted = Number(process.versions.node.split(".")[0]) < 24;
+      expect(cmdline.includes("--experimental-async-context-frame")).toBe(wanted);
+      expect(cmdline).toContain("serve");
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("development starts reuse one labelled key for the demo site instead of adding one per start", async () => {
     const env = { ...db.env, NODE_ENV: "development", BOOTSTRAP_PROJECT: "1" };
     for (let i = 0; i < 2; i++) {
