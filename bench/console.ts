@@ -186,10 +186,16 @@ export async function consoleOnStore(kind: StoreKind, evaluations: number, log: 
     );
     out.seed_s = +(seeded.ms / 1000).toFixed(1);
     log(`  ${kind}: seeded ${evaluations} evaluations (and ${USERS} users) in ${out.seed_s} s`);
-    const rolled = await timed(() => rollUp(services.repos.evaluationStats, Date.now(), 90));
+    // The background job rolls up at most a week of hours per run (one run a minute): the runs a store seeded with a
+    // month of history needs, back to back, so that the overview is timed as it answers once the job has caught up.
+    const rolled = await timed(async () => {
+      let hours = 0;
+      for (let n = -1; n !== 0; hours += n) n = await rollUp(services.repos.evaluationStats, Date.now(), 90);
+      return hours;
+    });
     out.rollup_first_run_s = +(rolled.ms / 1000).toFixed(1);
     out.rollup_hours = rolled.value;
-    log(`  ${kind}: rolled up ${rolled.value} hours in ${out.rollup_first_run_s} s (the background job's first run)`);
+    log(`  ${kind}: rolled up ${rolled.value} hours in ${out.rollup_first_run_s} s (the background job's runs until caught up)`);
 
     const get = async (url: string) => {
       const r = await app.inject({ method: "GET", url, headers: auth });
