@@ -182,8 +182,9 @@ export function openStore(opts: StoreOptions): Store {
     }
   }, OPTIMIZE_EVERY_MS);
   optimize.unref();
-  // Checkpoints run in a worker thread (checkpointer.ts); SQLite's own stays as a fallback at a larger WAL size.
   const group = opts.groupCommit ? new GroupCommit(sqlite) : undefined;
+  // Checkpoints run in a worker thread (checkpointer.ts), which reports to the group commit (it starts the WAL over);
+  // SQLite's own stays as a fallback at a larger WAL size.
   let stopCheckpointer: (() => Promise<void>) | undefined;
   if (file !== ":memory:") {
     sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);

@@ -3,7 +3,7 @@ import type { Selectable } from "kysely";
 import { insertRow, prepared, updateRow } from "./prepared.js";
 import type { FingerprintsTable } from "./tables/core.js";
 import { Repository, type Transactions } from "./transactions.js";
-import { type FingerprintUsers, UserLists } from "./user-lists.js";
+import type { FingerprintUsers, UserLists } from "./user-lists.js";
 
 export type FingerprintRow = Selectable<FingerprintsTable>;
 
@@ -31,7 +31,7 @@ export class FingerprintsRepo extends Repository {
   constructor(
     transactions: Transactions,
     /** Shared with HistoryRepo: the reads of one evaluation go out together on PostgreSQL (store/user-lists.ts). */
-    private readonly lists = new UserLists(transactions, "sqlite"),
+    private readonly lists: UserLists,
   ) {
     super(transactions);
   }

@@ -20,7 +20,7 @@ import { prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { VelocityTables } from "./tables/velocity.js";
 import { Repository, type Transactions } from "./transactions.js";
-import { type UserDevice, UserLists } from "./user-lists.js";
+import type { UserDevice, UserLists } from "./user-lists.js";
 
 export interface RecentEvaluation {
   ip: string | null;
@@ -269,9 +269,9 @@ export interface HistoryScalars {
 export class HistoryRepo extends Repository {
   constructor(
     transactions: Transactions,
-    private readonly dialect: Dialect = "sqlite",
+    private readonly dialect: Dialect,
     /** Shared with FingerprintsRepo: the reads of one evaluation go out together on PostgreSQL (store/user-lists.ts). */
-    private readonly lists = new UserLists(transactions, dialect),
+    private readonly lists: UserLists,
   ) {
     super(transactions);
   }

@@ -18,36 +18,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("somewhere", "integer", (c) => c.notNull().defaultTo(0))
     .execute();
   await db.schema.alterTable("evaluations").addColumn("provider_asn", "bigint").execute();
-  if (db.getExecutor().adapter instanceof SqliteAdapter) {
-    // json_extract answers a JSON true as 1 and false as 0; a missing flag as null (neither).
-    const flag = (name: string) => sql.raw(`json_extract(geolocation, '$.security.${name}')`);
-    const flags = ["vpn", "proxy", "tor", "hosting"].map(flag);
-    await sql`
-      update evaluations set
-        somewhere = case when ${sql.join(
-          flags.map((f) => sql`${f} = 0`),
-          sql` and `,
-        )} then 1 else 0 end,
-        provider_asn = case when ${sql.join(
-          flags.map((f) => sql`${f} = 1`),
-          sql` or `,
-        )} then json_extract(geolocation, '$.asn') end
-      where geolocation is not null`.execute(db);
-  } else {
-    const flag = (name: string) => sql.raw(`(geolocation::jsonb -> 'security' -> '${name}')`);
-    const flags = ["vpn", "proxy", "tor", "hosting"].map(flag);
-    await sql`
-      update evaluations set
-        somewhere = case when ${sql.join(
-          flags.map((f) => sql`${f} = 'false'::jsonb`),
-          sql` and `,
-        )} then 1 else 0 end,
-        provider_asn = case when ${sql.join(
-          flags.map((f) => sql`${f} = 'true'::jsonb`),
-          sql` or `,
-        )} then (geolocation::jsonb ->> 'asn')::bigint end
-      where geolocation is not null`.execute(db);
-  }
+  // One flag of the geolocation's `security` compared with a JSON boolean, and its `asn`, in each dialect: SQLite's
+  // json_extract answers true as 1 and false as 0 (a missing flag as null: neither), PostgreSQL compares jsonb values.
+  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  const is = (name: string, value: boolean) =>
+    sqlite
+      ? sql.raw(`json_extract(geolocation, '$.security.${name}') = ${value ? 1 : 0}`)
+      : sql.raw(`(geolocation::jsonb -> 'security' -> '${name}') = '${value}'::jsonb`);
+  const asn = sqlite ? sql.raw("json_extract(geolocation, '$.asn')") : sql.raw("(geolocation::jsonb ->> 'asn')::bigint");
+  const FLAGS = ["vpn", "proxy", "tor", "hosting"];
+  await sql`
+    update evaluations set
+      somewhere = case when ${sql.join(
+        FLAGS.map((f) => is(f, false)),
+        sql` and `,
+      )} then 1 else 0 end,
+      provider_asn = case when ${sql.join(
+        FLAGS.map((f) => is(f, true)),
+        sql` or `,
+      )} then ${asn} end
+    where geolocation is not null`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
