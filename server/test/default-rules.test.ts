@@ -159,3 +159,38 @@ describeStores("default rules on %s", (kind) => {
     expect(login.verdict).toBe("allow");
   });
 });
+
+// The address rules (ip_user_count, the provisional and churn counts per IP and network) read the connection's address;
+// X-Forwarded-For is believed only from a proxy the operator trusts (TRUST_PROXY). Without one, an attacker who writes
+// the header can neither lend each account of a combo list a fresh address nor hide behind a crowded one.
+describeStores("addresses without a trusted proxy on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind, { CLIENT_RATE_LIMIT: "1000000" });
+  });
+  afterAll(async () => t?.close());
+
+  it("X-Forwarded-For is ignored: two accounts from one connection count on its one address", async () => {
+    const seed = `xff-${kind}`;
+    const login = async (user: string, forwarded: string) => {
+      const r = await t.app.inject({
+        method: "POST",
+        url: "/v3/client/evaluate/login",
+        headers: { "user-agent": BROWSER_UA, "x-forwarded-for": forwarded },
+        payload: {
+          client_id: t.clientId,
+          user,
+          signals: { components: fakeComponents(seed), visitor_token: `tok-${seed}-xxxxxxxx`, url: "https://app.example.com/" },
+        },
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      const read = await t.app.inject({ method: "GET", url: `/v3/evaluations/${r.json().evaluation_id}`, headers: t.auth });
+      return strict(Evaluation).parse(read.json());
+    };
+    const first = await login(`xff-a-${kind}`, "203.0.113.7");
+    const second = await login(`xff-b-${kind}`, "198.51.100.9");
+    expect(first.checks?.ip).toBe(second.checks?.ip);
+    expect(second.checks?.ip).not.toBe("198.51.100.9");
+    expect(second.checks?.ip_user_count).toBe(2);
+  });
+});
