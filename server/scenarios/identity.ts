@@ -240,6 +240,8 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
             "is_new_network",
             "ip_is_anonymous",
             "ip_is_hosting",
+            "is_new_provider",
+            "is_new_timezone",
             "impossible_travel",
             "timezone_mismatch",
             "device_count",
@@ -251,6 +253,9 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
           ];
           console.log(
             "why",
+            v.person.id,
+            `day ${v.day}`,
+            v.person.signsUpOn === null ? "existing" : `signs-up-day-${v.person.signsUpOn}`,
             out.policy,
             v.action,
             v.network.kind,
@@ -341,7 +346,10 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
   const driftMerged = new Set<string>();
   for (const d of driftAssigned) {
     const others = browsersOfFingerprint.get(d.fingerprint);
-    if (others && [...others].some((b) => b !== d.browser)) driftMerged.add(d.browser);
+    if (others && [...others].some((b) => b !== d.browser)) {
+      driftMerged.add(d.browser);
+      if (process.env.SCENARIO_DEBUG) console.log("fingerprint shared after a drift match", d.browser, [...others].join(" "));
+    }
   }
   for (const b of driftMerged) fam(familyOf(b)).fingerprintMerges++;
   const collided = new Set<string>();

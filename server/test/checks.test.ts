@@ -724,6 +724,19 @@ const TABLE: Row[] = [
     ],
   },
   {
+    check: "is_new_timezone",
+    set: { why: "a time zone no browser the user was let in from was set to", value: true, run: zoneAfter("Europe/London", "Asia/Tokyo") },
+    unset: [
+      {
+        why: "the zone of a browser the user was let in from, through a VPN on another browser (an alias names the same zone)",
+        value: false,
+        run: zoneAfter("Asia/Kolkata", "Asia/Calcutta"),
+      },
+      { why: "UTC names no place (privacy browsers and Tor report it for everyone)", value: null, run: zoneAfter("UTC", "UTC") },
+      { why: "no trusted evaluation with a zone to compare with", value: null, run: zoneAfter(undefined, "Europe/London") },
+    ],
+  },
+  {
     check: "ip_new_fingerprints",
     set: {
       why: "a third never-seen browser from one IP within the hour",
@@ -1493,6 +1506,15 @@ async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
 let londonSeq = 0;
 /** Another London address of the shipped data (81.2.69.0/24), so that per-IP counts of other cases stay theirs. */
 const londonIp = () => `81.2.69.${10 + (++londonSeq % 100)}`;
+
+/** A user let in from a browser set to `first` (none: not seen before), then a new browser through a VPN set to `then`. */
+function zoneAfter(first: string | undefined, then: string) {
+  return async (h: Harness): Promise<Evaluation> => {
+    const user = h.id("u");
+    if (first) await h.client("visit", { user, ip: h.ip(), timezone: first });
+    return h.client("visit", { user, ip: IP.vpn, timezone: then });
+  };
+}
 
 async function trustedLogin(h: Harness, user: string, ip: string, browser = h.browser()): Promise<Evaluation> {
   const first = await h.client("login", { user, browser, ip, email: `${user}@example.com` });

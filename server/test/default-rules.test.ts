@@ -14,6 +14,10 @@ interface Browser {
 
 const LONDON = "81.2.69.142";
 const TOKYO = "126.0.0.1";
+// Exits of the shipped data: a VPN provider's (Datacamp), a cloud's (Amazon), Tor's.
+const VPN = "89.187.160.1";
+const AWS = "3.5.1.1";
+const TOR = "185.220.101.7";
 
 describeStores("default rules on %s", (kind) => {
   let t: TestApp;
@@ -34,7 +38,10 @@ describeStores("default rules on %s", (kind) => {
   /** An iPhone's Safari: the same components as every iPhone of its model, with a visitor token of its own. */
   const phone = (): Browser => ({ components: iphoneComponents(), token: `tok-${id("phone")}-xxxxxxxx`, ua: IPHONE_UA });
 
-  async function client(action: string, req: { user?: string; email?: string; ip: string; browser: Browser }): Promise<Evaluation> {
+  async function client(
+    action: string,
+    req: { user?: string; email?: string; ip: string; browser: Browser; timezone?: string },
+  ): Promise<Evaluation> {
     const r = await t.app.inject({
       method: "POST",
       url: `/v3/client/evaluate/${action}`,
@@ -43,7 +50,12 @@ describeStores("default rules on %s", (kind) => {
         client_id: t.clientId,
         ...(req.user ? { user: req.user } : {}),
         ...(req.email ? { email: req.email } : {}),
-        signals: { components: req.browser.components, visitor_token: req.browser.token, url: "https://app.example.com/" },
+        signals: {
+          components: req.browser.components,
+          visitor_token: req.browser.token,
+          url: "https://app.example.com/",
+          ...(req.timezone ? { timezone: req.timezone } : {}),
+        },
       },
     });
     expect(r.statusCode, r.body).toBe(200);
@@ -157,6 +169,69 @@ describeStores("default rules on %s", (kind) => {
       is_new_country: null,
     });
     expect(login.verdict).toBe("allow");
+  });
+
+  // A VPN moves the exit, not the time zone of the computer behind it: a new browser through a VPN or a company's
+  // datacenter gateway set to a zone the account was let in with is its owner's; a stranger's is set to their own zone,
+  // or their proxy's. What the browser sends is the attacker's to write: a zone the account never had, one seen only on
+  // attempts that were not let in, and UTC (every privacy browser's and Tor's) do not count.
+  it("a new browser through a VPN or a datacenter set to the account's time zone is let in; set to another, it is challenged", async () => {
+    const owner = async () => {
+      const user = id("vpn");
+      expect((await client("signup", { user, ip: LONDON, browser: browser(), timezone: "Europe/London" })).verdict).toBe("allow");
+      return user;
+    };
+    for (const exit of [VPN, AWS]) {
+      const laptop = await client("login", { user: await owner(), ip: exit, browser: browser(), timezone: "Europe/London" });
+      expect(laptop.checks, JSON.stringify(laptop.checks)).toMatchObject({
+        is_new_fingerprint: true,
+        is_new_provider: true,
+        is_new_timezone: false,
+      });
+      expect(laptop.verdict, exit).toBe("allow");
+
+      const stranger = await client("login", { user: await owner(), ip: exit, browser: browser(), timezone: "Asia/Shanghai" });
+      expect(stranger.checks?.is_new_timezone).toBe(true);
+      expect(stranger.verdict, exit).toBe("challenge");
+      expect(stranger.policy?.name).toBe("Verify unfamiliar logins");
+    }
+    // An alias names the same zone (Chrome reports Asia/Calcutta, Firefox Asia/Kolkata).
+    const user = id("vpn");
+    await client("signup", { user, ip: LONDON, browser: browser(), timezone: "Asia/Calcutta" });
+    const alias = await client("login", { user, ip: VPN, browser: browser(), timezone: "Asia/Kolkata" });
+    expect(alias.checks?.is_new_timezone).toBe(false);
+    expect(alias.verdict).toBe("allow");
+  });
+
+  it("a zone seen only on attempts that were not let in, UTC, and Tor do not pass a new browser through", async () => {
+    // The stranger's first attempt is challenged and never passed: its zone stays unfamiliar to the account.
+    const user = id("vpn");
+    await client("signup", { user, ip: LONDON, browser: browser(), timezone: "Europe/London" });
+    expect((await client("login", { user, ip: VPN, browser: browser(), timezone: "Asia/Shanghai" })).verdict).toBe("challenge");
+    const again = await client("login", { user, ip: VPN, browser: browser(), timezone: "Asia/Shanghai" });
+    expect(again.checks).toMatchObject({ is_new_timezone: true, is_new_provider: true });
+    expect(again.verdict).toBe("challenge");
+
+    // UTC names no place: an account whose browsers report it has no zone to recognise a stranger's UTC by.
+    const privacy = id("vpn");
+    await client("signup", { user: privacy, ip: LONDON, browser: browser(), timezone: "UTC" });
+    const utc = await client("login", { user: privacy, ip: VPN, browser: browser(), timezone: "Etc/UTC" });
+    expect(utc.checks?.is_new_timezone).toBe(null);
+    expect(utc.verdict).toBe("challenge");
+
+    // Tor, whatever the zone.
+    const tor = await client("login", {
+      user: await (async () => {
+        const u = id("vpn");
+        await client("signup", { user: u, ip: LONDON, browser: browser(), timezone: "Europe/London" });
+        return u;
+      })(),
+      ip: TOR,
+      browser: browser(),
+      timezone: "Europe/London",
+    });
+    expect(tor.checks?.is_new_timezone).toBe(false);
+    expect(tor.verdict).toBe("challenge");
   });
 });
 

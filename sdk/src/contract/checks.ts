@@ -44,6 +44,11 @@ export const CHECKS = {
   is_new_country: "boolean",
   /** Through a cloud, VPN or proxy provider (its ASN) the user was never let in through; null on other networks. */
   is_new_provider: "boolean",
+  /**
+   * The browser's time zone is one no browser the user was let in from was set to; null for a user with no such
+   * evaluation yet, and for a browser naming no place (none, UTC or an Etc/ offset, as privacy browsers report).
+   */
+  is_new_timezone: "boolean",
   /** Never-seen identifying fingerprints first presented from this IP in the last hour, this one included. */
   ip_new_fingerprints: "number",
   /** The same from this IP's /24 (IPv4) or /48 (IPv6). */

@@ -329,7 +329,8 @@ export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> 
         const b = pick(r, usable.length ? usable : person.browsers);
         const s = b.state;
         const at = opts.start + day * DAY + (times[k] as number) + k;
-        const tz = away?.tz ?? person.locale.tz;
+        // A phone takes the zone of the network it is on; a laptop keeps its home zone (set by hand, or by a company).
+        const tz = away && b.model.kind !== "computer" ? away.tz : person.locale.tz;
         if (s.tz !== tz) {
           s.tz = tz;
           b.pending.add("travel");

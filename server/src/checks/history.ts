@@ -59,6 +59,11 @@ export interface History {
   countryFamiliar: boolean | null;
   /** Whether the user's trusted evaluations came through this cloud, VPN or proxy provider's ASN; null elsewhere. */
   providerFamiliar: boolean | null;
+  /**
+   * Whether the user's trusted evaluations include a browser set to this time zone; null without a user, a zone that
+   * names a place, or any trusted evaluation with one.
+   */
+  zoneFamiliar: boolean | null;
 }
 
 /** The values of this request that lists may hold, by the check that names them. */
@@ -119,6 +124,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
         keys: { deviceKey: deviceKey(token, device), fingerprintId: fp, ip: input.ip, network: networkOf(input.ip) },
         since: at - WINDOWS.provisionalAttempts,
       },
+      userId && signals.timezone.zone ? { userId, zone: signals.timezone.zone } : undefined,
     ),
     input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
     userId ? h.userDevices(env, userId) : none,
@@ -175,6 +181,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
     churn,
     countryFamiliar: countries?.any ? countries.seen : null,
     providerFamiliar: provider,
+    zoneFamiliar: scalars.zone,
   };
 }
 

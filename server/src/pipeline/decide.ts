@@ -27,6 +27,8 @@ export interface Decision {
   contentHash?: string;
   /** The IP's network, recorded with the evaluation so that the user's later evaluations know it (is_new_network). */
   network?: { prefix: string; asn?: number };
+  /** The browser's time zone when it names a place, recorded so that the user's later evaluations know it (is_new_timezone). */
+  zone?: string;
 }
 
 export async function decide(repos: Repos, input: EvaluationInput, identity: Identity, evaluationId: string): Promise<Decision> {
@@ -43,6 +45,7 @@ export async function decide(repos: Repos, input: EvaluationInput, identity: Ide
   const decision: Decision = { verdict: match?.policy.verdict ?? "allow", reasons: match?.reasons ?? [], checks, risks };
   if (signals.content) decision.contentHash = signals.content.hash;
   if (signals.network) decision.network = signals.network;
+  if (signals.timezone.zone) decision.zone = signals.timezone.zone;
   const g = signals.geolocation;
   if (g) {
     decision.geolocation = {

@@ -140,6 +140,7 @@ export class Pipeline {
         asn: decision.network?.asn ?? null,
         somewhere: security && !exit ? 1 : 0,
         provider_asn: exit ? (geo?.asn ?? null) : null,
+        timezone: decision.zone ?? null,
         geolocation: geo ? JSON.stringify(geo) : null,
         policy: decision.policy ? JSON.stringify(decision.policy) : null,
         risks: storeRisks(decision.risks),

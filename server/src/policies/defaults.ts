@@ -250,7 +250,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-ato", {
       name: "Verify unfamiliar logins",
       description:
-        "A known account logging in from a new browser on a new network in another country than those it was let in from or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network (networks, countries and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
+        "A known account logging in from a new browser on a new network in another country than those it was let in from or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
       actions: ["login"],
       priority: 600,
       verdict: "challenge",
@@ -271,10 +271,13 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                   {
                     any: [
                       { check: "is_new_country", op: "eq", value: true },
+                      // A datacenter, unless the account came through this provider before or the browser is set
+                      // to a time zone the account was let in with (a company's gateway from the laptop at home).
                       {
                         all: [
                           { check: "ip_is_hosting", op: "eq", value: true },
                           { check: "is_new_provider", op: "eq", value: true },
+                          { check: "is_new_timezone", op: "ne", value: false },
                         ],
                       },
                     ],
@@ -289,14 +292,20 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
               },
               { check: "contact_mismatch", op: "eq", value: true },
               // An anonymising network from a new browser (a known browser on another exit of its VPN is its owner),
-              // unless the account came in through this VPN or proxy provider before; Tor always.
+              // unless the account came in through this VPN or proxy provider before, or the browser is set to a time
+              // zone the account was let in with (a VPN moves the exit, not the computer's zone); Tor always.
               {
                 all: [
                   { check: "ip_is_anonymous", op: "eq", value: true },
                   { check: "is_new_fingerprint", op: "eq", value: true },
                   {
                     any: [
-                      { check: "is_new_provider", op: "ne", value: false },
+                      {
+                        all: [
+                          { check: "is_new_provider", op: "ne", value: false },
+                          { check: "is_new_timezone", op: "ne", value: false },
+                        ],
+                      },
                       { check: "ip_is_tor", op: "eq", value: true },
                     ],
                   },

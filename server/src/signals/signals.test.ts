@@ -8,7 +8,7 @@ import { analyseContent, normaliseText } from "./content.js";
 import { checkEmail } from "./email.js";
 import { forwarding } from "./forwarding.js";
 import { network } from "./network.js";
-import { timezone, utcOffsetHours } from "./timezone.js";
+import { placeZone, timezone, utcOffsetHours } from "./timezone.js";
 import type { SignalContext } from "./types.js";
 
 /** A signal context carrying only the request fields a signal reads. */
@@ -51,6 +51,15 @@ describe("time zone against the IP's longitude", () => {
     expect(timezone(ctx({}), at({ longitude: 139.76 })).mismatch).toBe(false);
     expect(timezone(ctx({ signals: { components: {}, timezone: "Not/AZone" } }), at({ longitude: 139.76 })).mismatch).toBe(false);
     expect(timezone(ctx({ signals: { components: {}, timezone: "Europe/Paris" } }), undefined).mismatch).toBe(false);
+  });
+
+  it("names a zone by its canonical name when it is a place; UTC, Etc/ offsets and unknown names are none", () => {
+    expect(placeZone("Asia/Kolkata")).toBe(placeZone("Asia/Calcutta"));
+    expect(placeZone("Europe/London")).toBe("Europe/London");
+    for (const none of ["UTC", "Etc/UTC", "GMT", "Etc/GMT-3", "Universal", "Not/AZone"]) expect(placeZone(none), none).toBeUndefined();
+    const paris = timezone(ctx({ signals: { components: {}, timezone: "Europe/Paris" } }), undefined);
+    expect(paris).toMatchObject({ browser: "Europe/Paris", zone: "Europe/Paris" });
+    expect(timezone(ctx({ signals: { components: {}, timezone: "UTC" } }), undefined).zone).toBeUndefined();
   });
 
   it("falls back on the components' time zone when the SDK sends none", () => {

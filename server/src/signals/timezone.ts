@@ -17,12 +17,14 @@ const MISMATCH_HOURS = 3.5;
  */
 interface Zone {
   fmt: Intl.DateTimeFormat | null;
+  /** The canonical name (an alias such as Asia/Kolkata gives Asia/Calcutta) when it names a place, else undefined. */
+  place: string | undefined;
   minute: number;
   offset: number | undefined;
 }
 const zones = new BoundedMap<string, Zone>(5000);
 
-export function utcOffsetHours(timeZone: string, at: number): number | undefined {
+function zoneOf(timeZone: string): Zone {
   let zone = zones.get(timeZone);
   if (zone === undefined) {
     let fmt: Intl.DateTimeFormat | null;
@@ -31,9 +33,21 @@ export function utcOffsetHours(timeZone: string, at: number): number | undefined
     } catch {
       fmt = null;
     }
-    zone = { fmt, minute: Number.NaN, offset: undefined };
+    const canonical = fmt?.resolvedOptions().timeZone;
+    const place = canonical && canonical !== "UTC" && !canonical.startsWith("Etc/") ? canonical : undefined;
+    zone = { fmt, place, minute: Number.NaN, offset: undefined };
     zones.set(timeZone, zone);
   }
+  return zone;
+}
+
+/** The canonical IANA name of a zone that names a place; undefined for UTC, an Etc/ offset, or a name Intl does not know. */
+export function placeZone(timeZone: string): string | undefined {
+  return zoneOf(timeZone).place;
+}
+
+export function utcOffsetHours(timeZone: string, at: number): number | undefined {
+  const zone = zoneOf(timeZone);
   if (!zone.fmt) return undefined;
   const minute = Math.floor(at / 60_000);
   if (minute !== zone.minute) {
@@ -55,8 +69,9 @@ export function timezone({ input }: SignalContext, geo: SignalSet["geolocation"]
   const browser = input.signals.timezone ?? (typeof fromComponent === "string" ? fromComponent : undefined);
   if (!browser) return { mismatch: false };
   const offsetHours = utcOffsetHours(browser, input.at);
-  if (offsetHours === undefined || geo?.longitude === undefined) return { browser, offsetHours, mismatch: false };
+  const zone = placeZone(browser);
+  if (offsetHours === undefined || geo?.longitude === undefined) return { browser, zone, offsetHours, mismatch: false };
   let diff = Math.abs(offsetHours - geo.longitude / 15);
   if (diff > 12) diff = 24 - diff;
-  return { browser, offsetHours, mismatch: diff > MISMATCH_HOURS };
+  return { browser, zone, offsetHours, mismatch: diff > MISMATCH_HOURS };
 }

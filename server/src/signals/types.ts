@@ -23,7 +23,11 @@ export interface SignalSet {
   hardware: { implausible: string[] };
   automation: { detected: boolean; markers: string[] };
   email?: { address: string; domain: string; invalid: boolean; disposable: boolean; webmail: boolean };
-  timezone: { browser?: string; offsetHours?: number; mismatch: boolean };
+  /**
+   * `browser` as sent; `zone` its canonical IANA name when it names a place (not UTC or an Etc/ offset, which privacy
+   * browsers and Tor report for everyone), for `is_new_timezone`.
+   */
+  timezone: { browser?: string; zone?: string; offsetHours?: number; mismatch: boolean };
   forwarding: { proxied: boolean };
   /** The IP's /24 or /48, and its ASN when the network belongs to its users (see network.ts). */
   network?: { prefix: string; asn?: number };

@@ -2,7 +2,8 @@
 // - fingerprint churn: never-seen identifying fingerprints first presented from one IP, one network (/24 or /48) or
 //   one provider's ASN within a window, counted on the velocity counters (an atomic upsert per key and time bucket,
 //   so concurrent evaluations on PostgreSQL each see the others, as the velocity checks do);
-// - country familiarity: whether the user's trusted evaluations (let in, or a challenge passed) include this country.
+// - country familiarity: whether the user's trusted evaluations (let in, or a challenge passed) include this country
+//   (time-zone familiarity is asked with the IP's and the network's, in the history's statement of numbers).
 import { createHash } from "node:crypto";
 import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { prepared } from "./prepared.js";

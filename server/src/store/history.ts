@@ -136,11 +136,12 @@ interface ScalarParams extends AttemptParams {
   uExpires: number;
   iExpires: number;
   fExpires: number;
-  /** Familiarity: the user's internal id, this IP, its network and ASN (-1: none). */
+  /** Familiarity: the user's internal id, this IP, its network and ASN (-1: none), the browser's time zone. */
   knownUser: string;
   here: string;
   network: string;
   asn: number;
+  zone: string;
 }
 
 interface ScalarsShape {
@@ -148,13 +149,15 @@ interface ScalarsShape {
   ip: boolean;
   fp: boolean;
   familiar: boolean;
+  zone: boolean;
   attempts: boolean[];
 }
 
 /**
  * The history the checks read as numbers, in one statement of scalar subqueries (one compiled query per store kind
  * and combination of keys): the velocity counts of each key (user, IP, fingerprint), whether the user's trusted
- * evaluations include this IP and network, and the login attempts by browser, fingerprint, IP and network.
+ * evaluations include this IP and network, whether they include this time zone and any zone at all (migration 22),
+ * and the login attempts by browser, fingerprint, IP and network.
  *
  * Velocity: `rows` counts the stored evaluations in the window (the embedded store: one writer, so an evaluation is
  * stored before the next one reads); `buckets` (PostgreSQL) first counts this evaluation on each key's current bucket
@@ -215,7 +218,13 @@ function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
             .as(alias),
         ];
       };
-      const own = () => eb.selectFrom("evaluations").select("id").where("environment_id", "=", p.env).where("user_id", "=", p.knownUser);
+      const trustedOwn = () =>
+        eb
+          .selectFrom("evaluations")
+          .select("id")
+          .where("environment_id", "=", p.env)
+          .where("user_id", "=", p.knownUser)
+          .where((e) => trusted(e as never));
       return [
         ...count(
           has.user,
@@ -234,20 +243,14 @@ function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
         ),
         ...(has.familiar
           ? [
-              eb
-                .exists(
-                  own()
-                    .where("ip", "=", p.here)
-                    .where((e) => trusted(e as never)),
-                )
-                .as("seen_ip"),
-              eb
-                .exists(
-                  own()
-                    .where((e) => e.or([e("network", "=", p.network), e("asn", "=", p.asn)]))
-                    .where((e) => trusted(e as never)),
-                )
-                .as("seen_network"),
+              eb.exists(trustedOwn().where("ip", "=", p.here)).as("seen_ip"),
+              eb.exists(trustedOwn().where((e) => e.or([e("network", "=", p.network), e("asn", "=", p.asn)]))).as("seen_network"),
+            ]
+          : []),
+        ...(has.zone
+          ? [
+              eb.exists(trustedOwn().where("timezone", "=", p.zone)).as("seen_zone"),
+              eb.exists(trustedOwn().where("timezone", "is not", null)).as("any_zone"),
             ]
           : []),
         ...attemptCounts(eb as never, p, has.attempts),
@@ -263,6 +266,8 @@ export interface HistoryScalars {
   fingerprintEvents: number;
   /** Whether the user's trusted evaluations include this IP, and this network (its /24 or /48, or its ASN). */
   familiar: { ip: boolean; network: boolean };
+  /** Whether they include a browser set to this time zone; null when not asked, or none of them has a zone. */
+  zone: boolean | null;
   attempts: AttemptCounts;
 }
 
@@ -333,6 +338,7 @@ export class HistoryRepo extends Repository {
     at: number,
     familiar: { userId: string; ip: string; network: string; asn?: number } | undefined,
     attempts: { keys: AttemptKeys; since: number },
+    zone?: { userId: string; zone: string },
   ): Promise<HistoryScalars> {
     const { userId, externalUser, ip, fingerprintId } = keys;
     const env = environmentId;
@@ -342,9 +348,9 @@ export class HistoryRepo extends Repository {
     const f = buckets && fingerprintId ? velocityKey("f", env, fingerprintId, at, at - since.fingerprint) : undefined;
     const velocity = buckets ? { user: !!u, ip: !!i, fp: !!f } : { user: !!userId, ip: !!ip, fp: !!fingerprintId };
     const present = attemptKeysPresent(attempts.keys);
-    const has: ScalarsShape = { ...velocity, familiar: !!familiar, attempts: present };
+    const has: ScalarsShape = { ...velocity, familiar: !!familiar, zone: !!zone, attempts: present };
 
-    const shape = `${buckets ? "b" : "r"}${has.user ? "u" : ""}${has.ip ? "i" : ""}${has.fp ? "f" : ""}${has.familiar ? "s" : ""}:${present.map((x) => (x ? 1 : 0)).join("")}`;
+    const shape = `${buckets ? "b" : "r"}${has.user ? "u" : ""}${has.ip ? "i" : ""}${has.fp ? "f" : ""}${has.familiar ? "s" : ""}${has.zone ? "z" : ""}:${present.map((x) => (x ? 1 : 0)).join("")}`;
     let query = scalarsByShape.get(shape);
     if (!query) {
       query = scalarsQuery(buckets ? "buckets" : "rows", has);
@@ -370,11 +376,12 @@ export class HistoryRepo extends Repository {
       uExpires: u?.expires ?? 0,
       iExpires: i?.expires ?? 0,
       fExpires: f?.expires ?? 0,
-      knownUser: familiar?.userId ?? "",
+      knownUser: familiar?.userId ?? zone?.userId ?? "",
       here: familiar?.ip ?? "",
       network: familiar?.network ?? "",
       // No ASN to compare: -1 matches none (ASNs are positive).
       asn: familiar?.asn ?? -1,
+      zone: zone?.zone ?? "",
       ...attemptParams(attempts.keys, attempts.since, userId),
     });
     if (!row) throw new Error("The history query answered no row");
@@ -387,6 +394,7 @@ export class HistoryRepo extends Repository {
       ipEvents: before(i, "ip_events"),
       fingerprintEvents: before(f, "fingerprint_events"),
       familiar: { ip: yes(r.seen_ip), network: yes(r.seen_network) },
+      zone: zone && yes(r.any_zone) ? yes(r.seen_zone) : null,
       attempts: attemptCountsOf(r),
     };
   }

@@ -126,6 +126,8 @@ export interface EvaluationsTable {
   somewhere: number;
   /** The IP's ASN when its network is a VPN, proxy, Tor or hosting exit, else null; migration 21. */
   provider_asn: number | null;
+  /** The browser's time zone, the canonical IANA name of a place (not UTC nor an Etc/ offset), else null; migration 22. */
+  timezone: string | null;
   /** JSON blobs of the embedded objects, as answered on the wire. */
   geolocation: string | null;
   policy: string | null;
