@@ -159,7 +159,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
   // The truth behind the service's ids: physical browsers per device and per fingerprint.
   const browsersOfDevice = new Map<string, Set<string>>();
   const browsersOfFingerprint = new Map<string, Set<string>>();
-  const driftAssigned: Array<{ fingerprint: string; browser: string; family: string }> = [];
+  const driftMerged = new Set<string>();
   const lastDevice = new Map<string, string>();
   const lastFingerprint = new Map<string, string>();
   const frictionPolicies = new Map<string, number>();
@@ -310,10 +310,14 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
     }
     if (out.fingerprint) {
       const set = browsersOfFingerprint.get(out.fingerprint.id) ?? new Set();
+      // A drift match (confidence below 1) merges when the record it moves is already another browser's. A browser
+      // that finds the record later by its exact components presents identical components: a collision.
+      if (out.fingerprint.confidence < 1 && [...set].some((b) => b !== v.browser.key)) {
+        driftMerged.add(v.browser.key);
+        if (process.env.SCENARIO_DEBUG) console.log("drift match onto another browser's fingerprint", v.browser.key, [...set].join(" "));
+      }
       set.add(v.browser.key);
       browsersOfFingerprint.set(out.fingerprint.id, set);
-      if (out.fingerprint.confidence < 1)
-        driftAssigned.push({ fingerprint: out.fingerprint.id, browser: v.browser.key, family: v.browser.family });
     }
     // Re-identification is measured for browsers of one person, on their second visit on: a household's shared
     // tablet is one device per account by design (an account never takes another's device).
@@ -343,14 +347,6 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
   const merged = new Set<string>();
   for (const browsers of browsersOfDevice.values()) if (browsers.size > 1) for (const b of browsers) merged.add(b);
   for (const b of merged) fam(familyOf(b)).deviceMerges++;
-  const driftMerged = new Set<string>();
-  for (const d of driftAssigned) {
-    const others = browsersOfFingerprint.get(d.fingerprint);
-    if (others && [...others].some((b) => b !== d.browser)) {
-      driftMerged.add(d.browser);
-      if (process.env.SCENARIO_DEBUG) console.log("fingerprint shared after a drift match", d.browser, [...others].join(" "));
-    }
-  }
   for (const b of driftMerged) fam(familyOf(b)).fingerprintMerges++;
   const collided = new Set<string>();
   for (const browsers of browsersOfFingerprint.values()) if (browsers.size > 1) for (const b of browsers) collided.add(b);
