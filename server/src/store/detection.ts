@@ -5,7 +5,8 @@
 // - country familiarity: whether the user's trusted evaluations (let in, or a challenge passed) include this country
 //   (time-zone familiarity is asked with the IP's and the network's, in the history's statement of numbers).
 import { createHash } from "node:crypto";
-import { type ExpressionBuilder, type Kysely, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
+import { trusted } from "./history.js";
 import { prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { VelocityTables } from "./tables/velocity.js";
@@ -72,20 +73,6 @@ async function fingerprintChurn(
   const byKey = new Map(rows.map((r) => [r.key, Number(r.n)]));
   for (const e of entries) out[e.name] = byKey.get(e.key) ?? 0;
   return out;
-}
-
-/** Verdicts that let the user in, and challenge states reached only with the right code (as history.ts). */
-function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
-  return eb.or([
-    eb("evaluations.verdict", "in", ["allow", "restrict"]),
-    eb.exists(
-      eb
-        .selectFrom("challenges")
-        .select("challenges.id")
-        .whereRef("challenges.id", "=", "evaluations.challenge_id")
-        .where("challenges.status", "in", ["verified", "completed"]),
-    ),
-  ]);
 }
 
 const countryOfUser = prepared((db, p: { env: string; user: string; country: string }) =>

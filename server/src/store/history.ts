@@ -80,7 +80,8 @@ const ADMITTED = ["allow", "restrict"];
 /** Challenge states reached only with the right code. */
 const PASSED = ["verified", "completed"];
 
-function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
+/** The user's trusted evaluations, as the history checks here and the detection queries (detection.ts) read them. */
+export function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
   return eb.or([
     eb("evaluations.verdict", "in", ADMITTED),
     eb.exists(
