@@ -310,9 +310,11 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
     }
     if (out.fingerprint) {
       const set = browsersOfFingerprint.get(out.fingerprint.id) ?? new Set();
-      // A drift match (confidence below 1) merges when the record it moves is already another browser's. A browser
-      // that finds the record later by its exact components presents identical components: a collision.
-      if (out.fingerprint.confidence < 1 && [...set].some((b) => b !== v.browser.key)) {
+      // A drift match (confidence below 1) merges when the record it moves is another browser's now: that browser's
+      // latest fingerprint. A browser that finds the record later by its exact components presents identical
+      // components (a collision), and one that has since moved to a record of its own no longer holds it.
+      const id = out.fingerprint.id;
+      if (out.fingerprint.confidence < 1 && [...set].some((b) => b !== v.browser.key && lastFingerprint.get(b) === id)) {
         driftMerged.add(v.browser.key);
         if (process.env.SCENARIO_DEBUG) console.log("drift match onto another browser's fingerprint", v.browser.key, [...set].join(" "));
       }
