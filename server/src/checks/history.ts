@@ -124,7 +124,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
         keys: { deviceKey: deviceKey(token, device), fingerprintId: fp, ip: input.ip, network: networkOf(input.ip) },
         since: at - WINDOWS.provisionalAttempts,
       },
-      userId && signals.timezone.zone ? { userId, zone: signals.timezone.zone } : undefined,
+      signals.timezone.zone,
     ),
     input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
     userId ? h.userDevices(env, userId) : none,

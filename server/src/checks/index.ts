@@ -233,7 +233,7 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   // has no such evaluation yet, or the browser names no place (none, an unknown zone, UTC or an Etc/ offset: what
   // privacy browsers and Tor report for everyone). A VPN moves the exit, not the zone of the computer behind it; a
   // stranger with the account's password is set to their own zone, or their proxy's.
-  is_new_timezone: (c) => (c.identity.user && c.history.zoneFamiliar !== null ? !c.history.zoneFamiliar : null),
+  is_new_timezone: (c) => (c.history.zoneFamiliar === null ? null : !c.history.zoneFamiliar),
   // Fingerprint churn: never-seen identifying fingerprints first presented from this IP, its /24 (/48), or its cloud,
   // VPN or proxy provider's ASN in the last hour, this one included. An anti-detect browser draws a new canvas, GPU,
   // audio and fonts on every attempt; honest browsers are new once.

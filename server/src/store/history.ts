@@ -339,7 +339,8 @@ export class HistoryRepo extends Repository {
     at: number,
     familiar: { userId: string; ip: string; network: string; asn?: number } | undefined,
     attempts: { keys: AttemptKeys; since: number },
-    zone?: { userId: string; zone: string },
+    /** The browser's time zone, asked of the user's trusted evaluations (with `keys.userId`). */
+    zone?: string,
   ): Promise<HistoryScalars> {
     const { userId, externalUser, ip, fingerprintId } = keys;
     const env = environmentId;
@@ -349,7 +350,7 @@ export class HistoryRepo extends Repository {
     const f = buckets && fingerprintId ? velocityKey("f", env, fingerprintId, at, at - since.fingerprint) : undefined;
     const velocity = buckets ? { user: !!u, ip: !!i, fp: !!f } : { user: !!userId, ip: !!ip, fp: !!fingerprintId };
     const present = attemptKeysPresent(attempts.keys);
-    const has: ScalarsShape = { ...velocity, familiar: !!familiar, zone: !!zone, attempts: present };
+    const has: ScalarsShape = { ...velocity, familiar: !!familiar, zone: !!userId && !!zone, attempts: present };
 
     const shape = `${buckets ? "b" : "r"}${has.user ? "u" : ""}${has.ip ? "i" : ""}${has.fp ? "f" : ""}${has.familiar ? "s" : ""}${has.zone ? "z" : ""}:${present.map((x) => (x ? 1 : 0)).join("")}`;
     let query = scalarsByShape.get(shape);
@@ -377,12 +378,12 @@ export class HistoryRepo extends Repository {
       uExpires: u?.expires ?? 0,
       iExpires: i?.expires ?? 0,
       fExpires: f?.expires ?? 0,
-      knownUser: familiar?.userId ?? zone?.userId ?? "",
+      knownUser: familiar?.userId ?? userId ?? "",
       here: familiar?.ip ?? "",
       network: familiar?.network ?? "",
       // No ASN to compare: -1 matches none (ASNs are positive).
       asn: familiar?.asn ?? -1,
-      zone: zone?.zone ?? "",
+      zone: zone ?? "",
       ...attemptParams(attempts.keys, attempts.since, userId),
     });
     if (!row) throw new Error("The history query answered no row");
@@ -395,7 +396,7 @@ export class HistoryRepo extends Repository {
       ipEvents: before(i, "ip_events"),
       fingerprintEvents: before(f, "fingerprint_events"),
       familiar: { ip: yes(r.seen_ip), network: yes(r.seen_network) },
-      zone: zone && yes(r.any_zone) ? yes(r.seen_zone) : null,
+      zone: has.zone && yes(r.any_zone) ? yes(r.seen_zone) : null,
       attempts: attemptCountsOf(r),
     };
   }
