@@ -222,6 +222,8 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
         out.policy ?? "",
         out.checks?.ip_country,
         out.checks?.is_new_country,
+        v.timezone,
+        out.checks?.distance_from_trusted_km,
       );
     outcomes.push({ verdict: out.verdict, policy: out.policy });
     for (const g of [...v.groups, "all" as const]) {
@@ -242,6 +244,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
             "ip_is_hosting",
             "is_new_provider",
             "is_new_timezone",
+            "distance_from_trusted_km",
             "impossible_travel",
             "timezone_mismatch",
             "device_count",

@@ -22,6 +22,8 @@ const IP = {
   aws: "3.5.1.1", // Amazon (hosting ASN)
   grangemouth: "90.202.235.82", // GB, 554 km from the London address
   newYork: "82.21.91.112", // US, residential
+  newYork2: "107.122.34.222", // US, New York, another /24
+  sanJose: "64.210.186.238", // US, California, 4,100 km from the New York address
   tmobileFlorida: "172.56.1.1", // T-Mobile USA (a carrier), placed in Florida
   tmobileGeorgia: "172.58.1.1", // T-Mobile USA, another /24, placed in Georgia
   tmobileSpokane: "172.56.200.1", // T-Mobile USA, placed in Washington state
@@ -862,6 +864,51 @@ const TABLE: Row[] = [
     check: "travel_speed_kmh",
     set: { why: "London, then São Paulo a moment later", value: above(1000), run: (h) => travel(h, IP.london, IP.saoPaulo) },
     unset: { why: "a user's first located evaluation", value: 0, run: (h) => h.client("login", { user: h.id("u"), ip: IP.london }) },
+  },
+  {
+    check: "distance_from_trusted_km",
+    set: [
+      { why: "New York, then San Jose: 4,100 km less both accuracy radii", value: above(3500), run: (h) => travel(h, IP.newYork, IP.sanJose) },
+      {
+        why: "a place seen only on an attempt nobody passed is no trusted place",
+        value: above(3500),
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await trustedLogin(h, user, IP.newYork, b);
+          const attempt = await h.client("login", { user, ip: IP.sanJose, timezone: "Asia/Shanghai" });
+          expect(attempt.verdict).toBe("challenge");
+          return h.client("login", { user, ip: IP.sanJose });
+        },
+      },
+    ],
+    unset: [
+      { why: "a user's first located evaluation", value: null, run: (h) => h.client("login", { user: h.id("u"), ip: IP.london }) },
+      { why: "New York, then another New York network: within the accuracy radii", value: 0, run: (h) => travel(h, IP.newYork, IP.newYork2) },
+      {
+        why: "the nearest trusted place counts: New York, then San Jose, then New York again on a new browser",
+        value: 0,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await trustedLogin(h, user, IP.newYork, b);
+          // Another browser: a newer challenge on the same browser would supersede the first one's, still open.
+          const far = await trustedLogin(h, user, IP.sanJose);
+          expect(far.checks?.distance_from_trusted_km).toBeGreaterThan(3500);
+          return h.client("login", { user, ip: IP.newYork2 });
+        },
+      },
+      { why: "a VPN exit places no one", value: null, run: (h) => travel(h, IP.newYork, IP.vpn) },
+      { why: "a carrier exit places no one", value: null, run: (h) => travel(h, IP.newYork, IP.tmobileSpokane) },
+      {
+        why: "after only a carrier exit in the country (placed in Florida): no place there to measure from",
+        value: null,
+        run: (h) => travel(h, IP.tmobileFlorida, IP.newYork),
+      },
+      {
+        why: "after only places in another country (a trip's say nothing about where at home the user lives)",
+        value: null,
+        run: (h) => travel(h, IP.london, IP.newYork),
+      },
+    ],
   },
   {
     check: "concurrent_sessions",

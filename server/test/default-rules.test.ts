@@ -2,7 +2,7 @@
 // both stores: what each rule catches, and the honest look-alike it leaves alone. The checks they read are pinned one
 // by one in checks.test.ts; the population and attacks they were tuned on are in server/scenarios.
 import { Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { BROWSER_UA, describeStores, fakeComponents, IPHONE_UA, iphoneComponents, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
@@ -14,6 +14,10 @@ interface Browser {
 
 const LONDON = "81.2.69.142";
 const TOKYO = "126.0.0.1";
+// Residential addresses of the shipped data in one country: two New York networks, and San Jose 4,100 km away.
+const NEW_YORK = "82.21.91.112";
+const NEW_YORK_2 = "107.122.34.222";
+const SAN_JOSE = "64.210.186.238";
 // Exits of the shipped data: a VPN provider's (Datacamp), a cloud's (Amazon), Tor's.
 const VPN = "89.187.160.1";
 const AWS = "3.5.1.1";
@@ -201,6 +205,48 @@ describeStores("default rules on %s", (kind) => {
     const alias = await client("login", { user, ip: VPN, browser: browser(), timezone: "Asia/Kolkata" });
     expect(alias.checks?.is_new_timezone).toBe(false);
     expect(alias.verdict).toBe("allow");
+  });
+
+  // A residential proxy "in the victim's country" is seldom in the victim's region: a new browser on a new network far
+  // from every place the account was let in from, set to a zone it was never let in with, is challenged. The owner's
+  // new browser on another network near home, and a laptop away that keeps the home zone, are let in.
+  it("a new browser in the account's country far from its trusted places is challenged unless set to the account's zone", async () => {
+    const owners: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const user = id("far");
+      expect((await client("signup", { user, ip: NEW_YORK, browser: browser(), timezone: "America/New_York" })).verdict).toBe("allow");
+      owners.push(user);
+    }
+    // A day later: a flight covers the distance, so impossible travel is not what decides.
+    const later = Date.now() + 24 * 3600 * 1000;
+    const clock = vi.spyOn(Date, "now").mockImplementation(() => later);
+    try {
+      for (const [user, timezone] of [
+        [owners[0], "America/Los_Angeles"],
+        [owners[1], "Etc/UTC"],
+      ] as const) {
+        const stranger = await client("login", { user, ip: SAN_JOSE, browser: browser(), timezone });
+        expect(stranger.checks, JSON.stringify(stranger.checks)).toMatchObject({
+          is_new_country: false,
+          is_new_fingerprint: true,
+          impossible_travel: false,
+        });
+        expect(stranger.checks?.distance_from_trusted_km).toBeGreaterThanOrEqual(3500);
+        expect(stranger.verdict, timezone).toBe("challenge");
+        expect(stranger.policy?.name).toBe("Verify unfamiliar logins");
+        expect(stranger.reasons).toContain("unfamiliar_place");
+      }
+
+      const near = await client("login", { user: owners[2], ip: NEW_YORK_2, browser: browser(), timezone: "America/Los_Angeles" });
+      expect(near.checks, JSON.stringify(near.checks)).toMatchObject({ is_new_network: true, distance_from_trusted_km: 0 });
+      expect(near.verdict).toBe("allow");
+
+      const laptop = await client("login", { user: owners[3], ip: SAN_JOSE, browser: browser(), timezone: "America/New_York" });
+      expect(laptop.checks, JSON.stringify(laptop.checks)).toMatchObject({ is_new_timezone: false, is_new_fingerprint: true });
+      expect(laptop.verdict).toBe("allow");
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it("a zone seen only on attempts that were not let in, UTC, and Tor do not pass a new browser through", async () => {

@@ -57,6 +57,12 @@ export const CHECKS = {
   provider_new_fingerprints: "number",
   impossible_travel: "boolean",
   travel_speed_kmh: "number",
+  /**
+   * Kilometres from the nearest of the user's latest trusted places (let in, or verified) in this IP's country, beyond
+   * both geolocations' accuracy radii; 0 on one of those networks; null when this IP places no one (a VPN, proxy, Tor,
+   * datacenter or carrier exit) or the user has no such place in this country.
+   */
+  distance_from_trusted_km: "number",
   concurrent_sessions: "number",
   session_impossible_travel: "boolean",
   has_high_velocity: "boolean",

@@ -9,7 +9,7 @@ import type { Identity } from "../pipeline/identity.js";
 import type { SignalSet } from "../signals/index.js";
 import { type History, listValues } from "./history.js";
 import { otherSessions, type Sessions } from "./sharing.js";
-import { isImpossible, placeOf, travelBetween } from "./travel.js";
+import { isImpossible, type Place, placeOf, travelBetween } from "./travel.js";
 
 export { gatherHistory, type History } from "./history.js";
 
@@ -26,6 +26,8 @@ interface Derived {
   deviceIsNewForUser: boolean;
   deviceCounts: { all: number; computer: number; tablet: number; mobile: number };
   travel?: { km: number; kmh: number };
+  /** Kilometres from the nearest trusted place that is somewhere (see distanceFromTrusted). */
+  fromTrusted?: number;
   sessions: Sessions;
   /** The device limit of the account-sharing policy that applies (sharing.ts). */
   deviceLimit: number;
@@ -83,23 +85,51 @@ function derive(input: EvaluationInput, identity: Identity, signals: SignalSet, 
   return { deviceIsNewForUser, deviceCounts: counts, sessions, deviceLimit };
 }
 
+/** One of the user's latest trusted places that place the user somewhere, or that are this network. */
+interface TrustedSpot {
+  /** Where it placed the user (not a VPN, proxy, Tor, datacenter or carrier exit). */
+  place?: Place;
+  country: string | null;
+  /** It is this network (the same address or /24): one site, whatever its geolocation. */
+  here: boolean;
+}
+
 /**
- * Travel from the user's latest trusted place that is somewhere (not a VPN, proxy, Tor, datacenter or carrier exit).
- * When that latest place is this network (the same address or /24: one site), the user was last seen here and nothing
- * was travelled. The earlier place's network kind and accuracy are looked up again from its IP (the same offline
- * data, cached); its coordinates are those it was stored with.
+ * The user's latest trusted places, newest first. An earlier place's network kind and accuracy are looked up again
+ * from its IP (the same offline data, cached); its coordinates and country are those it was stored with.
  */
-function travelOf(ctx: CheckContext): { km: number; kmh: number } | undefined {
-  const here = placeOf(ctx.signals.geolocation, ctx.input.at);
-  if (!here) return undefined;
+function trustedPlaces(ctx: CheckContext): TrustedSpot[] {
   const network = ctx.signals.network?.prefix;
+  const out: TrustedSpot[] = [];
   for (const prev of ctx.history.trusted) {
     if (!prev.ip) continue;
-    if (prev.ip === ctx.input.ip || (network && prev.network === network)) return undefined;
-    const there = placeOf(geo().lookup(prev.ip), prev.created_at, { lat: prev.latitude, lon: prev.longitude });
-    if (there) return travelBetween(there, here);
+    const here = prev.ip === ctx.input.ip || (!!network && prev.network === network);
+    const place = placeOf(geo().lookup(prev.ip), prev.created_at, { lat: prev.latitude, lon: prev.longitude });
+    if (here || place) out.push({ place, country: prev.country_code, here });
   }
-  return undefined;
+  return out;
+}
+
+/**
+ * Travel from the user's latest trusted place that is somewhere. When that place is this network, the user was last
+ * seen here and nothing was travelled.
+ */
+function travelOf(here: Place | undefined, spots: TrustedSpot[]): { km: number; kmh: number } | undefined {
+  const last = spots[0];
+  return here && last?.place && !last.here ? travelBetween(last.place, here) : undefined;
+}
+
+/**
+ * Kilometres from here to the nearest of the user's latest trusted places in this IP's country, beyond both accuracy
+ * radii (0 on one of their networks, or within the radii); undefined when this IP places no one or the user has no
+ * such place in this country (a trip's places say nothing about where at home the user lives; a carrier's exit says
+ * nothing about where the phone was). A residential proxy "in the victim's country" is seldom in the victim's region.
+ */
+function distanceFromTrusted(here: Place | undefined, country: string | undefined, spots: TrustedSpot[]): number | undefined {
+  if (!here || !country) return undefined;
+  const inCountry = spots.filter((s) => s.here || s.country === country);
+  if (inCountry.length === 0) return undefined;
+  return Math.min(...inCountry.map((s) => (s.here || !s.place ? 0 : travelBetween(s.place, here).km)));
 }
 
 const DAY = 24 * 3600 * 1000;
@@ -242,6 +272,10 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   provider_new_fingerprints: (c) => c.history.churn.provider,
   impossible_travel: (c) => isImpossible(c.derived.travel),
   travel_speed_kmh: (c) => (c.derived.travel ? Math.round(c.derived.travel.kmh) : 0),
+  // Kilometres from the nearest of the user's latest trusted places (allowed, or verified) in this IP's country, beyond
+  // both accuracy radii; null when this IP places no one (a VPN, proxy, Tor, datacenter or carrier exit) or the user
+  // has no such place in this country. An owner's new browser at the office or at a friend's is near home.
+  distance_from_trusted_km: (c) => (c.derived.fromTrusted === undefined ? null : Math.round(c.derived.fromTrusted)),
   concurrent_sessions: (c) => c.derived.sessions.concurrent,
   session_impossible_travel: (c) => c.derived.sessions.farApart,
   has_high_velocity: (c) =>
@@ -318,7 +352,10 @@ export function computeChecks(
 ): ChecksSnapshot {
   const derived = derive(input, identity, signals, history, options.deviceLimit);
   const ctx: CheckContext = { input, identity, signals, history, derived };
-  ctx.derived.travel = travelOf(ctx);
+  const here = placeOf(signals.geolocation, input.at);
+  const places = trustedPlaces(ctx);
+  ctx.derived.travel = travelOf(here, places);
+  ctx.derived.fromTrusted = distanceFromTrusted(here, signals.geolocation?.country_code, places);
   const out: ChecksSnapshot = {};
   for (const [name, fn] of CHECK_ENTRIES) out[name] = fn(ctx);
   return out;

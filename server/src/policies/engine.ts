@@ -19,6 +19,7 @@ const INDICATORS: Record<string, string> = {
   ip_is_anonymous: "anonymous_network",
   impossible_travel: "impossible_travel",
   travel_speed_kmh: "impossible_travel",
+  distance_from_trusted_km: "unfamiliar_place",
   concurrent_sessions: "concurrent_sessions",
   session_impossible_travel: "sessions_far_apart",
   has_high_velocity: "high_velocity",

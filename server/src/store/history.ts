@@ -35,6 +35,7 @@ export interface RecentEvaluation {
 /** A trusted evaluation of a user that has a location (issue 15): where the user has really been. */
 export interface TrustedPlace {
   ip: string | null;
+  country_code: string | null;
   latitude: number;
   longitude: number;
   network: string | null;
@@ -299,6 +300,7 @@ export class HistoryRepo extends Repository {
       if (Number(r.trusted) === 1)
         places.push({
           ip: r.ip,
+          country_code: r.country_code,
           latitude: Number(r.latitude),
           longitude: Number(r.longitude),
           network: r.network,
