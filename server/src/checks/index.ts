@@ -26,7 +26,7 @@ interface Derived {
   deviceIsNewForUser: boolean;
   deviceCounts: { all: number; computer: number; tablet: number; mobile: number };
   travel?: { km: number; kmh: number };
-  /** Kilometres from the nearest trusted place that is somewhere (see distanceFromTrusted). */
+  /** Kilometres from the nearest trusted place in this country (see distanceFromTrusted). */
   fromTrusted?: number;
   sessions: Sessions;
   /** The device limit of the account-sharing policy that applies (sharing.ts). */
