@@ -14,10 +14,11 @@ interface Browser {
 
 const LONDON = "81.2.69.142";
 const TOKYO = "126.0.0.1";
-// Residential addresses of the shipped data in one country: two New York networks, and San Jose 4,100 km away.
+// Residential addresses of the shipped data in one country: two New York networks, and four on the West Coast
+// 3,800–4,100 km away (one each: a never-seen browser per address, as the churn rules count them).
 const NEW_YORK = "82.21.91.112";
 const NEW_YORK_2 = "107.122.34.222";
-const SAN_JOSE = "64.210.186.238";
+const WEST = { sanJose: "64.210.186.238", concord: "171.181.179.89", santaClara: "137.102.226.68", redmond: "155.174.69.35" };
 // Exits of the shipped data: a VPN provider's (Datacamp), a cloud's (Amazon), Tor's.
 const VPN = "89.187.160.1";
 const AWS = "3.5.1.1";
@@ -208,11 +209,12 @@ describeStores("default rules on %s", (kind) => {
   });
 
   // A residential proxy "in the victim's country" is seldom in the victim's region: a new browser on a new network far
-  // from every place the account was let in from, set to a zone it was never let in with, is challenged. The owner's
-  // new browser on another network near home, and a laptop away that keeps the home zone, are let in.
+  // from every place the account was let in from, its clock hours away from there and set to a zone the account was
+  // never let in with, is challenged. The owner's new browser on another network near home, a laptop away that keeps
+  // the home zone, and a phone on a trip set to the local zone are let in.
   it("a new browser in the account's country far from its trusted places is challenged unless set to the account's zone", async () => {
     const owners: string[] = [];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 5; i++) {
       const user = id("far");
       expect((await client("signup", { user, ip: NEW_YORK, browser: browser(), timezone: "America/New_York" })).verdict).toBe("allow");
       owners.push(user);
@@ -221,15 +223,16 @@ describeStores("default rules on %s", (kind) => {
     const later = Date.now() + 24 * 3600 * 1000;
     const clock = vi.spyOn(Date, "now").mockImplementation(() => later);
     try {
-      for (const [user, timezone] of [
-        [owners[0], "America/Los_Angeles"],
-        [owners[1], "Etc/UTC"],
+      for (const [user, timezone, ip] of [
+        [owners[0], "Europe/Moscow", WEST.sanJose],
+        [owners[1], "Etc/UTC", WEST.concord],
       ] as const) {
-        const stranger = await client("login", { user, ip: SAN_JOSE, browser: browser(), timezone });
+        const stranger = await client("login", { user, ip, browser: browser(), timezone });
         expect(stranger.checks, JSON.stringify(stranger.checks)).toMatchObject({
           is_new_country: false,
           is_new_fingerprint: true,
           impossible_travel: false,
+          timezone_mismatch: true,
         });
         expect(stranger.checks?.distance_from_trusted_km).toBeGreaterThanOrEqual(3500);
         expect(stranger.verdict, timezone).toBe("challenge");
@@ -237,13 +240,18 @@ describeStores("default rules on %s", (kind) => {
         expect(stranger.reasons).toContain("unfamiliar_place");
       }
 
-      const near = await client("login", { user: owners[2], ip: NEW_YORK_2, browser: browser(), timezone: "America/Los_Angeles" });
-      expect(near.checks, JSON.stringify(near.checks)).toMatchObject({ is_new_network: true, distance_from_trusted_km: 0 });
+      const near = await client("login", { user: owners[2], ip: NEW_YORK_2, browser: browser(), timezone: "Europe/Moscow" });
+      expect(near.checks, JSON.stringify(near.checks)).toMatchObject({ is_new_network: true, timezone_mismatch: true, distance_from_trusted_km: 0 });
       expect(near.verdict).toBe("allow");
 
-      const laptop = await client("login", { user: owners[3], ip: SAN_JOSE, browser: browser(), timezone: "America/New_York" });
+      const laptop = await client("login", { user: owners[3], ip: WEST.santaClara, browser: browser(), timezone: "America/New_York" });
       expect(laptop.checks, JSON.stringify(laptop.checks)).toMatchObject({ is_new_timezone: false, is_new_fingerprint: true });
       expect(laptop.verdict).toBe("allow");
+
+      const phone = await client("login", { user: owners[4], ip: WEST.redmond, browser: browser(), timezone: "America/Los_Angeles" });
+      expect(phone.checks, JSON.stringify(phone.checks)).toMatchObject({ is_new_timezone: true, timezone_mismatch: false });
+      expect(phone.checks?.distance_from_trusted_km).toBeGreaterThanOrEqual(3500);
+      expect(phone.verdict).toBe("allow");
     } finally {
       clock.mockRestore();
     }

@@ -250,7 +250,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-ato", {
       name: "Verify unfamiliar logins",
       description:
-        "A known account logging in from a new browser on a new network in another country than those it was let in from, or in its country far from every place it was let in from with a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
+        "A known account logging in from a new browser on a new network in another country than those it was let in from, or in its country far from every place it was let in from with a clock hours away set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
       actions: ["login"],
       priority: 600,
       verdict: "challenge",
@@ -272,12 +272,14 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                     any: [
                       { check: "is_new_country", op: "eq", value: true },
                       // The account's country, far from every place it was let in from (beyond the geolocations'
-                      // accuracy), with a browser set to a zone the account was never let in with: a residential
-                      // proxy in the victim's country is seldom in the victim's region, while the owner's new browser
-                      // at the office or at a friend's is near home, and a laptop away keeps the home zone.
+                      // accuracy), with a browser whose clock is hours away from here and set to a zone the account
+                      // was never let in with: a stranger's computer behind a residential proxy in the victim's
+                      // country. The owner's new browser at the office or at a friend's is near home, a laptop away
+                      // keeps the account's zone, and a phone on a trip takes the zone of the network it is on.
                       {
                         all: [
                           { check: "distance_from_trusted_km", op: "gte", value: 500 },
+                          { check: "timezone_mismatch", op: "eq", value: true },
                           { check: "is_new_timezone", op: "ne", value: false },
                         ],
                       },
