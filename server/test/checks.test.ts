@@ -868,7 +868,11 @@ const TABLE: Row[] = [
   {
     check: "distance_from_trusted_km",
     set: [
-      { why: "New York, then San Jose: 4,100 km less both accuracy radii", value: above(3500), run: (h) => travel(h, IP.newYork, IP.sanJose) },
+      {
+        why: "New York, then San Jose: 4,100 km less both accuracy radii",
+        value: above(3500),
+        run: (h) => travel(h, IP.newYork, IP.sanJose),
+      },
       {
         why: "a place seen only on an attempt nobody passed is no trusted place",
         value: above(3500),
@@ -883,7 +887,11 @@ const TABLE: Row[] = [
     ],
     unset: [
       { why: "a user's first located evaluation", value: null, run: (h) => h.client("login", { user: h.id("u"), ip: IP.london }) },
-      { why: "New York, then another New York network: within the accuracy radii", value: 0, run: (h) => travel(h, IP.newYork, IP.newYork2) },
+      {
+        why: "New York, then another New York network: within the accuracy radii",
+        value: 0,
+        run: (h) => travel(h, IP.newYork, IP.newYork2),
+      },
       {
         why: "the nearest trusted place counts: New York, then San Jose, then New York again on a new browser",
         value: 0,

@@ -241,7 +241,11 @@ describeStores("default rules on %s", (kind) => {
       }
 
       const near = await client("login", { user: owners[2], ip: NEW_YORK_2, browser: browser(), timezone: "Europe/Moscow" });
-      expect(near.checks, JSON.stringify(near.checks)).toMatchObject({ is_new_network: true, timezone_mismatch: true, distance_from_trusted_km: 0 });
+      expect(near.checks, JSON.stringify(near.checks)).toMatchObject({
+        is_new_network: true,
+        timezone_mismatch: true,
+        distance_from_trusted_km: 0,
+      });
       expect(near.verdict).toBe("allow");
 
       const laptop = await client("login", { user: owners[3], ip: WEST.santaClara, browser: browser(), timezone: "America/New_York" });
