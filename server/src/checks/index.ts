@@ -114,9 +114,9 @@ function trustedPlaces(ctx: CheckContext): TrustedSpot[] {
  * Travel from the user's latest trusted place that is somewhere. When that place is this network, the user was last
  * seen here and nothing was travelled.
  */
-function travelOf(here: Place | undefined, spots: TrustedSpot[]): { km: number; kmh: number } | undefined {
+function travelOf(here: Place, spots: TrustedSpot[]): { km: number; kmh: number } | undefined {
   const last = spots[0];
-  return here && last?.place && !last.here ? travelBetween(last.place, here) : undefined;
+  return last?.place && !last.here ? travelBetween(last.place, here) : undefined;
 }
 
 /**
@@ -125,8 +125,8 @@ function travelOf(here: Place | undefined, spots: TrustedSpot[]): { km: number; 
  * such place in this country (a trip's places say nothing about where at home the user lives; a carrier's exit says
  * nothing about where the phone was). A residential proxy "in the victim's country" is seldom in the victim's region.
  */
-function distanceFromTrusted(here: Place | undefined, country: string | undefined, spots: TrustedSpot[]): number | undefined {
-  if (!here || !country) return undefined;
+function distanceFromTrusted(here: Place, country: string | undefined, spots: TrustedSpot[]): number | undefined {
+  if (!country) return undefined;
   const inCountry = spots.filter((s) => s.here || s.country === country);
   if (inCountry.length === 0) return undefined;
   return Math.min(...inCountry.map((s) => (s.here || !s.place ? 0 : travelBetween(s.place, here).km)));
@@ -352,10 +352,14 @@ export function computeChecks(
 ): ChecksSnapshot {
   const derived = derive(input, identity, signals, history, options.deviceLimit);
   const ctx: CheckContext = { input, identity, signals, history, derived };
+  // Both measure from here: an address that places no one (a VPN, proxy, Tor, datacenter or carrier exit) needs no
+  // look-up of the user's places.
   const here = placeOf(signals.geolocation, input.at);
-  const places = trustedPlaces(ctx);
-  ctx.derived.travel = travelOf(here, places);
-  ctx.derived.fromTrusted = distanceFromTrusted(here, signals.geolocation?.country_code, places);
+  if (here) {
+    const places = trustedPlaces(ctx);
+    ctx.derived.travel = travelOf(here, places);
+    ctx.derived.fromTrusted = distanceFromTrusted(here, signals.geolocation?.country_code, places);
+  }
   const out: ChecksSnapshot = {};
   for (const [name, fn] of CHECK_ENTRIES) out[name] = fn(ctx);
   return out;
