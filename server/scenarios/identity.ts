@@ -247,6 +247,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
             "distance_from_trusted_km",
             "impossible_travel",
             "timezone_mismatch",
+            "timezone_in_ip_country",
             "device_count",
             "concurrent_sessions",
             "session_impossible_travel",

@@ -1418,6 +1418,33 @@ const TABLE: Row[] = [
     ],
   },
   {
+    check: "timezone_in_ip_country",
+    set: [
+      { why: "Tokyo time from a Tokyo IP", value: true, run: (h) => h.client("visit", { ip: IP.tokyo, timezone: "Asia/Tokyo" }) },
+      {
+        // An alias of a country's zone is the same zone (Firefox reports Asia/Kolkata, CLDR lists Asia/Calcutta).
+        why: "São Paulo's zone under its old alias from a São Paulo IP",
+        value: true,
+        run: (h) => h.client("visit", { ip: IP.saoPaulo, timezone: "Brazil/East" }),
+      },
+    ],
+    unset: [
+      {
+        // One solar hour from Tokyo, but Seoul's zone is not Japan's.
+        why: "Seoul time from a Tokyo IP",
+        value: false,
+        run: (h) => h.client("visit", { ip: IP.tokyo, timezone: "Asia/Seoul" }),
+      },
+      { why: "Paris time from a London IP", value: false, run: (h) => h.client("visit", { ip: IP.london, timezone: "Europe/Paris" }) },
+      { why: "UTC names no place: unknown (null)", value: null, run: (h) => h.client("visit", { ip: IP.tokyo, timezone: "Etc/UTC" }) },
+      {
+        why: "a private IP has no country: unknown (null)",
+        value: null,
+        run: (h) => h.client("visit", { ip: h.ip(), timezone: "Asia/Tokyo" }),
+      },
+    ],
+  },
+  {
     check: "in_list",
     set: {
       why: "a user id added to a list",

@@ -19,8 +19,13 @@ const TOKYO = "126.0.0.1";
 const NEW_YORK = "82.21.91.112";
 const NEW_YORK_2 = "107.122.34.222";
 const WEST = { sanJose: "64.210.186.238", concord: "171.181.179.89", santaClara: "137.102.226.68", redmond: "155.174.69.35" };
+// Residential addresses in England (one per case) and in Japan, each on a /24 of its own.
+const ENGLAND = { reading: "92.48.100.160", exeter: "151.170.129.115", clubmoor: "77.99.91.106", callington: "2.96.98.28" };
+const JAPAN = { chiyoda: "158.211.189.85", suginami: "27.139.248.176", chiyoda2: "133.160.143.22", chiyoda3: "219.165.171.34" };
 // Exits of the shipped data: a VPN provider's (Datacamp), a cloud's (Amazon), Tor's.
 const VPN = "89.187.160.1";
+/** Another VPN provider's exit (M247, Milan), for a case whose sign-ups must not count with the others' on VPN. */
+const VPN_2 = "217.156.50.95";
 const AWS = "3.5.1.1";
 const TOR = "185.220.101.7";
 
@@ -259,6 +264,67 @@ describeStores("default rules on %s", (kind) => {
     } finally {
       clock.mockRestore();
     }
+  });
+
+  // A phone abroad takes the zone of the network it is on; roaming on its home carrier it is let in (a known browser),
+  // and the account then knows that zone. When its storage is cleared on the trip, its next login is a never-seen
+  // browser in a never-seen country, set to a zone of that country the account was let in with: its owner. A
+  // stranger there is set to the proxy's zone, new to the account, or to the victim's home zone, not that country's.
+  it("a never-seen browser abroad set to a zone of that country the account was let in with is let in; a stranger's is not", async () => {
+    const [trip, stay, home] = [id("trip"), id("stay"), id("home")];
+    const phone = browser();
+    for (const [user, ip, b] of [
+      [trip, ENGLAND.reading, phone],
+      [stay, ENGLAND.exeter, browser()],
+      [home, ENGLAND.clubmoor, browser()],
+    ] as const)
+      expect((await client("signup", { user, ip, browser: b, timezone: "Europe/London" })).verdict).toBe("allow");
+    const roaming = await client("access", { user: trip, ip: ENGLAND.reading, browser: phone, timezone: "Asia/Tokyo" });
+    expect(roaming.checks, JSON.stringify(roaming.checks)).toMatchObject({ is_new_device: false, timezone_mismatch: true });
+    expect(roaming.verdict).toBe("allow");
+
+    const later = Date.now() + 24 * 3600 * 1000;
+    const clock = vi.spyOn(Date, "now").mockImplementation(() => later);
+    try {
+      const cleared = await client("login", { user: trip, ip: JAPAN.chiyoda, browser: browser(), timezone: "Asia/Tokyo" });
+      expect(cleared.checks, JSON.stringify(cleared.checks)).toMatchObject({
+        is_new_fingerprint: true,
+        is_new_country: true,
+        is_new_timezone: false,
+        timezone_in_ip_country: true,
+      });
+      expect(cleared.verdict).toBe("allow");
+
+      const local = await client("login", { user: stay, ip: JAPAN.suginami, browser: browser(), timezone: "Asia/Tokyo" });
+      expect(local.checks, JSON.stringify(local.checks)).toMatchObject({ is_new_timezone: true, timezone_in_ip_country: true });
+      expect(local.verdict).toBe("challenge");
+      expect(local.policy?.name).toBe("Verify unfamiliar logins");
+
+      // The victim's home zone from abroad: also what a laptop's first login on a trip looks like (challenged once).
+      const homeZone = await client("login", { user: home, ip: JAPAN.chiyoda2, browser: browser(), timezone: "Europe/London" });
+      expect(homeZone.checks, JSON.stringify(homeZone.checks)).toMatchObject({ is_new_timezone: false, timezone_in_ip_country: false });
+      expect(homeZone.verdict).toBe("challenge");
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  // An account only ever let in through a VPN or a datacenter has no place to compare with (is_new_country is null):
+  // a stranger on an ordinary network is still told apart by a zone the account was never let in with.
+  it("an account let in only through a VPN: a new browser on an ordinary network is challenged when set to a zone new to it", async () => {
+    const [stranger, owner] = [id("unplaced"), id("unplaced")];
+    for (const user of [stranger, owner]) {
+      const signup = await client("signup", { user, ip: VPN_2, browser: browser(), timezone: "Europe/London" });
+      expect(signup.verdict, `${signup.policy?.name} ${JSON.stringify(signup.checks)}`).toBe("allow");
+    }
+    const foreign = await client("login", { user: stranger, ip: JAPAN.chiyoda3, browser: browser(), timezone: "Asia/Tokyo" });
+    expect(foreign.checks, JSON.stringify(foreign.checks)).toMatchObject({ is_new_country: null, is_new_timezone: true });
+    expect(foreign.verdict).toBe("challenge");
+    expect(foreign.policy?.name).toBe("Verify unfamiliar logins");
+
+    const phone = await client("login", { user: owner, ip: ENGLAND.callington, browser: browser(), timezone: "Europe/London" });
+    expect(phone.checks, JSON.stringify(phone.checks)).toMatchObject({ is_new_country: null, is_new_timezone: false });
+    expect(phone.verdict).toBe("allow");
   });
 
   it("a zone seen only on attempts that were not let in, UTC, and Tor do not pass a new browser through", async () => {

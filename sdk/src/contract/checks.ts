@@ -92,6 +92,11 @@ export const CHECKS = {
   headless_window: "boolean",
   implausible_hardware: "boolean",
   timezone_mismatch: "boolean",
+  /**
+   * The browser's time zone is one of the zones of the IP's country (CLDR's list, as Intl carries it): a phone takes
+   * the zone of the network it is on. Null when the browser names no place or the IP has no country.
+   */
+  timezone_in_ip_country: "boolean",
   in_list: "string[]",
   user_id: "string",
   ip: "string",

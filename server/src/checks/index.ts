@@ -324,6 +324,7 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   headless_window: (c) => c.signals.window.headless.length > 0,
   implausible_hardware: (c) => c.signals.hardware.implausible.length > 0,
   timezone_mismatch: (c) => c.signals.timezone.mismatch,
+  timezone_in_ip_country: (c) => c.signals.timezone.local ?? null,
   in_list: (c) => [...new Set(c.history.lists.map((l) => l.list_id))].sort(),
   user_id: (c) => c.input.user ?? null,
   ip: (c) => c.input.ip ?? null,

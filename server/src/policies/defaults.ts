@@ -250,7 +250,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-ato", {
       name: "Verify unfamiliar logins",
       description:
-        "A known account logging in from a new browser on a new network in another country than those it was let in from, or in its country far from every place it was let in from with a clock hours away set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
+        "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with), or in its country far from every place it was let in from with a clock hours away set to a time zone it was never let in with, or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
       actions: ["login"],
       priority: 600,
       verdict: "challenge",
@@ -270,7 +270,32 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                   { check: "is_new_network", op: "eq", value: true },
                   {
                     any: [
-                      { check: "is_new_country", op: "eq", value: true },
+                      // Another country, unless the browser is set to a zone of this country that the account was
+                      // let in with before: the owner's phone, which took the zone on arriving (let in while roaming
+                      // on its home carrier, or the day before) and whose storage was cleared since. A stranger's
+                      // browser set to the proxy's zone, or to the victim's home zone, is still new here.
+                      {
+                        all: [
+                          { check: "is_new_country", op: "eq", value: true },
+                          {
+                            any: [
+                              { check: "is_new_timezone", op: "ne", value: false },
+                              { check: "timezone_in_ip_country", op: "ne", value: true },
+                            ],
+                          },
+                        ],
+                      },
+                      // An account never let in from a place (only through VPNs, proxies or datacenters): an
+                      // ordinary network anywhere with a zone the account was never let in with. The owner's own
+                      // phone at home is set to the zone of the computer that came through the VPN.
+                      {
+                        all: [
+                          { check: "is_new_country", op: "ne", value: false },
+                          { check: "is_new_timezone", op: "eq", value: true },
+                          { check: "ip_is_anonymous", op: "eq", value: false },
+                          { check: "ip_is_hosting", op: "eq", value: false },
+                        ],
+                      },
                       // The account's country, far from every place it was let in from (beyond the geolocations'
                       // accuracy), with a browser whose clock is hours away from here and set to a zone the account
                       // was never let in with: a stranger's computer behind a residential proxy in the victim's

@@ -8,7 +8,7 @@ import { analyseContent, normaliseText } from "./content.js";
 import { checkEmail } from "./email.js";
 import { forwarding } from "./forwarding.js";
 import { network } from "./network.js";
-import { placeZone, timezone, utcOffsetHours } from "./timezone.js";
+import { placeZone, timezone, utcOffsetHours, zonesOfCountry } from "./timezone.js";
 import type { SignalContext } from "./types.js";
 
 /** A signal context carrying only the request fields a signal reads. */
@@ -60,6 +60,21 @@ describe("time zone against the IP's longitude", () => {
     const paris = timezone(ctx({ signals: { components: {}, timezone: "Europe/Paris" } }), undefined);
     expect(paris).toMatchObject({ browser: "Europe/Paris", zone: "Europe/Paris" });
     expect(timezone(ctx({ signals: { components: {}, timezone: "UTC" } }), undefined).zone).toBeUndefined();
+  });
+
+  it("knows each country's zones from Intl's CLDR data, under the names placeZone gives", () => {
+    expect(zonesOfCountry("US").has("America/New_York")).toBe(true);
+    expect(zonesOfCountry("US").has("America/Los_Angeles")).toBe(true);
+    expect(zonesOfCountry("JP")).toEqual(new Set(["Asia/Tokyo"]));
+    expect(zonesOfCountry("IN").has(placeZone("Asia/Kolkata") as string)).toBe(true);
+    expect(zonesOfCountry("GB").has("Europe/Paris")).toBe(false);
+    for (const none of ["ZZ", "usa", "", "U1"]) expect(zonesOfCountry(none).size, none).toBe(0);
+    const local = (zone: string, country_code: string) =>
+      timezone(ctx({ signals: { components: {}, timezone: zone } }), at({ country_code, longitude: 0 })).local;
+    expect(local("Asia/Kolkata", "IN")).toBe(true);
+    expect(local("Asia/Seoul", "JP")).toBe(false);
+    expect(local("Etc/UTC", "GB")).toBeUndefined();
+    expect(timezone(ctx({ signals: { components: {}, timezone: "Asia/Tokyo" } }), undefined).local).toBeUndefined();
   });
 
   it("falls back on the components' time zone when the SDK sends none", () => {

@@ -64,14 +64,38 @@ function formattedOffset(fmt: Intl.DateTimeFormat, at: number): number | undefin
   return (m[1] === "-" ? -1 : 1) * (Number(m[2]) + Number(m[3] ?? 0) / 60);
 }
 
+/**
+ * The zones of a country (ISO 3166-1 alpha-2), canonical as placeZone gives them, from the CLDR data that Intl carries
+ * (no time-zone package, nothing fetched); empty for a code CLDR does not know. Keyed by the geolocation's country
+ * code, never by a client value, so the cache holds at most one entry per country.
+ */
+const countryZones = new Map<string, ReadonlySet<string>>();
+export function zonesOfCountry(country: string): ReadonlySet<string> {
+  let out = countryZones.get(country);
+  if (out === undefined) {
+    const names: string[] = [];
+    if (/^[A-Z]{2}$/.test(country)) {
+      // V8 renamed the accessor `timeZones` to the method `getTimeZones()` (Intl Locale Info, stage 3); both are tried.
+      const locale = new Intl.Locale(`und-${country}`) as Intl.Locale & { getTimeZones?(): string[]; timeZones?: string[] };
+      names.push(...(locale.getTimeZones?.() ?? locale.timeZones ?? []));
+    }
+    out = new Set(names.map((n) => placeZone(n)).filter((z): z is string => z !== undefined));
+    countryZones.set(country, out);
+  }
+  return out;
+}
+
 export function timezone({ input }: SignalContext, geo: SignalSet["geolocation"]): SignalSet["timezone"] {
   const fromComponent = input.signals.components?.timezone?.value;
   const browser = input.signals.timezone ?? (typeof fromComponent === "string" ? fromComponent : undefined);
   if (!browser) return { mismatch: false };
   const offsetHours = utcOffsetHours(browser, input.at);
   const zone = placeZone(browser);
-  if (offsetHours === undefined || geo?.longitude === undefined) return { browser, zone, offsetHours, mismatch: false };
+  // One of the zones of the IP's country: what a phone takes from the network it is on, and what an anti-detect
+  // browser sets from its proxy. Unknown when either side names no place.
+  const local = zone !== undefined && geo?.country_code !== undefined ? zonesOfCountry(geo.country_code).has(zone) : undefined;
+  if (offsetHours === undefined || geo?.longitude === undefined) return { browser, zone, local, offsetHours, mismatch: false };
   let diff = Math.abs(offsetHours - geo.longitude / 15);
   if (diff > 12) diff = 24 - diff;
-  return { browser, zone, offsetHours, mismatch: diff > MISMATCH_HOURS };
+  return { browser, zone, local, offsetHours, mismatch: diff > MISMATCH_HOURS };
 }

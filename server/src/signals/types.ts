@@ -25,9 +25,10 @@ export interface SignalSet {
   email?: { address: string; domain: string; invalid: boolean; disposable: boolean; webmail: boolean };
   /**
    * `browser` as sent; `zone` its canonical IANA name when it names a place (not UTC or an Etc/ offset, which privacy
-   * browsers and Tor report for everyone), for `is_new_timezone`.
+   * browsers and Tor report for everyone), for `is_new_timezone`; `local` whether that zone is one of the IP
+   * country's zones (undefined when the zone or the country is unknown).
    */
-  timezone: { browser?: string; zone?: string; offsetHours?: number; mismatch: boolean };
+  timezone: { browser?: string; zone?: string; local?: boolean; offsetHours?: number; mismatch: boolean };
   forwarding: { proxied: boolean };
   /** The IP's /24 or /48, and its ASN when the network belongs to its users (see network.ts). */
   network?: { prefix: string; asn?: number };
