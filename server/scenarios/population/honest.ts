@@ -319,7 +319,10 @@ export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> 
       const mustSignUp = person.signsUpOn === day && !signedUp.has(person.id);
       if (!mustSignUp && !chance(r, 0.75)) continue;
       const trip = travel.get(person.id);
-      const away = trip && day >= trip.from && day <= trip.to ? trip.locale : undefined;
+      // The trip's first day is spent getting there: nobody signs in abroad hours after their last visit at home
+      // (New York at 23:00, Mumbai at 07:00 is 1,500 km/h). They are abroad for the trip's days after it.
+      if (trip && day === trip.from && !mustSignUp) continue;
+      const away = trip && day > trip.from && day <= trip.to + 1 ? trip.locale : undefined;
       const sessions = mustSignUp ? 1 : int(r, 1, 3);
       // Session times in order: what happens to a browser (a cleared storage, a dock) happens in the order of visits.
       const times = Array.from({ length: sessions }, () => int(r, 7 * 3600, 23 * 3600) * 1000).sort((a, b) => a - b);
