@@ -290,7 +290,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                       // phone at home is set to the zone of the computer that came through the VPN.
                       {
                         all: [
-                          { check: "is_new_country", op: "ne", value: false },
+                          { check: "is_new_country", op: "exists", value: false },
                           { check: "is_new_timezone", op: "eq", value: true },
                           { check: "ip_is_anonymous", op: "eq", value: false },
                           { check: "ip_is_hosting", op: "eq", value: false },
