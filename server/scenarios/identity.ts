@@ -224,6 +224,11 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
         out.checks?.is_new_country,
         v.timezone,
         out.checks?.distance_from_trusted_km,
+        v.token ?? "-",
+        out.checks?.device_id,
+        out.checks?.fingerprint_id,
+        out.checks?.device_count,
+        new Date(v.at).toISOString(),
       );
     outcomes.push({ verdict: out.verdict, policy: out.policy });
     for (const g of [...v.groups, "all" as const]) {
