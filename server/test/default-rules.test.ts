@@ -143,6 +143,32 @@ describeStores("default rules on %s", (kind) => {
     expect(next.policy?.name).toBe("Verify logins that cycle through accounts");
   });
 
+  it("a kept browser profile naming an account never met, its second account within the hour from another address, is challenged", async () => {
+    const known = id("known");
+    await client("signup", { user: known, ip: net(), browser: browser() });
+    // Someone whose second account the service has not met yet, signing into both on one computer at one address.
+    const [mine, home] = [browser(), net()];
+    const own = await client("login", { user: known, ip: home, browser: mine });
+    expect((await t.app.inject({ method: "POST", url: `/v3/evaluations/${own.id}/consume`, headers: t.auth })).statusCode).toBe(200);
+    const other = await client("login", { user: id("unmet"), ip: home, browser: mine });
+    expect(other.checks).toMatchObject({ fingerprint_accounts_tried: 2, is_new_user: true, is_new_fingerprint: false, ip_user_count: 2 });
+    expect(other.verdict, JSON.stringify(other.checks)).toBe("allow");
+    // A combo list through rotating proxies from one kept profile: a known account, then one never met, each from a
+    // fresh address. The profile is no longer a never-seen browser; the account it names is not one the service met.
+    const kept = browser();
+    expect((await client("login", { user: known, ip: net(), browser: kept })).verdict).toBe("allow");
+    const next = await client("login", { user: id("leaked"), ip: net(), browser: kept });
+    expect(next.checks).toMatchObject({
+      fingerprint_accounts_tried: 2,
+      is_new_user: true,
+      is_new_fingerprint: false,
+      ip_user_count: 1,
+      fingerprint_provisional_attempts: 1,
+    });
+    expect(next.verdict, JSON.stringify(next.checks)).toBe("challenge");
+    expect(next.policy?.name).toBe("Verify logins that cycle through accounts");
+  });
+
   it("the fourth account from one phone model at one address is a repeat sign-up; the third (a family) is not", async () => {
     const ip = net();
     for (let k = 0; k < 2; k++) expect((await client("signup", { user: id("trial"), ip, browser: phone() })).verdict).toBe("allow");

@@ -115,13 +115,19 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
           { check: "fingerprint_user_count", op: "gte", value: 5 },
           // A browser logging into account after account, known or not (a combo list's run from one profile).
           { check: "fingerprint_accounts_tried", op: "gte", value: 3 },
-          // A browser new to this account logging into its second account within the hour from an address no other
-          // account came from (rotating proxies: a fresh address per account). Someone with two accounts, or with a
-          // mistyped login first, or on a friend's computer, stays on one address, where the other account is counted.
+          // A browser new to this account, or naming an account the service never met, logging into its second
+          // account within the hour from an address no other account came from (rotating proxies: a fresh address per
+          // account, one browser profile kept across them). Someone with two accounts, or with a mistyped login first,
+          // or on a friend's computer, stays on one address, where the other account is counted.
           {
             all: [
               { check: "fingerprint_accounts_tried", op: "gte", value: 2 },
-              { check: "is_new_fingerprint", op: "eq", value: true },
+              {
+                any: [
+                  { check: "is_new_fingerprint", op: "eq", value: true },
+                  { check: "is_new_user", op: "eq", value: true },
+                ],
+              },
               { check: "ip_user_count", op: "lte", value: 1 },
             ],
           },
