@@ -165,14 +165,70 @@ const TABLE: Row[] = [
           return h.client("login", { user, ip });
         },
       },
+      {
+        why: "an IP from which only a browser that never signed in named the user stays new (the client id is public)",
+        value: true,
+        run: async (h) => {
+          const [user, stranger, ip] = [h.id("u"), h.browser(), h.ip()];
+          await trustedLogin(h, user, h.ip());
+          expect((await h.client("visit", { user, browser: stranger, ip })).verdict).toBe("allow");
+          return h.client("visit", { user, browser: stranger, ip });
+        },
+      },
+      {
+        why: "an IP of a login let in but never consumed (a wrong password) stays new",
+        value: true,
+        run: async (h) => {
+          // Addresses on /24s of their own: the never-seen browsers of other cases do not count here.
+          const [user, stranger, ip] = [h.id("u"), h.browser(), h.net()];
+          await trustedLogin(h, user, h.net());
+          expect((await h.client("login", { user, browser: stranger, ip })).verdict).toBe("allow");
+          return h.client("login", { user, browser: stranger, ip });
+        },
+      },
+      {
+        why: "an IP a browser visited from after it was logged out (detached) stays new until it signs in again",
+        value: true,
+        run: async (h) => {
+          const [user, b, ip] = [h.id("u"), h.browser(), h.net()];
+          const login = await trustedLogin(h, user, h.net(), b);
+          const detached = await h.t.app.inject({
+            method: "POST",
+            url: `/v3/devices/${login.checks?.device_id}/detach`,
+            headers: h.t.auth,
+          });
+          expect(detached.statusCode, detached.body).toBe(200);
+          await h.client("visit", { user, browser: b, ip });
+          return h.client("visit", { user, browser: b, ip });
+        },
+      },
     ],
     unset: [
+      {
+        why: "an IP a signed-in browser visited from (its pages need no new sign-in)",
+        value: false,
+        run: async (h) => {
+          const [user, b, ip] = [h.id("u"), h.browser(), h.ip()];
+          await trustedLogin(h, user, h.ip(), b);
+          await h.client("visit", { user, browser: b, ip });
+          return h.client("visit", { user, ip });
+        },
+      },
+      {
+        why: "an IP the backend evaluated the user from",
+        value: false,
+        run: async (h) => {
+          const [user, ip] = [h.id("u"), h.ip()];
+          await h.server("visit", { user, ip });
+          return h.client("visit", { user, ip });
+        },
+      },
       {
         why: "a known user from their usual IP",
         value: false,
         run: async (h) => {
           const [user, b, ip] = [h.id("u"), h.browser(), h.ip()];
-          await h.client("visit", { user, browser: b, ip });
+          await trustedLogin(h, user, ip, b);
           return h.client("visit", { user, browser: b, ip });
         },
       },
@@ -219,7 +275,7 @@ const TABLE: Row[] = [
         value: false,
         run: async (h) => {
           const [user, b, ip] = [h.id("u"), h.browser(), h.net()];
-          await h.client("visit", { user, browser: b, ip });
+          await trustedLogin(h, user, ip, b);
           return h.client("visit", { user, browser: b, ip: ip.replace(/\.\d+$/, ".200") });
         },
       },
@@ -228,7 +284,7 @@ const TABLE: Row[] = [
         value: false,
         run: async (h) => {
           const [user, b] = [h.id("u"), h.browser()];
-          await h.client("visit", { user, browser: b, ip: IP.tmobileFlorida });
+          await trustedLogin(h, user, IP.tmobileFlorida, b);
           return h.client("visit", { user, browser: b, ip: IP.tmobileGeorgia });
         },
       },
@@ -667,7 +723,7 @@ const TABLE: Row[] = [
       value: true,
       run: async (h) => {
         const [user, b] = [h.id("u"), h.browser()];
-        await h.client("login", { user, browser: b, ip: IP.newYork });
+        await trustedLogin(h, user, IP.newYork, b);
         return h.client("visit", { user, browser: b, ip: IP.tokyo });
       },
     },
@@ -718,7 +774,7 @@ const TABLE: Row[] = [
         value: false,
         run: async (h) => {
           const [user, b] = [h.id("u"), h.browser()];
-          await h.client("visit", { user, browser: b, ip: IP.aws });
+          await trustedLogin(h, user, IP.aws, b);
           return h.client("visit", { user, browser: b, ip: "3.5.1.200" });
         },
       },
@@ -1593,23 +1649,33 @@ const londonIp = () => `81.2.69.${10 + (++londonSeq % 100)}`;
 function zoneAfter(first: string | undefined, then: string) {
   return async (h: Harness): Promise<Evaluation> => {
     const user = h.id("u");
-    if (first) await h.client("visit", { user, ip: h.ip(), timezone: first });
+    if (first) await trustedLogin(h, user, h.ip(), h.browser(), { timezone: first });
     return h.client("visit", { user, ip: IP.vpn, timezone: then });
   };
 }
 
-async function trustedLogin(h: Harness, user: string, ip: string, browser = h.browser()): Promise<Evaluation> {
-  const first = await h.client("login", { user, browser, ip, email: `${user}@example.com` });
+/**
+ * The user signs in: the backend consumes the login it let in (the password was right), or the user passes its
+ * challenge. Either makes the evaluation, and the browser's device, the user's own (trusted history).
+ */
+async function trustedLogin(
+  h: Harness,
+  user: string,
+  ip: string,
+  browser = h.browser(),
+  extra: Pick<ClientRequest, "timezone"> = {},
+): Promise<Evaluation> {
+  const first = await h.client("login", { user, browser, ip, email: `${user}@example.com`, ...extra });
   if (first.verdict === "challenge") await h.pass(first.challenge?.id);
+  else await h.consume(first);
   return first;
 }
 
 async function travel(h: Harness, from: string, to: string): Promise<Evaluation> {
   const [user, b] = [h.id("u"), h.browser()];
-  // The first place must be trusted: every case shares London, whose many unconfirmed accounts from never-seen
-  // browsers a default login rule may challenge; the user then passes it.
-  const first = await h.client("login", { user, browser: b, ip: from, email: `${user}@example.com` });
-  if (first.verdict === "challenge") await h.pass(first.challenge?.id);
+  // The first place must be trusted: the user signs in there (every case shares London, whose many unconfirmed accounts
+  // from never-seen browsers a default login rule may challenge; the user then passes it).
+  await trustedLogin(h, user, from, b);
   return h.client("login", { user, browser: b, ip: to });
 }
 

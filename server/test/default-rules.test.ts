@@ -27,6 +27,8 @@ const VPN = "89.187.160.1";
 /** Another VPN provider's exit (M247, Milan), for a case whose sign-ups must not count with the others' on VPN. */
 const VPN_2 = "217.156.50.95";
 const AWS = "3.5.1.1";
+/** A home in England and an address in Japan for the case of a stranger naming an account (used by no other case). */
+const PROBE = { home: "86.1.1.1", abroad: "60.32.0.1" };
 const TOR = "185.220.101.7";
 
 describeStores("default rules on %s", (kind) => {
@@ -78,6 +80,16 @@ describeStores("default rules on %s", (kind) => {
   async function consume(evaluationId: string): Promise<void> {
     const r = await t.app.inject({ method: "POST", url: `/v3/evaluations/${evaluationId}/consume`, headers: t.auth });
     expect(r.statusCode, r.body).toBe(200);
+  }
+
+  /**
+   * The user signs up or signs in: the backend consumes what it let in (the account was created, the password was
+   * right), which makes the place, the zone and the browser the user's own.
+   */
+  async function own(action: "signup" | "login", req: Parameters<typeof client>[1]): Promise<Evaluation> {
+    const ev = await client(action, req);
+    if (ev.verdict === "allow" || ev.verdict === "restrict") await consume(ev.id);
+    return ev;
   }
 
   it("a browser trying a second unconfirmed account from another address is challenged; one account retried is not", async () => {
@@ -189,15 +201,15 @@ describeStores("default rules on %s", (kind) => {
 
   it("a new device in use where the account could not have travelled from its last trusted place is account sharing", async () => {
     const [user, owners] = [id("share"), browser()];
-    expect((await client("access", { user, ip: LONDON, browser: owners })).verdict).toBe("allow");
+    expect((await own("login", { user, ip: LONDON, browser: owners })).verdict).toBe("allow");
     const friend = await client("access", { user, ip: TOKYO, browser: browser() });
     expect(friend.checks, JSON.stringify(friend.checks)).toMatchObject({ impossible_travel: true, is_new_device: true, is_new_ip: true });
     expect(friend.verdict).toBe("challenge");
     expect(friend.policy?.name).toBe("Cap devices per account");
     // The owner's own known browser, somewhere the geolocation cannot explain: not a new device, not sharing.
-    const own = await client("access", { user, ip: TOKYO, browser: owners });
-    expect(own.checks?.is_new_device).toBe(false);
-    expect(own.policy?.name).not.toBe("Cap devices per account");
+    const again = await client("access", { user, ip: TOKYO, browser: owners });
+    expect(again.checks?.is_new_device).toBe(false);
+    expect(again.policy?.name).not.toBe("Cap devices per account");
   });
 
   it("a known account without any located history is not challenged for its place on a new browser", async () => {
@@ -220,7 +232,7 @@ describeStores("default rules on %s", (kind) => {
   it("a new browser through a VPN or a datacenter set to the account's time zone is let in; set to another, it is challenged", async () => {
     const owner = async () => {
       const user = id("vpn");
-      expect((await client("signup", { user, ip: LONDON, browser: browser(), timezone: "Europe/London" })).verdict).toBe("allow");
+      expect((await own("signup", { user, ip: LONDON, browser: browser(), timezone: "Europe/London" })).verdict).toBe("allow");
       return user;
     };
     for (const exit of [VPN, AWS]) {
@@ -239,7 +251,7 @@ describeStores("default rules on %s", (kind) => {
     }
     // An alias names the same zone (Chrome reports Asia/Calcutta, Firefox Asia/Kolkata).
     const user = id("vpn");
-    await client("signup", { user, ip: LONDON, browser: browser(), timezone: "Asia/Calcutta" });
+    await own("signup", { user, ip: LONDON, browser: browser(), timezone: "Asia/Calcutta" });
     const alias = await client("login", { user, ip: VPN, browser: browser(), timezone: "Asia/Kolkata" });
     expect(alias.checks?.is_new_timezone).toBe(false);
     expect(alias.verdict).toBe("allow");
@@ -253,7 +265,7 @@ describeStores("default rules on %s", (kind) => {
     const owners: string[] = [];
     for (let i = 0; i < 5; i++) {
       const user = id("far");
-      expect((await client("signup", { user, ip: NEW_YORK, browser: browser(), timezone: "America/New_York" })).verdict).toBe("allow");
+      expect((await own("signup", { user, ip: NEW_YORK, browser: browser(), timezone: "America/New_York" })).verdict).toBe("allow");
       owners.push(user);
     }
     // A day later: a flight covers the distance, so impossible travel is not what decides.
@@ -310,7 +322,7 @@ describeStores("default rules on %s", (kind) => {
       [stay, ENGLAND.exeter, browser()],
       [home, ENGLAND.clubmoor, browser()],
     ] as const)
-      expect((await client("signup", { user, ip, browser: b, timezone: "Europe/London" })).verdict).toBe("allow");
+      expect((await own("signup", { user, ip, browser: b, timezone: "Europe/London" })).verdict).toBe("allow");
     const roaming = await client("access", { user: trip, ip: ENGLAND.reading, browser: phone, timezone: "Asia/Tokyo" });
     expect(roaming.checks, JSON.stringify(roaming.checks)).toMatchObject({ is_new_device: false, timezone_mismatch: true });
     expect(roaming.verdict).toBe("allow");
@@ -346,7 +358,7 @@ describeStores("default rules on %s", (kind) => {
   it("an account let in only through a VPN: a new browser on an ordinary network is challenged when set to a zone new to it", async () => {
     const [stranger, owner] = [id("unplaced"), id("unplaced")];
     for (const user of [stranger, owner]) {
-      const signup = await client("signup", { user, ip: VPN_2, browser: browser(), timezone: "Europe/London" });
+      const signup = await own("signup", { user, ip: VPN_2, browser: browser(), timezone: "Europe/London" });
       expect(signup.verdict, `${signup.policy?.name} ${JSON.stringify(signup.checks)}`).toBe("allow");
     }
     const foreign = await client("login", { user: stranger, ip: JAPAN.chiyoda3, browser: browser(), timezone: "Asia/Tokyo" });
@@ -362,7 +374,7 @@ describeStores("default rules on %s", (kind) => {
   it("a zone seen only on attempts that were not let in, UTC, and Tor do not pass a new browser through", async () => {
     // The stranger's first attempt is challenged and never passed: its zone stays unfamiliar to the account.
     const user = id("vpn");
-    await client("signup", { user, ip: LONDON, browser: browser(), timezone: "Europe/London" });
+    await own("signup", { user, ip: LONDON, browser: browser(), timezone: "Europe/London" });
     expect((await client("login", { user, ip: VPN, browser: browser(), timezone: "Asia/Shanghai" })).verdict).toBe("challenge");
     const again = await client("login", { user, ip: VPN, browser: browser(), timezone: "Asia/Shanghai" });
     expect(again.checks).toMatchObject({ is_new_timezone: true, is_new_provider: true });
@@ -370,7 +382,7 @@ describeStores("default rules on %s", (kind) => {
 
     // UTC names no place: an account whose browsers report it has no zone to recognise a stranger's UTC by.
     const privacy = id("vpn");
-    await client("signup", { user: privacy, ip: LONDON, browser: browser(), timezone: "UTC" });
+    await own("signup", { user: privacy, ip: LONDON, browser: browser(), timezone: "UTC" });
     const utc = await client("login", { user: privacy, ip: VPN, browser: browser(), timezone: "Etc/UTC" });
     expect(utc.checks?.is_new_timezone).toBe(null);
     expect(utc.verdict).toBe("challenge");
@@ -379,7 +391,7 @@ describeStores("default rules on %s", (kind) => {
     const tor = await client("login", {
       user: await (async () => {
         const u = id("vpn");
-        await client("signup", { user: u, ip: LONDON, browser: browser(), timezone: "Europe/London" });
+        await own("signup", { user: u, ip: LONDON, browser: browser(), timezone: "Europe/London" });
         return u;
       })(),
       ip: TOR,
@@ -388,6 +400,25 @@ describeStores("default rules on %s", (kind) => {
     });
     expect(tor.checks?.is_new_timezone).toBe(false);
     expect(tor.verdict).toBe("challenge");
+  });
+
+  // The client id is public, so a browser naming an account proves nothing until the backend confirms it (consumes a
+  // login it let in: the password was right) or the user passes a challenge there. A stranger who names the account on
+  // pages that need no password, from abroad, makes neither the place nor the zone the account's: a login from there
+  // is still unfamiliar, and the owner's next login at home is measured from home, not from the stranger's city.
+  it("pages a stranger's browser opened naming an account make nothing of theirs the account's", async () => {
+    const [user, home, stranger] = [id("named"), browser(), browser()];
+    expect((await own("signup", { user, ip: PROBE.home, browser: home, timezone: "Europe/London" })).verdict).toBe("allow");
+    for (const action of ["access", "post_comment"])
+      await client(action, { user, ip: PROBE.abroad, browser: stranger, timezone: "Asia/Tokyo" });
+    const login = await client("login", { user, ip: PROBE.abroad, browser: stranger, timezone: "Asia/Tokyo" });
+    expect(login.checks, JSON.stringify(login.checks)).toMatchObject({ is_new_ip: true, is_new_country: true, is_new_timezone: true });
+    expect(login.verdict).toBe("challenge");
+    expect(login.policy?.name).toBe("Verify unfamiliar logins");
+
+    const owner = await client("login", { user, ip: PROBE.home, browser: home, timezone: "Europe/London" });
+    expect(owner.checks, JSON.stringify(owner.checks)).toMatchObject({ is_new_ip: false, impossible_travel: false });
+    expect(owner.verdict).toBe("allow");
   });
 });
 

@@ -146,6 +146,9 @@ describeStores("migration 21 on %s", (kind) => {
           country_code: r.country_code,
           asn: r.asn,
           geolocation: r.geolocation,
+          // What let the user in was consumed by the backend: the user's own (migration 23 confirms such rows).
+          consumed: r.verdict === "allow" ? 1 : 0,
+          confirmed: r.verdict === "allow" ? 1 : 0,
           created_at: 1_700_000_000_000 + i,
           updated_at: 1_700_000_000_000 + i,
         })),

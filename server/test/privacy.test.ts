@@ -24,6 +24,11 @@ describeStores("privacy on %s", (kind) => {
     await evaluate("gone", "shared");
     await evaluate("stays", "shared");
     const theirs = (await evaluate("stays", "s1")).json().evaluation_id;
+    // Each signs in on a browser of their own (the backend consumes): those devices are theirs in trusted history.
+    for (const id of [mine, theirs])
+      expect((await t.app.inject({ method: "POST", url: `/v3/evaluations/${id}/consume`, headers: t.auth })).statusCode).toBe(200);
+    const signedIn = () => t.services.repos.db.selectFrom("device_confirmations").select("device_id").execute();
+    expect(await signedIn()).toHaveLength(2);
 
     let counted = 0;
     t.services.privacy.erasers.push(async (ctx) => {
@@ -50,6 +55,8 @@ describeStores("privacy on %s", (kind) => {
     expect((await t.app.inject({ method: "GET", url: "/v3/user/gone/devices", headers: t.auth })).statusCode).toBe(404);
     expect((await t.app.inject({ method: "DELETE", url: "/v3/user/gone", headers: t.auth })).statusCode).toBe(404);
     expect((await t.app.inject({ method: "GET", url: `/v3/evaluations/${theirs}`, headers: t.auth })).statusCode).toBe(200);
+    // The device "gone" signed in on is forgotten; the other user's stays.
+    expect(await signedIn()).toHaveLength(1);
     const history = await t.app.inject({ method: "GET", url: "/v2/proj/access-history?user=stays", headers: t.auth });
     expect(history.json().totalDocs).toBe(2);
   });

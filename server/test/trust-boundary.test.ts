@@ -97,6 +97,9 @@ describeStores("trust boundary on %s", (kind) => {
   async function ownerAccount(user: string, seed: string, home: string): Promise<void> {
     const first = await client("evaluate/login", { user }, { seed, ip: home });
     expect(first.statusCode, first.body).toBe(200);
+    // The password was right: the backend consumes the login, which makes the owner's browser and home theirs.
+    const consumed = await t.app.inject({ method: "POST", url: `/v3/evaluations/${first.json().evaluation_id}/consume`, headers: t.auth });
+    expect(consumed.statusCode, consumed.body).toBe(200);
     const update = await t.app.inject({
       method: "POST",
       url: `/v3/user/${user}/update`,

@@ -214,6 +214,8 @@ export class ChallengeService implements ChallengeIssuer {
     const moved = await this.repos.transaction(async () => {
       const m = await moveChallenge(this.repos, counted, "verify", patch);
       if (m.user_id) await this.repos.users.markVerified(m.user_id, channel, at);
+      // The evaluation it challenged, and with it its device, is the user's own (trusted history, store/history.ts).
+      await this.repos.evaluations.confirm(env.id, m.evaluation_id, at);
       return m;
     });
     return this.view(env, moved);

@@ -37,6 +37,8 @@ export async function detachDevice(
   const at = opts.at ?? now();
   const patch = { status: "detached" as const, detached_at: at, logout_pending: opts.logout === false ? 0 : 1, updated_at: at };
   await deps.repos.devices.update(row.id, patch);
+  // Detached, it is nobody's signed-in device: what it does counts for an account again after its next sign-in.
+  await deps.repos.devices.forgetConfirmations(environmentId, row.id);
   const device = toWireDevice({ ...row, ...patch }, user?.external_id, at);
   await deps.events.emit(environmentId, "device.detached", { ...(user ? { account: user.external_id } : {}), device });
   return device;

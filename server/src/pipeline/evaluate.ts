@@ -5,6 +5,7 @@ import { networkOf } from "../geo/ip.js";
 import { newId } from "../ids.js";
 import { storeRisks } from "../risks/index.js";
 import { type EvaluationRow, toWireEvaluation } from "../store/evaluations.js";
+import { ADMITTED } from "../store/history.js";
 import { deviceKey } from "../store/login-attempts.js";
 import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
@@ -148,6 +149,8 @@ export class Pipeline {
         metadata: input.metadata ? JSON.stringify(input.metadata) : null,
         consumed: 0,
         consumed_at: null,
+        // The backend sent it, or signed the user id the browser sent (migration 23): the user's own from the start.
+        confirmed: ADMITTED.includes(decision.verdict) && decision.checks.identity_verified === true ? 1 : 0,
         created_at: at,
         updated_at: at,
       };

@@ -198,6 +198,11 @@ export class DevicesRepo extends Repository {
     await updateRow(this.db, "devices", id, patch);
   }
 
+  /** The device is no user's signed-in device any more (store/history.ts, trusted history). */
+  async forgetConfirmations(environmentId: string, id: string): Promise<void> {
+    await this.db.deleteFrom("device_confirmations").where("environment_id", "=", environmentId).where("device_id", "=", id).execute();
+  }
+
   /**
    * The device joins the account once its challenge passes (completed, skipped, overridden): only a device nobody
    * owns, or one of this user's that was detached.

@@ -3,6 +3,7 @@ import type { Evaluation } from "@tessera/sdk/contract";
 import type { Selectable } from "kysely";
 import { loadRisks } from "../risks/index.js";
 import { iso, isoOrUndefined, now } from "../time.js";
+import { ADMITTED, confirmDevice, PASSED } from "./history.js";
 import { insertRow, prepared } from "./prepared.js";
 import type { EvaluationsTable, UsersTable } from "./tables/core.js";
 import { Repository } from "./transactions.js";
@@ -58,14 +59,45 @@ export function toWireEvaluation(
 const byId = prepared((db, p: { env: string; id: string }) =>
   db.selectFrom("evaluations").selectAll().where("id", "=", p.id).where("environment_id", "=", p.env),
 );
+// Consuming an evaluation that let the user in, or whose challenge the user passed, confirms it (migration 23): the
+// backend has checked the password. A consumed denial or an unanswered challenge stays unconfirmed.
 const consumeIfNot = prepared((db, p: { env: string; id: string; at: number }) =>
   db
     .updateTable("evaluations")
-    .set({ consumed: 1, consumed_at: p.at, updated_at: p.at })
+    .set((eb) => ({
+      consumed: 1,
+      consumed_at: p.at,
+      updated_at: p.at,
+      confirmed: eb
+        .case()
+        .when(
+          eb.or([
+            eb("verdict", "in", ADMITTED),
+            eb.exists(
+              eb
+                .selectFrom("challenges")
+                .select("challenges.id")
+                .whereRef("challenges.id", "=", "evaluations.challenge_id")
+                .where("challenges.status", "in", PASSED),
+            ),
+          ]),
+        )
+        .then(1)
+        .else(eb.ref("confirmed"))
+        .end(),
+    }))
     .where("id", "=", p.id)
     .where("environment_id", "=", p.env)
     .where("consumed", "=", 0)
     .returningAll(),
+);
+const confirmById = prepared((db, p: { env: string; id: string; at: number }) =>
+  db
+    .updateTable("evaluations")
+    .set({ confirmed: 1, updated_at: p.at })
+    .where("id", "=", p.id)
+    .where("environment_id", "=", p.env)
+    .returning(["environment_id", "device_id", "user_id"]),
 );
 const challengeOf = prepared((db, p: { id: string; challenge: string; redirect: string | null; at: number }) =>
   db.updateTable("evaluations").set({ challenge_id: p.challenge, redirect: p.redirect, updated_at: p.at }).where("id", "=", p.id),
@@ -76,6 +108,7 @@ export type ConsumeResult = { ok: true; row: EvaluationRow } | { ok: false; reas
 export class EvaluationsRepo extends Repository {
   async insert(row: EvaluationRow): Promise<void> {
     await insertRow(this.db, "evaluations", row);
+    if (row.confirmed === 1) await confirmDevice(this.db, row, row.created_at);
   }
 
   async find(environmentId: string, id: string): Promise<EvaluationRow | undefined> {
@@ -89,9 +122,18 @@ export class EvaluationsRepo extends Repository {
   async consume(environmentId: string, id: string): Promise<ConsumeResult> {
     const t = now();
     const row = await consumeIfNot.first(this.db, { env: environmentId, id, at: t });
-    if (row) return { ok: true, row };
+    if (row) {
+      if (Number(row.confirmed) === 1) await confirmDevice(this.db, row, t);
+      return { ok: true, row };
+    }
     const exists = await this.find(environmentId, id);
     return { ok: false, reason: exists ? "already_consumed" : "not_found" };
+  }
+
+  /** Confirms the evaluation, and the device it came from, as the user's own (migration 23): its challenge was passed. */
+  async confirm(environmentId: string, id: string, at = now()): Promise<void> {
+    const row = await confirmById.first(this.db, { env: environmentId, id, at });
+    if (row) await confirmDevice(this.db, row, at);
   }
 
   /** The risks of the user's evaluation before `evaluationId` (the latest other one), if any. */

@@ -4,7 +4,7 @@
 // store/user-lists.ts; per visitor token: DevicesRepo.tokenUsers), repeated content. Every query is bounded and served
 // by an index, and all of it lives in the shared store, so several instances agree on velocity and device counts.
 import { createHash } from "node:crypto";
-import { type Compilable, type ExpressionBuilder, sql } from "kysely";
+import { type Compilable, type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { newId } from "../ids.js";
 import type { Dialect } from "./db.js";
 import {
@@ -16,7 +16,7 @@ import {
   attemptKeysPresent,
   attemptParams,
 } from "./login-attempts.js";
-import { prepared } from "./prepared.js";
+import { insertRow, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { VelocityTables } from "./tables/velocity.js";
 import { Repository, type Transactions } from "./transactions.js";
@@ -71,20 +71,24 @@ function velocityKey(kind: VelocityKind, env: string, value: string, at: number,
 }
 
 // ---- trusted history (issue 15) ----------------------------------------------------------------------------------------
-// Travel and network memory read only the evaluations that were the user's own: those the verdict let in (allow,
-// restrict) and those whose challenge the user passed (verified, completed). An attacker's denied or unanswered
-// attempts are stored like any evaluation, but they never become the place the owner is measured from, nor a network
-// the owner is "familiar" with. Challenges are joined at read time, so passing one needs no write here.
+// Travel and network memory read only the evaluations that were the user's own. The client id is public, so a browser
+// naming a user proves nothing: an evaluation counts when it is confirmed (migration 23: consumed by the customer's
+// backend while it let the user in, sent by the backend or with a signed user id, or its challenge passed), or when it
+// let the user in on a device the user signed in on (device_confirmations: the pages a signed-in laptop opens). An
+// attacker's attempts, denied, unanswered, or let in with a wrong password or on a page that asks for none, are
+// stored like any evaluation, but they never become the place the owner is measured from, nor a network, country or
+// zone the account is "familiar" with. Challenges are joined at read time too (a challenge passed before migration 23
+// is confirmed by its backfill; this keeps the rule in one place).
 
 /** Verdicts that let the user in. */
-const ADMITTED = ["allow", "restrict"];
+export const ADMITTED = ["allow", "restrict"];
 /** Challenge states reached only with the right code. */
-const PASSED = ["verified", "completed"];
+export const PASSED = ["verified", "completed"];
 
 /** The user's trusted evaluations, as the history checks here and the detection queries (detection.ts) read them. */
 export function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
   return eb.or([
-    eb("evaluations.verdict", "in", ADMITTED),
+    eb("evaluations.confirmed", "=", 1),
     eb.exists(
       eb
         .selectFrom("challenges")
@@ -92,7 +96,34 @@ export function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
         .whereRef("challenges.id", "=", "evaluations.challenge_id")
         .where("challenges.status", "in", PASSED),
     ),
+    eb.and([
+      eb("evaluations.verdict", "in", ADMITTED),
+      // One primary-key probe.
+      eb.exists(
+        eb
+          .selectFrom("device_confirmations")
+          .select("device_confirmations.device_id")
+          .whereRef("device_confirmations.environment_id", "=", "evaluations.environment_id")
+          .whereRef("device_confirmations.device_id", "=", "evaluations.device_id")
+          .whereRef("device_confirmations.user_id", "=", "evaluations.user_id"),
+      ),
+    ]),
   ]);
+}
+
+/** The user signed in on the device (a confirmed evaluation there): what it lets the user do is theirs from now on. */
+export async function confirmDevice(
+  db: Kysely<Database>,
+  row: { environment_id: string; device_id: string | null; user_id: string | null },
+  at: number,
+): Promise<void> {
+  if (!row.device_id || !row.user_id) return;
+  await insertRow(
+    db,
+    "device_confirmations",
+    { environment_id: row.environment_id, device_id: row.device_id, user_id: row.user_id, created_at: at },
+    ["environment_id", "device_id", "user_id"],
+  );
 }
 
 /**

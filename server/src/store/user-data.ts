@@ -94,6 +94,14 @@ export class UserDataRepo extends Repository {
         .execute();
     }
     await this.db.deleteFrom("identifications").where("environment_id", "=", environmentId).where("user_id", "=", userId).execute();
+    // The devices the user signed in on, and every sign-in on the user's own devices.
+    await this.db
+      .deleteFrom("device_confirmations")
+      .where("environment_id", "=", environmentId)
+      .where((eb) =>
+        deviceIds.length > 0 ? eb.or([eb("user_id", "=", userId), eb("device_id", "in", deviceIds)]) : eb("user_id", "=", userId),
+      )
+      .execute();
     const devices = n(
       await this.db.deleteFrom("devices").where("environment_id", "=", environmentId).where("user_id", "=", userId).executeTakeFirst(),
     );

@@ -136,6 +136,12 @@ export interface EvaluationsTable {
   metadata: string | null;
   consumed: number;
   consumed_at: number | null;
+  /**
+   * 1 once the customer's backend or the user vouched for it: consumed while it let the user in, sent by the backend
+   * or with a signed user id, or its challenge passed (migration 23). Trusted history reads these, and what the same
+   * user's confirmed devices (device_confirmations) let in.
+   */
+  confirmed: number;
   created_at: number;
   updated_at: number;
 }
@@ -165,6 +171,17 @@ export interface LoginAttemptsTable {
   created_at: number;
 }
 
+/**
+ * A device on which a user has a confirmed evaluation (migration 23): the user signed in there. What the device then
+ * lets the user do counts as the user's own in trusted history; detaching the device, or erasing the user, ends it.
+ */
+export interface DeviceConfirmationsTable {
+  environment_id: string;
+  device_id: string;
+  user_id: string;
+  created_at: number;
+}
+
 export interface CoreTables {
   settings: SettingsTable;
   projects: ProjectsTable;
@@ -176,4 +193,5 @@ export interface CoreTables {
   evaluations: EvaluationsTable;
   access_records: AccessRecordsTable;
   login_attempts: LoginAttemptsTable;
+  device_confirmations: DeviceConfirmationsTable;
 }
