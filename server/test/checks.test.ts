@@ -215,6 +215,16 @@ const TABLE: Row[] = [
         },
       },
       {
+        why: "an IP a browser with the user id the backend signed came from (identity verification)",
+        value: false,
+        run: async (h) => {
+          const [user, ip] = [h.id("u"), h.net()];
+          const secret = (await h.t.services.identity.rotate(h.t.project.id, "development")) as string;
+          await h.client("visit", { user, ip, user_token: await userToken(secret, user) });
+          return h.client("visit", { user, ip });
+        },
+      },
+      {
         why: "an IP the backend evaluated the user from",
         value: false,
         run: async (h) => {
