@@ -38,6 +38,8 @@ export interface History {
   trusted: TrustedPlace[];
   /** Whether the user's trusted evaluations include this IP and this network. */
   familiar: { ip: boolean; network: boolean };
+  /** Whether the user signed in on this browser: its fingerprint in their trusted evaluations, its device confirmed. */
+  browser: { seen: boolean; device: boolean };
   userEvents: number;
   ipEvents: number;
   fingerprintEvents: number;
@@ -116,7 +118,13 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
       env,
       // Velocity is counted by the customer's user id and the fingerprint even when new (not stored yet): the first
       // evaluation of a burst counts for the others.
-      { userId, externalUser: input.user ?? identity.user?.external_id, ip: input.ip, fingerprintId: identity.fingerprint?.row.id },
+      {
+        userId,
+        externalUser: input.user ?? identity.user?.external_id,
+        ip: input.ip,
+        fingerprintId: identity.fingerprint?.row.id,
+        deviceId: device,
+      },
       { user: at - WINDOWS.user, ip: at - WINDOWS.ip, fingerprint: at - WINDOWS.fingerprint },
       at,
       userId && input.ip && here ? { userId, ip: input.ip, network: here.prefix, asn: here.asn } : undefined,
@@ -161,11 +169,12 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
         ? repos.detection.providerFamiliarity(env, userId, providerAsn)
         : Promise.resolve(false),
   ]);
-  const { userEvents, ipEvents, fingerprintEvents, familiar, attempts } = scalars;
+  const { userEvents, ipEvents, fingerprintEvents, familiar, browser, attempts } = scalars;
   return {
     recent,
     trusted,
     familiar,
+    browser,
     userEvents,
     ipEvents,
     fingerprintEvents,

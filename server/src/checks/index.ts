@@ -165,22 +165,26 @@ type CheckFn = (c: CheckContext) => ChecksSnapshot[string];
 export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   action: (c) => c.input.action,
   is_new_user: (c) => c.identity.userIsNew,
-  // New for this user: a browser the user has never used (a known fingerprint of someone else's is still new). A
-  // fingerprint that is not identifying says nothing by itself (every phone of a model shares it): the device decides.
-  // A backend evaluation naming no browser (no `evaluation` or `fingerprint`) has none to judge: null, unknown, which
-  // `eq true` and `eq false` both leave alone. A browser sending too little to fingerprint is new: stripping the
-  // components must not make a stranger look familiar.
+  // New for this user: a browser the user never signed in on (a known fingerprint of someone else's is still new).
+  // Signed in: the fingerprint is in the user's trusted evaluations, or the device is one the user signed in on
+  // (store/history.ts, trusted history). The client id is public: a stranger's browser that merely named the user on
+  // a page stays new, or its login would skip what a new browser meets. A fingerprint that is not identifying says
+  // nothing by itself (every phone of a model shares it): the device decides. A backend evaluation naming no browser
+  // (no `evaluation` or `fingerprint`) has none to judge: null, unknown, which `eq true` and `eq false` both leave
+  // alone. A browser sending too little to fingerprint is new: stripping the components must not make a stranger
+  // look familiar.
   is_new_fingerprint: (c) => {
     const fp = c.identity.fingerprint;
     if (!fp) return c.input.source === "server" ? null : true;
     if (fp.isNew) return true;
     if (!c.identity.user) return false;
-    if (!fp.identifying || fp.popular) return c.derived.deviceIsNewForUser;
-    return !c.history.devices.some((d) => d.fingerprint_id === fp.row.id) && !c.history.recent.some((r) => r.fingerprint_id === fp.row.id);
+    const signedInDevice = !c.derived.deviceIsNewForUser && c.history.browser.device;
+    if (!fp.identifying || fp.popular) return !signedInDevice;
+    return !signedInDevice && !c.history.browser.seen;
   },
   is_new_device: (c) => c.derived.deviceIsNewForUser,
-  // Both from the user's trusted evaluations only (allowed, or verified through a challenge): an attacker's failed
-  // attempts never make their IP or network familiar. is_new_ip is per address; is_new_network per /24 (/48), or per
+  // Both from the user's trusted evaluations only (vouched for by the backend or a passed challenge, or let in on a
+  // device the user signed in on: store/history.ts): an attacker's attempts never make their IP or network familiar. is_new_ip is per address; is_new_network per /24 (/48), or per
   // ASN for networks that belong to their users (a carrier, an ISP, a company), so a phone hopping across its
   // carrier's pool or the second exit of one corporate gateway is not new. Unknown without an IP.
   is_new_ip: (c) => (c.identity.user ? !c.history.familiar.ip : true),

@@ -171,6 +171,8 @@ interface ScalarParams extends AttemptParams {
   fExpires: number;
   /** Familiarity: the user's internal id, this IP, its network and ASN (-1: none), the browser's time zone. */
   knownUser: string;
+  /** The browser's device (a stored one), asked whether the user signed in on it. */
+  device: string;
   here: string;
   network: string;
   asn: number;
@@ -183,6 +185,8 @@ interface ScalarsShape {
   fp: boolean;
   familiar: boolean;
   zone: boolean;
+  /** Whether the user signed in on this browser: its fingerprint in trusted evaluations, its device confirmed. */
+  browser: boolean;
   attempts: boolean[];
 }
 
@@ -280,6 +284,21 @@ function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
               eb.exists(trustedOwn().where((e) => e.or([e("network", "=", p.network), e("asn", "=", p.asn)]))).as("seen_network"),
             ]
           : []),
+        ...(has.browser
+          ? [
+              eb.exists(trustedOwn().where("fingerprint_id", "=", p.fp)).as("seen_browser"),
+              eb
+                .exists(
+                  eb
+                    .selectFrom("device_confirmations")
+                    .select("device_id")
+                    .where("environment_id", "=", p.env)
+                    .where("device_id", "=", p.device)
+                    .where("user_id", "=", p.knownUser),
+                )
+                .as("signed_in_here"),
+            ]
+          : []),
         ...(has.zone
           ? [
               eb.exists(trustedOwn().where("timezone", "=", p.zone)).as("seen_zone"),
@@ -299,6 +318,11 @@ export interface HistoryScalars {
   fingerprintEvents: number;
   /** Whether the user's trusted evaluations include this IP, and this network (its /24 or /48, or its ASN). */
   familiar: { ip: boolean; network: boolean };
+  /**
+   * Whether the user signed in on this browser: a trusted evaluation of the user with its fingerprint (`seen`), and
+   * its device among the user's confirmed ones (`device`). False without a user.
+   */
+  browser: { seen: boolean; device: boolean };
   /** Whether they include a browser set to this time zone; null when not asked, or none of them has a zone. */
   zone: boolean | null;
   attempts: AttemptCounts;
@@ -367,7 +391,7 @@ export class HistoryRepo extends Repository {
    */
   async scalars(
     environmentId: string,
-    keys: { userId?: string; externalUser?: string; ip?: string; fingerprintId?: string },
+    keys: { userId?: string; externalUser?: string; ip?: string; fingerprintId?: string; deviceId?: string },
     since: { user: number; ip: number; fingerprint: number },
     at: number,
     familiar: { userId: string; ip: string; network: string; asn?: number } | undefined,
@@ -375,7 +399,7 @@ export class HistoryRepo extends Repository {
     /** The browser's time zone, asked of the user's trusted evaluations (with `keys.userId`). */
     zone?: string,
   ): Promise<HistoryScalars> {
-    const { userId, externalUser, ip, fingerprintId } = keys;
+    const { userId, externalUser, ip, fingerprintId, deviceId } = keys;
     const env = environmentId;
     const buckets = this.dialect === "postgres";
     const u = buckets && externalUser ? velocityKey("u", env, externalUser, at, at - since.user) : undefined;
@@ -383,9 +407,9 @@ export class HistoryRepo extends Repository {
     const f = buckets && fingerprintId ? velocityKey("f", env, fingerprintId, at, at - since.fingerprint) : undefined;
     const velocity = buckets ? { user: !!u, ip: !!i, fp: !!f } : { user: !!userId, ip: !!ip, fp: !!fingerprintId };
     const present = attemptKeysPresent(attempts.keys);
-    const has: ScalarsShape = { ...velocity, familiar: !!familiar, zone: !!userId && !!zone, attempts: present };
+    const has: ScalarsShape = { ...velocity, familiar: !!familiar, zone: !!userId && !!zone, browser: !!userId, attempts: present };
 
-    const shape = `${buckets ? "b" : "r"}${has.user ? "u" : ""}${has.ip ? "i" : ""}${has.fp ? "f" : ""}${has.familiar ? "s" : ""}${has.zone ? "z" : ""}:${present.map((x) => (x ? 1 : 0)).join("")}`;
+    const shape = `${buckets ? "b" : "r"}${has.user ? "u" : ""}${has.ip ? "i" : ""}${has.fp ? "f" : ""}${has.familiar ? "s" : ""}${has.zone ? "z" : ""}${has.browser ? "w" : ""}:${present.map((x) => (x ? 1 : 0)).join("")}`;
     let query = scalarsByShape.get(shape);
     if (!query) {
       query = scalarsQuery(buckets ? "buckets" : "rows", has);
@@ -412,6 +436,7 @@ export class HistoryRepo extends Repository {
       iExpires: i?.expires ?? 0,
       fExpires: f?.expires ?? 0,
       knownUser: familiar?.userId ?? userId ?? "",
+      device: deviceId ?? "",
       here: familiar?.ip ?? "",
       network: familiar?.network ?? "",
       // No ASN to compare: -1 matches none (ASNs are positive).
@@ -429,6 +454,7 @@ export class HistoryRepo extends Repository {
       ipEvents: before(i, "ip_events"),
       fingerprintEvents: before(f, "fingerprint_events"),
       familiar: { ip: yes(r.seen_ip), network: yes(r.seen_network) },
+      browser: { seen: yes(r.seen_browser), device: yes(r.signed_in_here) },
       zone: has.zone && yes(r.any_zone) ? yes(r.seen_zone) : null,
       attempts: attemptCountsOf(r),
     };
