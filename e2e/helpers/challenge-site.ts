@@ -2,7 +2,8 @@
 // CSP: pages that load the SDK by script tag and run a few lines of the customer's code, and the customer's own
 // backend, which consumes the evaluation it gets back on the success URL with the backend client.
 //   /login?user=&email=[&phone=]  evaluates a login; when challenged, follows `redirect` to the hosted app.
-//   /app?user=&email=[&heartbeat=ms]  evaluates a login (the device gets attached to the user), then `#access` runs
+//   /app?user=&email=[&heartbeat=ms]  evaluates a login, which the backend consumes (/signed-in: the password was
+//                        right, so the device is the user's and counts as theirs), then `#access` runs
 //                        `evaluate.access` (which navigates to a challenge by itself); `on_logout` writes into
 //                        `#session`, from an evaluation or from the SDK's heartbeat.
 //   /paid?user=          `evaluate.access` on arrival (a device opening paid content first, before any login here).
@@ -60,10 +61,13 @@ const tessera = new Tessera({
   heartbeat: q.has("heartbeat") ? { interval: Number(q.get("heartbeat")) } : false,
 });
 window.tessera = tessera;
-tessera.evaluate.login({ user: q.get("user"), email: q.get("email") }).then(
-  (r) => { out.textContent = "ready " + r.evaluation_id; },
-  (e) => { out.textContent = "error " + e.name + " " + e.message; },
-);
+tessera.evaluate.login({ user: q.get("user"), email: q.get("email") })
+  .then((r) =>
+    fetch("/signed-in?evaluation=" + encodeURIComponent(r.evaluation_id), { method: "POST" }).then((signedIn) => {
+      out.textContent = signedIn.ok ? "ready " + r.evaluation_id : "refused " + signedIn.status;
+    }),
+  )
+  .catch((e) => { out.textContent = "error " + e.name + " " + e.message; });
 document.getElementById("access").addEventListener("click", () => {
   const result = document.getElementById("access-out");
   result.textContent = "checking";
@@ -88,7 +92,7 @@ export async function startChallengeSite(server: { url: string; clientId: string
   const csp = [
     "default-src 'self'",
     `script-src 'self' ${server.url}`,
-    `connect-src ${server.url}`,
+    `connect-src 'self' ${server.url}`,
     "style-src 'self'",
     "img-src 'self'",
     "frame-ancestors 'none'",
@@ -136,6 +140,15 @@ export async function startChallengeSite(server: { url: string; clientId: string
         return send(res, 200, "application/javascript", paidJs(server.clientId));
       case "/app.js":
         return send(res, 200, "application/javascript", appJs(server.clientId));
+      case "/signed-in": {
+        // The customer's login handler: the password was right, so it consumes the evaluation it let in.
+        if (req.method !== "POST") return send(res, 405, "text/plain", "POST only");
+        client.consumeEvaluation(url.searchParams.get("evaluation") ?? "").then(
+          () => send(res, 204, "text/plain", ""),
+          (error: unknown) => send(res, error instanceof ApiError ? 403 : 500, "text/plain", String(error)),
+        );
+        return;
+      }
       case "/welcome": {
         const evaluation = url.searchParams.get("evaluation") ?? "";
         welcome(evaluation).then(

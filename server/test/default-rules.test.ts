@@ -404,14 +404,18 @@ describeStores("default rules on %s", (kind) => {
 
   // The client id is public, so a browser naming an account proves nothing until the backend confirms it (consumes a
   // login it let in: the password was right) or the user passes a challenge there. A stranger who names the account on
-  // pages that need no password, from abroad, makes neither the place, the zone nor the browser the account's: a day
-  // later (no impossible travel to tell), a login from there with the stolen password is still an unfamiliar one, and
-  // the owner's next login at home is measured from home, not from the stranger's city.
+  // pages that need no password, from abroad, makes neither the place, the zone nor the browser the account's, nor a
+  // device of it in use: a day later (no impossible travel to tell), a login from there with the stolen password is
+  // still an unfamiliar one, and the owner's devices at home are measured from home, not from the stranger's city.
   it("pages a stranger's browser opened naming an account make nothing of theirs the account's", async () => {
     const [user, home, stranger] = [id("named"), browser(), browser()];
     expect((await own("signup", { user, ip: PROBE.home, browser: home, timezone: "Europe/London" })).verdict).toBe("allow");
     for (const action of ["access", "post_comment"])
       await client(action, { user, ip: PROBE.abroad, browser: stranger, timezone: "Asia/Tokyo" });
+    // Nor is the stranger's browser a device of the account in use in Tokyo: the owner's new phone at home is no sharing.
+    const ownersPhone = await client("access", { user, ip: PROBE.home, browser: phone(), timezone: "Europe/London" });
+    expect(ownersPhone.checks, JSON.stringify(ownersPhone.checks)).toMatchObject({ session_impossible_travel: false, device_count: 2 });
+    expect(ownersPhone.verdict).toBe("allow");
     const later = Date.now() + 24 * 3600 * 1000;
     const clock = vi.spyOn(Date, "now").mockImplementation(() => later);
     try {

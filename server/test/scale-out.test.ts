@@ -117,7 +117,11 @@ describe.skipIf(!PG_AVAILABLE)("two instances on one PostgreSQL database", () =>
         { user: "acct_velocity", signals: { components: fakeComponents(seed), visitor_token: `tok-${seed}` } },
         ip,
       );
-      ids.push(strict(ClientEvaluateResponse).parse(await r.json()).evaluation_id);
+      const id = strict(ClientEvaluateResponse).parse(await r.json()).evaluation_id;
+      ids.push(id);
+      // The user is signed in on each browser: the backend consumes on the other instance, so the device counts there.
+      const consumed = await fetch(`${(i % 2 ? b : a).url}/v3/evaluations/${id}/consume`, { method: "POST", headers: auth() });
+      expect(consumed.status).toBe(200);
     }
     const last = strict(Evaluation).parse(await (await fetch(`${a.url}/v3/evaluations/${ids[5]}`, { headers: auth() })).json());
     const checks = last.checks as Record<string, unknown>;

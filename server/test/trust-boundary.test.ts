@@ -144,8 +144,17 @@ describeStores("trust boundary on %s", (kind) => {
 
     it("the same on access: the sharing challenge's code goes to the owner, so the attacker cannot kick the owner's devices", async () => {
       await ownerAccount("share_victim", "share-1", "203.0.113.12");
-      for (const seed of ["share-2", "share-3"])
-        expect((await client("evaluate/login", { user: "share_victim" }, { seed, ip: "203.0.113.12" })).statusCode).toBe(200);
+      // The owner signs in on two more browsers (the backend consumes each login): three devices of theirs.
+      for (const seed of ["share-2", "share-3"]) {
+        const login = await client("evaluate/login", { user: "share_victim" }, { seed, ip: "203.0.113.12" });
+        expect(login.statusCode).toBe(200);
+        const consumed = await t.app.inject({
+          method: "POST",
+          url: `/v3/evaluations/${login.json().evaluation_id}/consume`,
+          headers: t.auth,
+        });
+        expect(consumed.statusCode, consumed.body).toBe(200);
+      }
       // A fourth device, the attacker's, asks for access with their own email: over the default limit of 3.
       const r = await client("evaluate/access", { user: "share_victim", email: "attacker@evil.example" }, { seed: "share-attacker" });
       const ev = await read(r.json().evaluation_id);

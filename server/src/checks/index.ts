@@ -72,7 +72,9 @@ function derive(input: EvaluationInput, identity: Identity, signals: SignalSet, 
   const user = identity.user;
   const device = identity.device;
   const deviceIsNewForUser = !device || device.isNew || !user || device.row.user_id !== user.id || device.row.status === "detached";
-  const attached = h.devices.filter((d) => d.status === "attached" && d.id !== device?.row.id);
+  // The account's other devices in use are those the user signed in on: a browser that only named the user on a
+  // page (the client id is public) neither fills the account up nor puts the owner over the limit.
+  const attached = h.devices.filter((d) => d.status === "attached" && d.confirmed && d.id !== device?.row.id);
   const counts = { all: 0, computer: 0, tablet: 0, mobile: 0 };
   // The current device replaces an older one of its type as well (it is new, or was created after it).
   const current = device

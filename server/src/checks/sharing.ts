@@ -53,7 +53,8 @@ export function otherSessions(input: EvaluationInput, identity: Identity, signal
   let concurrent = 0;
   let farApart = false;
   for (const d of devices) {
-    if (d.status !== "attached" || d.id === identity.device?.row.id) continue;
+    // Sessions of devices the user signed in on (a stranger naming the user from afar is no session of theirs).
+    if (d.status !== "attached" || !d.confirmed || d.id === identity.device?.row.id) continue;
     if (d.last_seen_at == null || input.at - d.last_seen_at >= ACTIVE_WINDOW_MS || !d.last_ip) continue;
     const elsewhere = network ? networkOf(d.last_ip) !== network : d.last_ip !== input.ip;
     if (!elsewhere) continue;

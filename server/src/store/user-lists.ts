@@ -18,6 +18,8 @@ export interface UserDevice {
   id: string;
   type: string;
   status: string;
+  /** The user signed in on it (device_confirmations): what it does is theirs (store/history.ts, trusted history). */
+  confirmed: boolean;
   fingerprint_id: string | null;
   last_seen_at: number | null;
   last_ip: string | null;
@@ -65,23 +67,39 @@ const ipUsersQuery: Build = (db, p) =>
     .where("user_id", "is not", null)
     .limit(p.ipCap) as unknown as Any;
 
+/** A device's columns the checks read, and whether its user signed in on it (one primary-key probe). */
+const deviceColumns = (db: Kysely<Database>) =>
+  db.selectFrom("devices").select((eb) => [
+    "id",
+    "type",
+    "status",
+    "fingerprint_id",
+    "last_seen_at",
+    "last_ip",
+    "created_at",
+    eb
+      .case()
+      .when(
+        eb.exists(
+          eb
+            .selectFrom("device_confirmations")
+            .select("device_confirmations.device_id")
+            .whereRef("device_confirmations.environment_id", "=", "devices.environment_id")
+            .whereRef("device_confirmations.device_id", "=", "devices.id")
+            .whereRef("device_confirmations.user_id", "=", "devices.user_id"),
+        ),
+      )
+      .then(1)
+      .else(0)
+      .end()
+      .as("confirmed"),
+  ]);
 /** The user's devices, unordered, one more than the cap (store/prepared.ts, newestFirst: SQLite sorts through a b-tree). */
 const devicesQuery: Build = (db, p) =>
-  db
-    .selectFrom("devices")
-    .select(["id", "type", "status", "fingerprint_id", "last_seen_at", "last_ip", "created_at"])
-    .where("environment_id", "=", p.env)
-    .where("user_id", "=", p.user)
-    .limit(p.devLimit) as unknown as Any;
+  deviceColumns(db).where("environment_id", "=", p.env).where("user_id", "=", p.user).limit(p.devLimit) as unknown as Any;
 /** More devices than the cap: the `cap` most recently seen. */
 const newestDevicesRead = prepared((db, p: { env: string; user: string; devCap: number }) =>
-  db
-    .selectFrom("devices")
-    .select(["id", "type", "status", "fingerprint_id", "last_seen_at", "last_ip", "created_at"])
-    .where("environment_id", "=", p.env)
-    .where("user_id", "=", p.user)
-    .orderBy("last_seen_at", "desc")
-    .limit(p.devCap),
+  deviceColumns(db).where("environment_id", "=", p.env).where("user_id", "=", p.user).orderBy("last_seen_at", "desc").limit(p.devCap),
 );
 
 /**
@@ -144,10 +162,11 @@ const COLUMNS = [
   ["last_seen_at", "bigint"],
   ["last_ip", "text"],
   ["created_at", "bigint"],
+  ["confirmed", "integer"],
 ] as const;
 const OWN: Record<Kind, readonly string[]> = {
   ip: ["user_id"],
-  devices: ["id", "type", "status", "fingerprint_id", "last_seen_at", "last_ip", "created_at"],
+  devices: ["id", "type", "status", "fingerprint_id", "last_seen_at", "last_ip", "created_at", "confirmed"],
   fingerprint: ["user_id", "provisional", "tried"],
   atIp: ["user_id"],
 };
@@ -197,6 +216,7 @@ const toDevice = (r: Record<string, unknown>): UserDevice => ({
   id: r.id as string,
   type: r.type as string,
   status: r.status as string,
+  confirmed: Number(r.confirmed) === 1,
   fingerprint_id: (r.fingerprint_id as string | null) ?? null,
   last_seen_at: r.last_seen_at == null ? null : Number(r.last_seen_at),
   last_ip: (r.last_ip as string | null) ?? null,
