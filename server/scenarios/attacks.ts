@@ -14,6 +14,9 @@
 // - account_sharing: an account whose owner shares the password: friends in other cities watch in the same evening,
 //   each on their own browser; their visits are the labelled ones.
 // - ato: a known password, a new browser, a new network: Tor, a VPN, a datacenter, or a residential proxy abroad.
+// - ato_primed: the same attackers (networks, zones), who first open pages naming the victim from there (the client id
+//   is public, and a page asks for no password), hours before the login: what would make the place, the zone and the
+//   browser the account's if trusted history believed whatever a browser names. Only the login is labelled.
 // - fake_account: disposable emails from datacenters, VPNs and homes.
 // - tor: Tor Browser (Firefox ESR with resistFingerprinting: UTC, en-US, 2 cores) signing up and logging in.
 // - multi_accounting: one person opening account after account on one browser (storage cleared between some).
@@ -31,6 +34,7 @@ export const ATTACKS = [
   "stealth_headless",
   "account_sharing",
   "ato",
+  "ato_primed",
   "fake_account",
   "tor",
   "multi_accounting",
@@ -422,6 +426,35 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
             content: { text: i % 2 ? SPAM[0] : pick(s, SPAM) },
           }),
         ),
+    });
+  }
+  // ---- account takeover, primed: pages naming the victim first, the login from there hours later --------------------
+  // Last in the schedule, so that the attackers above keep their browsers (each draws the next attacker seed).
+  for (let i = 0; i < 16; i++) {
+    const s = stream(opts.seed, "ato-primed", i);
+    const country = pick(s, COUNTRIES);
+    const ip = [pick(s, h.torIps), pick(s, h.byKind.vpn), pick(s, h.byKind.hosting), pick(s, residential(country))][i % 4] as string;
+    const zone = pick(s, ["Europe/Moscow", "Asia/Shanghai", "America/Chicago", "Africa/Lagos", tzOf(country)]);
+    const b = realBrowser(++attacker, zone, `primed-${opts.seed}-${i}`);
+    const t0 = when("ato-primed", i);
+    let victim: string | undefined;
+    steps.push({
+      at: t0,
+      run: async (ctx) => {
+        const known = ctx.known();
+        if (!known.length) return;
+        victim = pick(s, known);
+        for (const action of ["view_item", "access"]) await ctx.h.client(ctx.p, { action, ...b, ip, user: victim });
+      },
+    });
+    steps.push({
+      at: t0 + int(s, 6, 30) * HOUR,
+      run: async (ctx) => {
+        if (!victim) return;
+        const out = await ctx.h.client(ctx.p, { action: "login", ...b, ip, user: victim });
+        if (out.verdict === "allow") await ctx.h.consume(ctx.p, out.id);
+        ctx.record("ato_primed", out);
+      },
     });
   }
   void r;
