@@ -1,7 +1,7 @@
 // Migration 23 (issue 15, trust boundary): evaluations written before it are confirmed when someone other than the
 // browser said they were the user's: let in and consumed, let in with a signed or backend-named user, or with a passed
-// challenge; the devices they came from become the user's signed-in devices. Trusted history then reads those, and
-// what those devices let the user do — on both stores.
+// challenge; the devices they came from become the user's signed-in devices, and what those devices let the user do
+// afterwards is confirmed too. Trusted history then reads those — on both stores.
 import path from "node:path";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -31,7 +31,7 @@ const ROWS: Old[] = [
   // usr_a signed in at home (GB) on d1, then opened pages from France on it; a stranger's browser (d2) named usr_a
   // from Germany, and a login there was let in but never consumed (a wrong password).
   { id: "ev_login", user: "usr_a", device: "d1", verdict: "allow", consumed: 1, country: "GB", confirmed: 1 },
-  { id: "ev_page", user: "usr_a", device: "d1", verdict: "allow", consumed: 0, country: "FR", confirmed: 0 },
+  { id: "ev_page", user: "usr_a", device: "d1", verdict: "allow", consumed: 0, country: "FR", confirmed: 1 },
   { id: "ev_named", user: "usr_a", device: "d2", verdict: "allow", consumed: 0, country: "DE", confirmed: 0 },
   { id: "ev_wrong_password", user: "usr_a", device: "d2", verdict: "allow", consumed: 0, country: "DE", confirmed: 0 },
   // A consumed restriction lets the user in; a consumed denial does not.

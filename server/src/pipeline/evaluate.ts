@@ -149,12 +149,15 @@ export class Pipeline {
         metadata: input.metadata ? JSON.stringify(input.metadata) : null,
         consumed: 0,
         consumed_at: null,
-        // The backend sent it, or signed the user id the browser sent (migration 23): the user's own from the start.
-        confirmed: ADMITTED.includes(decision.verdict) && decision.checks.identity_verified === true ? 1 : 0,
+        // Let in, and the backend sent it or signed the user id the browser sent, or the user signed in on this device
+        // before (migration 23): the user's own from the start.
+        confirmed: ADMITTED.includes(decision.verdict) && (decision.checks.identity_verified === true || decision.signedIn) ? 1 : 0,
         created_at: at,
         updated_at: at,
       };
       await repos.evaluations.insert(row);
+      // Vouched for by the backend on a device the user had not signed in on yet: now they have.
+      if (row.confirmed === 1 && !decision.signedIn) await repos.evaluations.confirmDeviceOf(row);
       // Under the internal user id, known only now for a new user: the same id content_repetition_count excludes.
       if (decision.contentHash) await repos.history.recordContent(input.env.id, decision.contentHash, userRow?.id ?? null, at);
 

@@ -108,7 +108,11 @@ export type ConsumeResult = { ok: true; row: EvaluationRow } | { ok: false; reas
 export class EvaluationsRepo extends Repository {
   async insert(row: EvaluationRow): Promise<void> {
     await insertRow(this.db, "evaluations", row);
-    if (row.confirmed === 1) await confirmDevice(this.db, row, row.created_at);
+  }
+
+  /** The evaluation, confirmed as it was written (a backend's, or a signed user id), makes its device the user's. */
+  async confirmDeviceOf(row: EvaluationRow): Promise<void> {
+    await confirmDevice(this.db, row, row.created_at);
   }
 
   async find(environmentId: string, id: string): Promise<EvaluationRow | undefined> {

@@ -72,13 +72,13 @@ function velocityKey(kind: VelocityKind, env: string, value: string, at: number,
 
 // ---- trusted history (issue 15) ----------------------------------------------------------------------------------------
 // Travel and network memory read only the evaluations that were the user's own. The client id is public, so a browser
-// naming a user proves nothing: an evaluation counts when it is confirmed (migration 23: consumed by the customer's
-// backend while it let the user in, sent by the backend or with a signed user id, or its challenge passed), or when it
-// let the user in on a device the user signed in on (device_confirmations: the pages a signed-in laptop opens). An
-// attacker's attempts, denied, unanswered, or let in with a wrong password or on a page that asks for none, are
-// stored like any evaluation, but they never become the place the owner is measured from, nor a network, country or
-// zone the account is "familiar" with. Challenges are joined at read time too (a challenge passed before migration 23
-// is confirmed by its backfill; this keeps the rule in one place).
+// naming a user proves nothing: an evaluation counts when it is confirmed (migration 23): consumed by the customer's
+// backend while it let the user in, sent by the backend or with a signed user id, its challenge passed, or let in on a
+// device the user had signed in on (device_confirmations: the pages a signed-in laptop opens; decided when it is
+// written, so reading it is one column). An attacker's attempts, denied, unanswered, or let in with a wrong password or
+// on a page that asks for none, are stored like any evaluation, but they never become the place the owner is measured
+// from, nor a network, country or zone the account is "familiar" with. Passed challenges are also joined at read time
+// (the verify that confirms the evaluation and the status change are one transaction; this keeps the rule whole).
 
 /** Verdicts that let the user in. */
 export const ADMITTED = ["allow", "restrict"];
@@ -96,18 +96,6 @@ export function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
         .whereRef("challenges.id", "=", "evaluations.challenge_id")
         .where("challenges.status", "in", PASSED),
     ),
-    eb.and([
-      eb("evaluations.verdict", "in", ADMITTED),
-      // One primary-key probe.
-      eb.exists(
-        eb
-          .selectFrom("device_confirmations")
-          .select("device_confirmations.device_id")
-          .whereRef("device_confirmations.environment_id", "=", "evaluations.environment_id")
-          .whereRef("device_confirmations.device_id", "=", "evaluations.device_id")
-          .whereRef("device_confirmations.user_id", "=", "evaluations.user_id"),
-      ),
-    ]),
   ]);
 }
 

@@ -3,8 +3,8 @@
 //   it let the user in (the password was right), the backend sent it or signed its user id (`identity_verified`), or
 //   the user passed its challenge.
 // - `device_confirmations`: the devices on which a user has a confirmed evaluation. What such a device lets the user do
-//   (the pages a signed-in laptop opens) is the user's own too, for as long as the device stays: retention prunes
-//   evaluations, not this; detaching the device or erasing the user removes it.
+//   afterwards (the pages a signed-in laptop opens) is confirmed too when it is written, for as long as the device
+//   stays: retention prunes evaluations, not this; detaching the device or erasing the user removes it.
 // Trusted history (store/history.ts) reads only these: the client id is public, so a browser naming a user is not the
 // user until then. Existing rows are filled in this migration's transaction: let in and consumed, let in with a signed
 // or backend-named user (the stored checks), or with a passed challenge.
@@ -39,6 +39,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     select environment_id, device_id, user_id, min(created_at) from evaluations
     where confirmed = 1 and device_id is not null and user_id is not null
     group by environment_id, device_id, user_id`.execute(db);
+  // What those devices let their user do after the first confirmed evaluation there.
+  await sql`
+    update evaluations set confirmed = 1
+    where confirmed = 0 and verdict in ('allow', 'restrict') and exists (
+      select 1 from device_confirmations d
+      where d.environment_id = evaluations.environment_id and d.device_id = evaluations.device_id
+        and d.user_id = evaluations.user_id and d.created_at <= evaluations.created_at)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
