@@ -3,7 +3,7 @@ import type { Evaluation } from "@tessera/sdk/contract";
 import type { Selectable } from "kysely";
 import { loadRisks } from "../risks/index.js";
 import { iso, isoOrUndefined, now } from "../time.js";
-import { ADMITTED, confirmDevice, PASSED } from "./history.js";
+import { ADMITTED, confirmDevice } from "./history.js";
 import { insertRow, prepared } from "./prepared.js";
 import type { EvaluationsTable, UsersTable } from "./tables/core.js";
 import { Repository } from "./transactions.js";
@@ -59,8 +59,8 @@ export function toWireEvaluation(
 const byId = prepared((db, p: { env: string; id: string }) =>
   db.selectFrom("evaluations").selectAll().where("id", "=", p.id).where("environment_id", "=", p.env),
 );
-// Consuming an evaluation that let the user in, or whose challenge the user passed, confirms it (migration 23): the
-// backend has checked the password. A consumed denial or an unanswered challenge stays unconfirmed.
+// Consuming an evaluation that let the user in confirms it (migration 23): the backend has checked the password. One
+// whose challenge the user passed was confirmed by the verify; a consumed denial or unanswered challenge stays as it is.
 const consumeIfNot = prepared((db, p: { env: string; id: string; at: number }) =>
   db
     .updateTable("evaluations")
@@ -68,23 +68,7 @@ const consumeIfNot = prepared((db, p: { env: string; id: string; at: number }) =
       consumed: 1,
       consumed_at: p.at,
       updated_at: p.at,
-      confirmed: eb
-        .case()
-        .when(
-          eb.or([
-            eb("verdict", "in", ADMITTED),
-            eb.exists(
-              eb
-                .selectFrom("challenges")
-                .select("challenges.id")
-                .whereRef("challenges.id", "=", "evaluations.challenge_id")
-                .where("challenges.status", "in", PASSED),
-            ),
-          ]),
-        )
-        .then(1)
-        .else(eb.ref("confirmed"))
-        .end(),
+      confirmed: eb.case().when("verdict", "in", ADMITTED).then(1).else(eb.ref("confirmed")).end(),
     }))
     .where("id", "=", p.id)
     .where("environment_id", "=", p.env)

@@ -77,26 +77,16 @@ function velocityKey(kind: VelocityKind, env: string, value: string, at: number,
 // device the user had signed in on (device_confirmations: the pages a signed-in laptop opens; decided when it is
 // written, so reading it is one column). An attacker's attempts, denied, unanswered, or let in with a wrong password or
 // on a page that asks for none, are stored like any evaluation, but they never become the place the owner is measured
-// from, nor a network, country or zone the account is "familiar" with. Passed challenges are also joined at read time
-// (the verify that confirms the evaluation and the status change are one transaction; this keeps the rule whole).
+// from, nor a network, country or zone the account is "familiar" with. A passed challenge confirms its evaluation in
+// the verify's own transaction (challenges/service.ts), and migration 23 confirmed those passed before it, so the
+// column alone says it.
 
 /** Verdicts that let the user in. */
 export const ADMITTED = ["allow", "restrict"];
-/** Challenge states reached only with the right code. */
-export const PASSED = ["verified", "completed"];
 
 /** The user's trusted evaluations, as the history checks here and the detection queries (detection.ts) read them. */
 export function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
-  return eb.or([
-    eb("evaluations.confirmed", "=", 1),
-    eb.exists(
-      eb
-        .selectFrom("challenges")
-        .select("challenges.id")
-        .whereRef("challenges.id", "=", "evaluations.challenge_id")
-        .where("challenges.status", "in", PASSED),
-    ),
-  ]);
+  return eb("evaluations.confirmed", "=", 1);
 }
 
 /** The user signed in on the device (a confirmed evaluation there): what it lets the user do is theirs from now on. */
