@@ -2,15 +2,13 @@
 // browser said they were the user's: let in and consumed, let in with a signed or backend-named user, or with a passed
 // challenge; the devices they came from become the user's signed-in devices, and what those devices let the user do
 // afterwards is confirmed too. Trusted history then reads those — on both stores.
-import path from "node:path";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { openStore, type Store } from "../src/store/db.js";
+import type { Store } from "../src/store/db.js";
 import { DetectionRepo } from "../src/store/detection.js";
 import * as m23 from "../src/store/migrations/23-evaluation-confirmed.js";
-import { migrate } from "../src/store/migrations/index.js";
 import { Transactions } from "../src/store/transactions.js";
-import { describeStores, freshDatabase, type TestDatabase } from "./helpers.js";
+import { describeStores, storeBefore, type TestDatabase } from "./helpers.js";
 
 const ENV = "env_m23";
 const ORDINARY = JSON.stringify({ security: { vpn: false, proxy: false, tor: false, hosting: false } });
@@ -79,15 +77,10 @@ describeStores("migration 23 on %s", (kind) => {
   let detection: DetectionRepo;
 
   beforeAll(async () => {
-    database = await freshDatabase(kind);
-    store = openStore(
-      kind === "sqlite" ? { sqlitePath: path.join(database.env.DATA_DIR as string, "t.db") } : { databaseUrl: database.env.DATABASE_URL },
-    );
-    await migrate(store.db);
     // The store as it was before migration 23, holding rows written then.
-    await m23.down(store.db as unknown as Kysely<unknown>);
-    // biome-ignore lint/suspicious/noExplicitAny: the tables as they were, without the typed schema's new column.
-    const db = store.db as unknown as Kysely<any>;
+    const before = await storeBefore(kind, m23);
+    ({ database, store } = before);
+    const db = before.db;
     const at = 1_700_000_000_000;
     await db
       .insertInto("evaluations")

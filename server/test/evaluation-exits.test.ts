@@ -1,14 +1,12 @@
 // Migration 21 (issue 20): evaluations written before it get `somewhere` and `provider_asn` from their geolocation
 // JSON, saying what the LIKE patterns the familiarity checks used before said of them — on both stores.
-import path from "node:path";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { openStore, type Store } from "../src/store/db.js";
+import type { Store } from "../src/store/db.js";
 import { DetectionRepo } from "../src/store/detection.js";
 import * as m21 from "../src/store/migrations/21-evaluation-exits.js";
-import { migrate } from "../src/store/migrations/index.js";
 import { Transactions } from "../src/store/transactions.js";
-import { describeStores, freshDatabase, type TestDatabase } from "./helpers.js";
+import { describeStores, storeBefore, type TestDatabase } from "./helpers.js";
 
 const ENV = "env_m21";
 const ORDINARY = { vpn: false, proxy: false, tor: false, hosting: false };
@@ -123,15 +121,10 @@ describeStores("migration 21 on %s", (kind) => {
   let detection: DetectionRepo;
 
   beforeAll(async () => {
-    database = await freshDatabase(kind);
-    store = openStore(
-      kind === "sqlite" ? { sqlitePath: path.join(database.env.DATA_DIR as string, "t.db") } : { databaseUrl: database.env.DATABASE_URL },
-    );
-    await migrate(store.db);
     // The store as it was before migration 21, holding rows written then.
-    await m21.down(store.db as unknown as Kysely<unknown>);
-    // biome-ignore lint/suspicious/noExplicitAny: the table as it was, without the typed schema's new columns.
-    const db = store.db as unknown as Kysely<any>;
+    const before = await storeBefore(kind, m21);
+    ({ database, store } = before);
+    const db = before.db;
     await db
       .insertInto("evaluations")
       .values(

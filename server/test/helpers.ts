@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance, InjectOptions } from "fastify";
+import type { Kysely } from "kysely";
 import pg from "pg";
 import { describe } from "vitest";
 import { type BrowserState, components } from "../scenarios/population/browsers.js";
@@ -14,6 +15,8 @@ import { stream } from "../scenarios/population/random.js";
 import { buildApp } from "../src/app.js";
 import { type Config, loadConfig } from "../src/config.js";
 import { createServices, type Services } from "../src/services.js";
+import { openStore, type Store } from "../src/store/db.js";
+import { migrate } from "../src/store/migrations/index.js";
 import type { CreatedProject } from "../src/store/projects.js";
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -59,6 +62,26 @@ export async function freshDatabase(kind: StoreKind): Promise<TestDatabase> {
       await a.end();
     },
   };
+}
+
+/**
+ * A fresh store migrated to this version, then taken back to before one migration (its `down`): a migration's test
+ * writes the rows of that time through `db` (untyped: the tables as they were), then runs its `up`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the tables as they were, without the typed schema's newer columns.
+type Untyped = Kysely<any>;
+
+export async function storeBefore(
+  kind: StoreKind,
+  migration: { down(db: Kysely<unknown>): Promise<void> },
+): Promise<{ database: TestDatabase; store: Store; db: Untyped }> {
+  const database = await freshDatabase(kind);
+  const store = openStore(
+    kind === "sqlite" ? { sqlitePath: path.join(database.env.DATA_DIR as string, "t.db") } : { databaseUrl: database.env.DATABASE_URL },
+  );
+  await migrate(store.db);
+  await migration.down(store.db as unknown as Kysely<unknown>);
+  return { database, store, db: store.db as unknown as Untyped };
 }
 
 export function testConfig(env: Record<string, string>): Config {
