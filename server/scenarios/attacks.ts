@@ -9,6 +9,8 @@
 //   every attempt, from one or two browser profiles (cookies kept, or cleared on every attempt).
 // - anti_detect: an anti-detect browser (every high-entropy component — canvas, WebGL, audio, fonts, screen, cores —
 //   new on each attempt, no visitor token) from one /24 or one provider's ASN: logins on a combo list, or sign-ups.
+// - anti_detect_slow: the same runs, low and slow: one attempt every 20 to 60 minutes, so that no hour holds more than
+//   three (a run of twenty lasts half a day).
 // - stealth_headless: headless Chromium with its markers removed: a Windows user agent over Linux client hints and
 //   platform, the SwiftShader renderer, an 800×600 frameless window, 2 cores; sign-ups and logins.
 // - account_sharing: an account whose owner shares the password: friends in other cities watch in the same evening,
@@ -31,6 +33,7 @@ export const ATTACKS = [
   "credential_stuffing",
   "distributed_stuffing",
   "anti_detect",
+  "anti_detect_slow",
   "stealth_headless",
   "account_sharing",
   "ato",
@@ -174,29 +177,38 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
     }
   }
   // ---- anti-detect browser: new components on every attempt, no token, one /24 or one provider's ASN -------------------
-  for (let c = 0; c < 3; c++) {
-    const s = stream(opts.seed, "antidetect", c);
-    const base = realBrowser(++attacker, "Europe/Berlin", undefined, true);
-    const provider = [...h.providers.values()].filter((x) => x.length >= 6);
-    const asnPool = c === 1 ? pick(s, provider) : undefined;
-    const prefix = prefixOf(anyResidential(s));
-    const t0 = when("antidetect", c);
-    for (let k = 0; k < 20; k++) {
-      const b = antiDetect(s, base);
-      const ip = asnPool ? pick(s, asnPool) : ip24(s, prefix);
-      const signup = c === 1;
-      steps.push({
-        at: t0 + k * int(s, 60, 240) * 1000,
-        run: async (ctx) => {
-          const out = signup
-            ? await ctx.h.client(ctx.p, { action: "signup", ...b, ip, email: `${digest("farm", opts.seed, c, k).slice(0, 10)}@gmail.com` })
-            : await ctx.h.client(ctx.p, { action: "login", ...b, ip, user: target(ctx, s, `a${c}`, k) });
-          if (signup && (out.verdict === "allow" || out.verdict === "restrict")) await ctx.h.consume(ctx.p, out.id);
-          ctx.record("anti_detect", out);
-        },
-      });
+  // `gap`: seconds between attempts. Each campaign draws its attacker seed in schedule order (see the slow run, last).
+  const antiDetectRun = (label: "anti_detect" | "anti_detect_slow", stem: string, tag: string, gap: [number, number]) => {
+    for (let c = 0; c < 3; c++) {
+      const s = stream(opts.seed, stem, c);
+      const base = realBrowser(++attacker, "Europe/Berlin", undefined, true);
+      const provider = [...h.providers.values()].filter((x) => x.length >= 6);
+      const asnPool = c === 1 ? pick(s, provider) : undefined;
+      const prefix = prefixOf(anyResidential(s));
+      const t0 = when(stem, c);
+      for (let k = 0; k < 20; k++) {
+        const b = antiDetect(s, base);
+        const ip = asnPool ? pick(s, asnPool) : ip24(s, prefix);
+        const signup = c === 1;
+        steps.push({
+          at: t0 + k * int(s, gap[0], gap[1]) * 1000,
+          run: async (ctx) => {
+            const out = signup
+              ? await ctx.h.client(ctx.p, {
+                  action: "signup",
+                  ...b,
+                  ip,
+                  email: `${digest(`farm${tag}`, opts.seed, c, k).slice(0, 10)}@gmail.com`,
+                })
+              : await ctx.h.client(ctx.p, { action: "login", ...b, ip, user: target(ctx, s, `a${tag}${c}`, k) });
+            if (signup && (out.verdict === "allow" || out.verdict === "restrict")) await ctx.h.consume(ctx.p, out.id);
+            ctx.record(label, out);
+          },
+        });
+      }
     }
-  }
+  };
+  antiDetectRun("anti_detect", "antidetect", "", [60, 240]);
   // ---- stealth headless Chromium ---------------------------------------------------------------------------------------
   for (let c = 0; c < 2; c++) {
     const s = stream(opts.seed, "stealth", c);
@@ -457,6 +469,9 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
       },
     });
   }
+  // ---- anti-detect, low and slow: the same runs, one attempt every 20 to 60 minutes (under any hourly limit) ------------
+  // Last in the schedule, as the primed takeovers are.
+  antiDetectRun("anti_detect_slow", "antidetect-slow", "-slow", [20 * 60, 60 * 60]);
   void r;
   return steps.sort((a, b) => a.at - b.at);
 }
