@@ -44,6 +44,7 @@ const SWIFTSHADER = {
   rendererUnmasked: "ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)",
 };
 const DAY = 24 * 3600 * 1000;
+const HOUR = 3600 * 1000;
 
 type CheckValue = ChecksSnapshot[string];
 
@@ -665,6 +666,46 @@ const TABLE: Row[] = [
     },
   },
   {
+    check: "ip_provisional_attempts_day",
+    set: {
+      why: "three logins on unconfirmed users from one IP, two hours apart (each hour holds one)",
+      value: 3,
+      run: async (h) => {
+        const ip = h.ip();
+        await h.client("login", { user: h.id("u"), ip });
+        await later(2 * HOUR, () => h.client("login", { user: h.id("u"), ip }));
+        return later(4 * HOUR, () => h.client("login", { user: h.id("u"), ip }));
+      },
+    },
+    unset: {
+      why: "a login on an unconfirmed user a day after another from its IP counts itself alone",
+      value: 1,
+      run: async (h) => {
+        const ip = h.ip();
+        await h.client("login", { user: h.id("u"), ip });
+        return later(DAY + HOUR, () => h.client("login", { user: h.id("u"), ip }));
+      },
+    },
+  },
+  {
+    check: "network_provisional_attempts_day",
+    set: {
+      why: "three logins on unconfirmed users from three addresses of one /24, two hours apart",
+      value: 3,
+      run: async (h) => {
+        const net = h.network();
+        await h.client("login", { user: h.id("u"), ip: `${net}.11` });
+        await later(2 * HOUR, () => h.client("login", { user: h.id("u"), ip: `${net}.12` }));
+        return later(4 * HOUR, () => h.client("login", { user: h.id("u"), ip: `${net}.13` }));
+      },
+    },
+    unset: {
+      why: "a sign-up from a network of its own",
+      value: 0,
+      run: (h) => h.client("signup", { user: h.id("u"), ip: `${h.network()}.1` }),
+    },
+  },
+  {
     check: "ip_user_count",
     set: {
       why: "two accounts from one IP within the hour",
@@ -889,6 +930,61 @@ const TABLE: Row[] = [
   {
     check: "provider_new_fingerprints",
     set: { why: "a never-seen browser through a cloud provider", value: above(0), run: (h) => h.client("visit", { ip: IP.aws }) },
+    unset: { why: "a never-seen browser on a network that is no provider's", value: 0, run: (h) => h.client("visit", { ip: h.net() }) },
+  },
+  {
+    check: "ip_new_fingerprints_day",
+    set: {
+      why: "a third never-seen browser from one IP over five hours (each hour holds one)",
+      value: 3,
+      run: async (h) => {
+        const ip = h.ip();
+        await h.client("visit", { ip });
+        await later(2.5 * HOUR, () => h.client("visit", { ip }));
+        return later(5 * HOUR, () => h.client("visit", { ip }));
+      },
+    },
+    unset: {
+      why: "a never-seen browser a day after another from its IP counts itself alone",
+      value: 1,
+      run: async (h) => {
+        const ip = h.ip();
+        await h.client("visit", { ip });
+        return later(DAY + HOUR, () => h.client("visit", { ip }));
+      },
+    },
+  },
+  {
+    check: "network_new_fingerprints_day",
+    set: {
+      why: "never-seen browsers from two addresses of one /24, three hours apart",
+      value: 2,
+      run: async (h) => {
+        const net = h.network();
+        await h.client("visit", { ip: `${net}.1` });
+        return later(3 * HOUR, () => h.client("visit", { ip: `${net}.2` }));
+      },
+    },
+    unset: {
+      why: "a browser already seen elsewhere, on a /24 of its own",
+      value: 0,
+      run: async (h) => {
+        const b = h.browser();
+        await h.client("visit", { browser: b, ip: h.ip() });
+        return h.client("visit", { browser: b, ip: `${h.network()}.1` });
+      },
+    },
+  },
+  {
+    check: "provider_new_fingerprints_day",
+    set: {
+      why: "never-seen browsers through one cloud provider, hours apart",
+      value: above(1),
+      run: async (h) => {
+        await h.client("visit", { ip: IP.aws });
+        return later(3 * HOUR, () => h.client("visit", { ip: IP.aws }));
+      },
+    },
     unset: { why: "a never-seen browser on a network that is no provider's", value: 0, run: (h) => h.client("visit", { ip: h.net() }) },
   },
   {

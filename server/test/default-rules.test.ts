@@ -30,6 +30,9 @@ const AWS = "3.5.1.1";
 /** A home in England and an address in Japan for the case of a stranger naming an account (used by no other case). */
 const PROBE = { home: "86.1.1.1", abroad: "60.32.0.1" };
 const TOR = "185.220.101.7";
+/** Addresses of a proxy provider's ASN (Key Proxy), for the slow farm's sign-ups (used by no other case). */
+const PROXY = (n: number) => `83.245.108.${n}`;
+const MIN = 60 * 1000;
 
 describeStores("default rules on %s", (kind) => {
   let t: TestApp;
@@ -400,6 +403,79 @@ describeStores("default rules on %s", (kind) => {
     });
     expect(tor.checks?.is_new_timezone).toBe(false);
     expect(tor.verdict).toBe("challenge");
+  });
+
+  /** Runs `fn` with the server's clock at `ms` after `from` (the HTTP path reads Date.now). */
+  async function at<T>(from: number, ms: number, fn: () => Promise<T>): Promise<T> {
+    const clock = vi.spyOn(Date, "now").mockImplementation(() => from + ms);
+    try {
+      return await fn();
+    } finally {
+      clock.mockRestore();
+    }
+  }
+
+  // An anti-detect run paced under every hourly count (low and slow): a new browser and address each time, on one /24.
+  it("a low and slow run of never-seen browsers on one network is challenged once the day's counts add up", async () => {
+    const start = Date.now() + 3 * 24 * 3600 * 1000;
+    const known = [id("known"), id("known"), id("known"), id("known"), id("known"), id("known"), id("known"), id("known")];
+    for (const user of known) await own("signup", { user, ip: net(), browser: browser() });
+
+    // Known accounts, one every 25 minutes (no hour holds more than three new browsers): the eighth never-seen browser
+    // of the day on the network is challenged.
+    const block = `10.6.${++seq % 250}`;
+    const verdicts: string[] = [];
+    for (const [k, user] of known.entries()) {
+      const ev = await at(start, k * 25 * MIN, () => client("login", { user, ip: `${block}.${20 + k}`, browser: browser() }));
+      expect(ev.checks?.network_new_fingerprints, JSON.stringify(ev.checks)).toBeLessThanOrEqual(3);
+      expect(ev.checks?.network_new_fingerprints_day).toBe(k + 1);
+      verdicts.push(ev.verdict);
+      if (k === 7) expect(ev.policy?.name).toBe("Verify logins that cycle through accounts");
+    }
+    expect(verdicts).toEqual([...Array(7).fill("allow"), "challenge"]);
+
+    // Accounts never met, one every 35 minutes: the third one tried from a never-seen browser, the fourth new browser
+    // of the day, is challenged (no hour holds more than two of either).
+    const farm = `10.6.${++seq % 250}`;
+    const slow: string[] = [];
+    for (let k = 0; k < 4; k++) {
+      const user = k === 0 ? known[0] : id("leaked");
+      const ev = await at(start, k * 35 * MIN, () => client("login", { user, ip: `${farm}.${20 + k}`, browser: browser() }));
+      expect(ev.checks, JSON.stringify(ev.checks)).toMatchObject({
+        network_provisional_attempts: Math.min(k, 2),
+        network_new_fingerprints: Math.min(k + 1, 2),
+      });
+      slow.push(ev.verdict);
+      if (k === 3) {
+        expect(ev.checks).toMatchObject({ network_provisional_attempts_day: 3, network_new_fingerprints_day: 4 });
+        expect(ev.policy?.name).toBe("Verify logins that cycle through accounts");
+      }
+    }
+    expect(slow).toEqual(["allow", "allow", "allow", "challenge"]);
+
+    // A household on its own /24 whose three people each try a first login on a new browser over the day, one of them
+    // mistyped (never confirmed): let in.
+    const home = `10.6.${++seq % 250}`;
+    for (let k = 0; k < 3; k++) {
+      const login = { user: id("leaked"), ip: `${home}.11`, browser: browser() };
+      const ev = await at(start, k * 3 * 60 * MIN, () => (k === 1 ? client("login", login) : own("login", login)));
+      expect(ev.verdict, JSON.stringify(ev.checks)).toBe("allow");
+      if (k === 2) expect(ev.checks).toMatchObject({ network_provisional_attempts_day: 2, network_new_fingerprints_day: 3 });
+    }
+  });
+
+  it("sign-ups from never-seen browsers through one provider, paced under the hourly count, are challenged from the fifth of the day", async () => {
+    const start = Date.now() + 4 * 24 * 3600 * 1000;
+    const verdicts: string[] = [];
+    for (let k = 0; k < 5; k++) {
+      const ev = await at(start, k * 2 * 60 * MIN, () =>
+        client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip: PROXY(20 + k), browser: browser() }),
+      );
+      expect(ev.checks, JSON.stringify(ev.checks)).toMatchObject({ provider_new_fingerprints: 1, provider_new_fingerprints_day: k + 1 });
+      verdicts.push(ev.verdict);
+      if (k === 4) expect(ev.policy?.name).toBe("Verify sign-ups from browser farms");
+    }
+    expect(verdicts).toEqual(["allow", "allow", "allow", "allow", "challenge"]);
   });
 
   // The client id is public, so a browser naming an account proves nothing until the backend confirms it (consumes a

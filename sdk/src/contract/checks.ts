@@ -30,6 +30,10 @@ export const CHECKS = {
   fingerprint_provisional_attempts: "number",
   ip_provisional_attempts: "number",
   network_provisional_attempts: "number",
+  /** Distinct unconfirmed accounts tried from this IP within the day (24 hours), the current one included. */
+  ip_provisional_attempts_day: "number",
+  /** The same from this IP's /24 (IPv4) or /48 (IPv6). */
+  network_provisional_attempts_day: "number",
   ip_user_count: "number",
   ip_is_vpn: "boolean",
   ip_is_proxy: "boolean",
@@ -55,6 +59,12 @@ export const CHECKS = {
   network_new_fingerprints: "number",
   /** The same from this IP's provider ASN when it is a cloud, VPN or proxy provider's (0 otherwise). */
   provider_new_fingerprints: "number",
+  /** Never-seen identifying fingerprints first presented from this IP within the day (24 hours), this one included. */
+  ip_new_fingerprints_day: "number",
+  /** The same from this IP's /24 (IPv4) or /48 (IPv6), within the day. */
+  network_new_fingerprints_day: "number",
+  /** The same from this IP's cloud, VPN or proxy provider's ASN, within the day (0 elsewhere). */
+  provider_new_fingerprints_day: "number",
   impossible_travel: "boolean",
   travel_speed_kmh: "number",
   /**

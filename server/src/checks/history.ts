@@ -4,7 +4,7 @@ import { networkOf } from "../geo/ip.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { Identity } from "../pipeline/identity.js";
 import type { SignalSet } from "../signals/index.js";
-import type { ChurnCounts } from "../store/detection.js";
+import type { Churn } from "../store/detection.js";
 import type { RecentEvaluation, TrustedPlace, UserDevice } from "../store/history.js";
 import { type AttemptCounts, deviceKey } from "../store/login-attempts.js";
 import type { Repos } from "../store/repos.js";
@@ -23,10 +23,12 @@ export const WINDOWS = {
   // Accounts logged into from one browser: a combo list's run lasts minutes to hours; a family computer's accounts
   // are used on other evenings.
   accountsTried: 60 * 60 * 1000,
-  // Logins on provisional users: a stuffing run lasts minutes to hours; an honest first login is confirmed in seconds.
-  provisionalAttempts: 60 * 60 * 1000,
-  // Never-seen identifying fingerprints per IP, network and provider: an anti-detect browser's run lasts minutes to hours.
-  fingerprintChurn: 60 * 60 * 1000,
+  // Logins on provisional users: a stuffing run lasts minutes to hours (a low and slow one, a day); an honest first
+  // login is confirmed in seconds.
+  provisionalAttempts: { hour: 60 * 60 * 1000, day: 24 * 60 * 60 * 1000 },
+  // Never-seen identifying fingerprints per IP, network and provider: an anti-detect browser's run lasts minutes to hours,
+  // or, low and slow, under any hourly limit, a day.
+  fingerprintChurn: { hour: 60 * 60 * 1000, day: 24 * 60 * 60 * 1000 },
 };
 
 /** Networks whose ASN is a provider's (shared with strangers): there the ASN's churn is counted. */
@@ -56,7 +58,7 @@ export interface History {
   lists: { list_id: string; value: string }[];
   content?: { users: number; total: number };
   /** New identifying fingerprints from this IP, network and provider ASN within WINDOWS.fingerprintChurn (this one included). */
-  churn: ChurnCounts;
+  churn: Churn;
   /** Whether the user's trusted evaluations include this IP's country; null without a user, a country or any trusted country. */
   countryFamiliar: boolean | null;
   /** Whether the user's trusted evaluations came through this cloud, VPN or proxy provider's ASN; null elsewhere. */
@@ -130,7 +132,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
       userId && input.ip && here ? { userId, ip: input.ip, network: here.prefix, asn: here.asn } : undefined,
       {
         keys: { deviceKey: deviceKey(token, device), fingerprintId: fp, ip: input.ip, network: networkOf(input.ip) },
-        since: at - WINDOWS.provisionalAttempts,
+        since: { hour: at - WINDOWS.provisionalAttempts.hour, day: at - WINDOWS.provisionalAttempts.day },
       },
       signals.timezone.zone,
     ),
@@ -161,7 +163,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
           at,
           WINDOWS.fingerprintChurn,
         )
-      : Promise.resolve({ ip: 0, network: 0, provider: 0 }),
+      : Promise.resolve({ hour: { ip: 0, network: 0, provider: 0 }, day: { ip: 0, network: 0, provider: 0 } }),
     userId && country ? repos.detection.countryFamiliarity(env, userId, country) : Promise.resolve(undefined),
     providerAsn === undefined
       ? Promise.resolve(null)

@@ -238,6 +238,9 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   fingerprint_provisional_attempts: (c) => attempts(c, "fingerprint", !!c.identity.fingerprint),
   ip_provisional_attempts: (c) => attempts(c, "ip", !!c.input.ip),
   network_provisional_attempts: (c) => attempts(c, "network", !!networkOf(c.input.ip)),
+  // The same over the day: one attempt every 20 minutes is three an hour, and 72 a day.
+  ip_provisional_attempts_day: (c) => attempts(c, "ipDay", !!c.input.ip),
+  network_provisional_attempts_day: (c) => attempts(c, "networkDay", !!networkOf(c.input.ip)),
   ip_user_count: (c) =>
     c.input.ip ? withCurrent(c.history.ipUsers, c.identity.user?.id ?? (c.input.user ? "__new__" : undefined), false) : 0,
   // A VPN provider's network. A browser time zone far from the IP is not one: a traveller's laptop keeps its home
@@ -273,9 +276,14 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   // Fingerprint churn: never-seen identifying fingerprints first presented from this IP, its /24 (/48), or its cloud,
   // VPN or proxy provider's ASN in the last hour, this one included. An anti-detect browser draws a new canvas, GPU,
   // audio and fonts on every attempt; honest browsers are new once.
-  ip_new_fingerprints: (c) => c.history.churn.ip,
-  network_new_fingerprints: (c) => c.history.churn.network,
-  provider_new_fingerprints: (c) => c.history.churn.provider,
+  ip_new_fingerprints: (c) => c.history.churn.hour.ip,
+  network_new_fingerprints: (c) => c.history.churn.hour.network,
+  provider_new_fingerprints: (c) => c.history.churn.hour.provider,
+  // The same over the day: an anti-detect run paced under any hourly count (low and slow) still draws a new browser
+  // per attempt.
+  ip_new_fingerprints_day: (c) => c.history.churn.day.ip,
+  network_new_fingerprints_day: (c) => c.history.churn.day.network,
+  provider_new_fingerprints_day: (c) => c.history.churn.day.provider,
   impossible_travel: (c) => isImpossible(c.derived.travel),
   travel_speed_kmh: (c) => (c.derived.travel ? Math.round(c.derived.travel.kmh) : 0),
   // Kilometres from the nearest of the user's latest trusted places (allowed, or verified) in this IP's country, beyond

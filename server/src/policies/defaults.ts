@@ -153,6 +153,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
           },
           // A known account from a never-seen browser where never-seen browsers keep appearing. Not an account the
           // service never met: on its first day every login names one, and an office's network presents new browsers.
+          // Over the day too, higher: a low and slow run paces itself under any hourly count.
           {
             all: [
               { check: "is_new_user", op: "eq", value: false },
@@ -162,8 +163,20 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                   { check: "ip_new_fingerprints", op: "gte", value: 4 },
                   { check: "network_new_fingerprints", op: "gte", value: 6 },
                   { check: "provider_new_fingerprints", op: "gte", value: 6 },
+                  { check: "network_new_fingerprints_day", op: "gte", value: 8 },
+                  { check: "provider_new_fingerprints_day", op: "gte", value: 8 },
                 ],
               },
+            ],
+          },
+          // Unconfirmed accounts tried from never-seen browsers on one network over the day (three, and four new
+          // browsers): the same run, low and slow. An office's first day names accounts never met too, but each is
+          // confirmed at its login.
+          {
+            all: [
+              { check: "is_new_fingerprint", op: "eq", value: true },
+              { check: "network_provisional_attempts_day", op: "gte", value: 3 },
+              { check: "network_new_fingerprints_day", op: "gte", value: 4 },
             ],
           },
         ],
@@ -181,7 +194,13 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
       conditions: {
         all: [
           { check: "is_new_fingerprint", op: "eq", value: true },
-          { check: "provider_new_fingerprints", op: "gte", value: 3 },
+          {
+            any: [
+              { check: "provider_new_fingerprints", op: "gte", value: 3 },
+              // A farm paced under the hourly count (low and slow).
+              { check: "provider_new_fingerprints_day", op: "gte", value: 5 },
+            ],
+          },
         ],
       },
     }),

@@ -1,6 +1,6 @@
 // Store queries of two detection checks (issue 15), self-contained beside the history repository:
 // - fingerprint churn: never-seen identifying fingerprints first presented from one IP, one network (/24 or /48) or
-//   one provider's ASN within a window, counted on the velocity counters (an atomic upsert per key and time bucket,
+//   one provider's ASN within the hour and within the day, counted on the velocity counters (an atomic upsert per key and time bucket,
 //   so concurrent evaluations on PostgreSQL each see the others, as the velocity checks do);
 // - country familiarity: whether the user's trusted evaluations (let in, or a challenge passed) include this country
 //   (time-zone familiarity is asked with the IP's and the network's, in the history's statement of numbers).
@@ -25,18 +25,31 @@ export interface ChurnCounts {
   provider: number;
 }
 
+/** Churn over two windows of one counter: a fast run shows within the hour, a low and slow one within the day. */
+export interface Churn {
+  hour: ChurnCounts;
+  day: ChurnCounts;
+}
+
+export interface ChurnWindows {
+  hour: number;
+  day: number;
+}
+
+/** Buckets per hour window; the day window sums the same buckets over its length. */
 const BUCKETS = 12;
 
-function churnKey(kind: string, env: string, value: string, at: number, windowMs: number) {
-  const width = Math.max(1, Math.floor(windowMs / BUCKETS));
+function churnKey(kind: string, env: string, value: string, at: number, windows: ChurnWindows) {
+  const width = Math.max(1, Math.floor(windows.hour / BUCKETS));
   const bucket = Math.floor(at / width);
+  const dayBuckets = Math.max(BUCKETS, Math.ceil(windows.day / width));
   const key = `n${kind}:${createHash("sha256").update(env).update("\0").update(value).digest("base64url").slice(0, 27)}`;
-  return { key, bucket, from: bucket - BUCKETS + 1, expires: (bucket + BUCKETS) * width };
+  return { key, bucket, hourFrom: bucket - BUCKETS + 1, dayFrom: bucket - dayBuckets + 1, expires: (bucket + dayBuckets) * width };
 }
 
 /**
- * New identifying fingerprints seen from each key within `windowMs` before `at`, this request's included when
- * `isNew`: it is counted first (one upsert per key), then the window's buckets are summed.
+ * New identifying fingerprints seen from each key within each window before `at`, this request's included when
+ * `isNew`: it is counted first (one upsert per key), then the buckets are summed, the hour's and the day's in one scan.
  */
 async function fingerprintChurn(
   db: Kysely<Database>,
@@ -44,8 +57,8 @@ async function fingerprintChurn(
   keys: ChurnKeys,
   isNew: boolean,
   at: number,
-  windowMs: number,
-): Promise<ChurnCounts> {
+  windows: ChurnWindows,
+): Promise<Churn> {
   const entries = (
     [
       ["ip", keys.ip],
@@ -54,8 +67,8 @@ async function fingerprintChurn(
     ] as const
   )
     .filter((e): e is readonly ["ip" | "network" | "provider", string] => !!e[1])
-    .map(([name, value]) => ({ name, ...churnKey(name[0] as string, env, value, at, windowMs) }));
-  const out: ChurnCounts = { ip: 0, network: 0, provider: 0 };
+    .map(([name, value]) => ({ name, ...churnKey(name[0] as string, env, value, at, windows) }));
+  const out: Churn = { hour: { ip: 0, network: 0, provider: 0 }, day: { ip: 0, network: 0, provider: 0 } };
   if (entries.length === 0) return out;
   const v = db.withTables<VelocityTables>();
   if (isNew)
@@ -64,14 +77,20 @@ async function fingerprintChurn(
       .values(entries.map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
       .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })))
       .execute();
+  // Every key's hour starts at the same bucket (one clock, one width).
+  const hourFrom = entries[0]?.hourFrom ?? 0;
   const rows = await v
     .selectFrom("velocity_counters")
-    .select(["key", sql<number>`sum(count)`.as("n")])
-    .where((eb) => eb.or(entries.map((e) => eb.and([eb("key", "=", e.key), eb("bucket", ">=", e.from), eb("bucket", "<=", e.bucket)]))))
+    .select(["key", sql<number>`sum(count)`.as("day"), sql<number>`sum(case when bucket >= ${hourFrom} then count else 0 end)`.as("hour")])
+    .where((eb) => eb.or(entries.map((e) => eb.and([eb("key", "=", e.key), eb("bucket", ">=", e.dayFrom), eb("bucket", "<=", e.bucket)]))))
     .groupBy("key")
     .execute();
-  const byKey = new Map(rows.map((r) => [r.key, Number(r.n)]));
-  for (const e of entries) out[e.name] = byKey.get(e.key) ?? 0;
+  const byKey = new Map(rows.map((r) => [r.key, r]));
+  for (const e of entries) {
+    const r = byKey.get(e.key);
+    out.hour[e.name] = Number(r?.hour ?? 0);
+    out.day[e.name] = Number(r?.day ?? 0);
+  }
   return out;
 }
 
@@ -138,8 +157,8 @@ async function providerFamiliarity(db: Kysely<Database>, env: string, user: stri
 
 /** The detection queries above on the open transaction (store/transactions.ts), as every repository runs. */
 export class DetectionRepo extends Repository {
-  fingerprintChurn(env: string, keys: ChurnKeys, isNew: boolean, at: number, windowMs: number): Promise<ChurnCounts> {
-    return fingerprintChurn(this.db, env, keys, isNew, at, windowMs);
+  fingerprintChurn(env: string, keys: ChurnKeys, isNew: boolean, at: number, windows: ChurnWindows): Promise<Churn> {
+    return fingerprintChurn(this.db, env, keys, isNew, at, windows);
   }
 
   countryFamiliarity(env: string, user: string, country: string): Promise<{ seen: boolean; any: boolean }> {

@@ -358,8 +358,8 @@ export class HistoryRepo extends Repository {
    * The numbers the checks read, in one statement (scalarsQuery). Velocity: how many evaluations of this user, IP and
    * fingerprint came before this one in their windows (`userId`: the internal id of a known user). Familiarity
    * (`familiar`, for a known user): has the user been seen, in trusted evaluations, on this IP, and on this network
-   * (the same /24 or /48, or the same ASN when one is given)? Login attempts since `attempts.since` by each key the
-   * request has (0 for a key it lacks).
+   * (the same /24 or /48, or the same ASN when one is given)? Login attempts since `attempts.since.hour` by each key the
+   * request has (0 for a key it lacks), and since `attempts.since.day` by IP and network.
    *
    * On PostgreSQL, concurrent evaluations cannot see each other's uncommitted rows: 20 evaluations of one user arriving
    * together all counted 0 before them. There each evaluation is counted on the velocity counters first, by an atomic
@@ -373,7 +373,7 @@ export class HistoryRepo extends Repository {
     since: { user: number; ip: number; fingerprint: number },
     at: number,
     familiar: { userId: string; ip: string; network: string; asn?: number } | undefined,
-    attempts: { keys: AttemptKeys; since: number },
+    attempts: { keys: AttemptKeys; since: { hour: number; day: number } },
     /** The browser's time zone, asked of the user's trusted evaluations (with `keys.userId`). */
     zone?: string,
   ): Promise<HistoryScalars> {

@@ -19,6 +19,9 @@ export interface AttemptCounts {
   fingerprint: number;
   ip: number;
   network: number;
+  /** The same by IP and by network over the day: a low and slow run keeps under any hourly count. */
+  ipDay: number;
+  networkDay: number;
 }
 
 type Column = "device_key" | "fingerprint_id" | "ip" | "network";
@@ -28,10 +31,16 @@ const COLUMNS: Array<[keyof AttemptKeys, Column, keyof AttemptCounts]> = [
   ["ip", "ip", "ip"],
   ["network", "network", "network"],
 ];
+/** The keys also counted over the day (a browser's own run is seen within the hour; a slow one changes browsers). */
+const DAY_COLUMNS: Array<[Column, keyof AttemptCounts]> = [
+  ["ip", "ipDay"],
+  ["network", "networkDay"],
+];
 
 /** The values an attempt count compares with, named apart from the other parameters of the history's statement. */
 export interface AttemptParams {
   attempts_since: number;
+  attempts_day_since: number;
   /** The request's own user (a known one), left out of the counts: its own retries are one account. */
   attempts_user: string;
   attempts_device_key: string;
@@ -45,9 +54,10 @@ export function attemptKeysPresent(keys: AttemptKeys): boolean[] {
   return COLUMNS.map(([k]) => !!keys[k]);
 }
 
-export function attemptParams(keys: AttemptKeys, since: number, user: string | undefined): AttemptParams {
+export function attemptParams(keys: AttemptKeys, since: { hour: number; day: number }, user: string | undefined): AttemptParams {
   return {
-    attempts_since: since,
+    attempts_since: since.hour,
+    attempts_day_since: since.day,
     attempts_user: user ?? "",
     attempts_device_key: keys.deviceKey ?? "",
     attempts_fingerprint_id: keys.fingerprintId ?? "",
@@ -57,33 +67,35 @@ export function attemptParams(keys: AttemptKeys, since: number, user: string | u
 }
 
 /**
- * The accounts tried since `p.attempts_since` by each key present (0 for a key the request lacks): distinct provisional
- * users other than the request's own, so that one person retrying a login counts once. Scalar subqueries of the
- * history's one statement (HistoryRepo.scalars), columns `attempts_<key>`.
+ * The accounts tried since `p.attempts_since` by each key present (0 for a key the request lacks), and since
+ * `p.attempts_day_since` by IP and network: distinct provisional users other than the request's own, so that one person
+ * retrying a login counts once. Scalar subqueries of the history's one statement (HistoryRepo.scalars), columns
+ * `attempts_<key>`.
  */
 export function attemptCounts(eb: ExpressionBuilder<Database, never>, p: AttemptParams & { env: string }, present: boolean[]) {
-  return COLUMNS.map(([, column, alias], i) =>
-    present[i]
-      ? eb
-          .selectFrom("login_attempts")
-          .select(sql<number>`count(distinct user_id)`.as("n"))
-          .where("environment_id", "=", p.env)
-          .where(column, "=", p[`attempts_${column}`])
-          .where("created_at", ">=", p.attempts_since)
-          .where("user_id", "!=", p.attempts_user)
-          // Only users still provisional: an honest first login is confirmed by the backend within seconds.
-          .where((w) =>
-            w.exists(
-              w
-                .selectFrom("users")
-                .select("users.id")
-                .whereRef("users.id", "=", "login_attempts.user_id")
-                .where("users.provisional", "=", 1),
-            ),
-          )
-          .as(`attempts_${alias}`)
-      : eb.val(0).as(`attempts_${alias}`),
-  );
+  const tried = (column: Column, since: number) =>
+    eb
+      .selectFrom("login_attempts")
+      .select(sql<number>`count(distinct user_id)`.as("n"))
+      .where("environment_id", "=", p.env)
+      .where(column, "=", p[`attempts_${column}`])
+      .where("created_at", ">=", since)
+      .where("user_id", "!=", p.attempts_user)
+      // Only users still provisional: an honest first login is confirmed by the backend within seconds.
+      .where((w) =>
+        w.exists(
+          w.selectFrom("users").select("users.id").whereRef("users.id", "=", "login_attempts.user_id").where("users.provisional", "=", 1),
+        ),
+      );
+  const isPresent = (column: Column) => present[COLUMNS.findIndex(([, c]) => c === column)];
+  return [
+    ...COLUMNS.map(([, column, alias]) =>
+      isPresent(column) ? tried(column, p.attempts_since).as(`attempts_${alias}`) : eb.val(0).as(`attempts_${alias}`),
+    ),
+    ...DAY_COLUMNS.map(([column, alias]) =>
+      isPresent(column) ? tried(column, p.attempts_day_since).as(`attempts_${alias}`) : eb.val(0).as(`attempts_${alias}`),
+    ),
+  ];
 }
 
 export function attemptCountsOf(row: Record<string, unknown>): AttemptCounts {
@@ -92,6 +104,8 @@ export function attemptCountsOf(row: Record<string, unknown>): AttemptCounts {
     fingerprint: Number(row.attempts_fingerprint ?? 0),
     ip: Number(row.attempts_ip ?? 0),
     network: Number(row.attempts_network ?? 0),
+    ipDay: Number(row.attempts_ipDay ?? 0),
+    networkDay: Number(row.attempts_networkDay ?? 0),
   };
 }
 
