@@ -61,7 +61,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-account-cycling", {
       name: "Verify logins that cycle through accounts",
       description:
-        "A login from a browser that has tried accounts the service never confirmed (three within an hour, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour; or into a known account from a never-seen browser where never-seen browsers keep appearing (an anti-detect browser draws a new one per attempt). Whatever the account: the code goes to its owner.",
+        "A login from a browser that has tried accounts the service never confirmed (three within an hour, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts). Whatever the account: the code goes to its owner.",
       actions: ["login"],
       priority: 620,
       verdict: "challenge",
@@ -185,7 +185,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-fingerprint-churn", {
       name: "Verify sign-ups from browser farms",
       description:
-        "A sign-up from a never-seen browser through a cloud, VPN or proxy provider that presented three or more never-seen browsers within an hour (an anti-detect browser draws a new canvas, GPU, audio and fonts per attempt).",
+        "A sign-up from a never-seen browser through a cloud, VPN or proxy provider that presented three or more never-seen browsers within an hour, or five or more within a day (an anti-detect browser draws a new canvas, GPU, audio and fonts per attempt).",
       actions: ["signup"],
       priority: 520,
       verdict: "challenge",
