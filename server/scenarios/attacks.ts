@@ -7,6 +7,8 @@
 //   service knows and accounts it has never met, seconds apart.
 // - distributed_stuffing: the same list through a residential proxy network: a fresh address in a random country on
 //   every attempt, from one or two browser profiles (cookies kept, or cleared on every attempt).
+// - distributed_stuffing_slow: the same runs, low and slow: one attempt every 30 to 60 minutes (a run of 25 lasts
+//   about a day), under any hourly count.
 // - anti_detect: an anti-detect browser (every high-entropy component — canvas, WebGL, audio, fonts, screen, cores —
 //   new on each attempt, no visitor token) from one /24 or one provider's ASN: logins on a combo list, or sign-ups.
 // - anti_detect_slow: the same runs, low and slow: one attempt every 20 to 60 minutes, so that no hour holds more than
@@ -32,6 +34,7 @@ import { chance, digest, int, pick, type Rng, stream } from "./population/random
 export const ATTACKS = [
   "credential_stuffing",
   "distributed_stuffing",
+  "distributed_stuffing_slow",
   "anti_detect",
   "anti_detect_slow",
   "stealth_headless",
@@ -152,30 +155,39 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
       });
   }
   // ---- distributed stuffing: residential proxies, one or two browser profiles ----------------------------------------
-  for (let c = 0; c < 3; c++) {
-    const s = stream(opts.seed, "distributed", c);
-    const keepsCookies = c !== 1;
-    const profiles = [realBrowser(++attacker, "UTC", undefined, true), realBrowser(++attacker, "America/New_York", undefined, true)];
-    const t0 = when("distributed", c);
-    for (let k = 0; k < 25; k++) {
-      const b = profiles[k % (c === 2 ? 1 : 2)] as Browser;
-      const token = keepsCookies ? `dist-${opts.seed}-${c}-${k % 2}` : undefined;
-      steps.push({
-        at: t0 + k * int(s, 20, 90) * 1000,
-        run: async (ctx) =>
-          ctx.record(
-            "distributed_stuffing",
-            await ctx.h.client(ctx.p, {
-              action: "login",
-              ...b,
-              ...(token ? { token } : {}),
-              ip: anyResidential(s),
-              user: target(ctx, s, `d${c}`, k),
-            }),
-          ),
-      });
+  // `gap`: seconds between attempts (the slow runs are last in the schedule, as the slow anti-detect runs are).
+  const distributedRun = (
+    label: "distributed_stuffing" | "distributed_stuffing_slow",
+    stem: string,
+    tag: string,
+    gap: [number, number],
+  ) => {
+    for (let c = 0; c < 3; c++) {
+      const s = stream(opts.seed, stem, c);
+      const keepsCookies = c !== 1;
+      const profiles = [realBrowser(++attacker, "UTC", undefined, true), realBrowser(++attacker, "America/New_York", undefined, true)];
+      const t0 = when(stem, c);
+      for (let k = 0; k < 25; k++) {
+        const b = profiles[k % (c === 2 ? 1 : 2)] as Browser;
+        const token = keepsCookies ? `dist${tag}-${opts.seed}-${c}-${k % 2}` : undefined;
+        steps.push({
+          at: t0 + k * int(s, gap[0], gap[1]) * 1000,
+          run: async (ctx) =>
+            ctx.record(
+              label,
+              await ctx.h.client(ctx.p, {
+                action: "login",
+                ...b,
+                ...(token ? { token } : {}),
+                ip: anyResidential(s),
+                user: target(ctx, s, `d${tag}${c}`, k),
+              }),
+            ),
+        });
+      }
     }
-  }
+  };
+  distributedRun("distributed_stuffing", "distributed", "", [20, 90]);
   // ---- anti-detect browser: new components on every attempt, no token, one /24 or one provider's ASN -------------------
   // `gap`: seconds between attempts. Each campaign draws its attacker seed in schedule order (see the slow run, last).
   const antiDetectRun = (label: "anti_detect" | "anti_detect_slow", stem: string, tag: string, gap: [number, number]) => {
@@ -472,6 +484,8 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
   // ---- anti-detect, low and slow: the same runs, one attempt every 20 to 60 minutes (under any hourly limit) ------------
   // Last in the schedule, as the primed takeovers are.
   antiDetectRun("anti_detect_slow", "antidetect-slow", "-slow", [20 * 60, 60 * 60]);
+  // ---- distributed stuffing, low and slow: the same runs, one attempt every 30 to 60 minutes ----------------------
+  distributedRun("distributed_stuffing_slow", "distributed-slow", "-slow", [30 * 60, 60 * 60]);
   void r;
   return steps.sort((a, b) => a.at - b.at);
 }
