@@ -666,6 +666,50 @@ const TABLE: Row[] = [
     },
   },
   {
+    check: "device_provisional_attempts_day",
+    set: {
+      why: "three logins on unconfirmed users from one browser on three networks, two hours apart (each hour holds one)",
+      value: 3,
+      run: async (h) => {
+        const b = h.browser();
+        await h.client("login", { user: h.id("u"), browser: b, ip: h.net() });
+        await later(2 * HOUR, () => h.client("login", { user: h.id("u"), browser: b, ip: h.net() }));
+        return later(4 * HOUR, () => h.client("login", { user: h.id("u"), browser: b, ip: h.net() }));
+      },
+    },
+    unset: {
+      why: "a login on an unconfirmed user a day after another from its browser counts itself alone",
+      value: 1,
+      run: async (h) => {
+        const b = h.browser();
+        await h.client("login", { user: h.id("u"), browser: b, ip: h.net() });
+        return later(DAY + HOUR, () => h.client("login", { user: h.id("u"), browser: b, ip: h.net() }));
+      },
+    },
+  },
+  {
+    check: "fingerprint_provisional_attempts_day",
+    set: {
+      why: "three logins on unconfirmed users from one browser clearing its storage between them, two hours apart",
+      value: 3,
+      run: async (h) => {
+        const b = h.browser();
+        await h.client("login", { user: h.id("u"), browser: { ...b, token: `${b.token}-1` }, ip: h.net() });
+        await later(2 * HOUR, () => h.client("login", { user: h.id("u"), browser: { ...b, token: `${b.token}-2` }, ip: h.net() }));
+        return later(4 * HOUR, () => h.client("login", { user: h.id("u"), browser: { ...b, token: `${b.token}-3` }, ip: h.net() }));
+      },
+    },
+    unset: {
+      why: "a confirmed account logging in again on its browser",
+      value: 0,
+      run: async (h) => {
+        const [user, b] = [h.id("u"), h.browser()];
+        await h.client("signup", { user, browser: b });
+        return h.client("login", { user, browser: b });
+      },
+    },
+  },
+  {
     check: "ip_provisional_attempts_day",
     set: {
       why: "three logins on unconfirmed users from one IP, two hours apart (each hour holds one)",

@@ -464,6 +464,33 @@ describeStores("default rules on %s", (kind) => {
     }
   });
 
+  // A combo list through rotating proxies from one kept browser profile, paced at one attempt every 65 minutes: no hour
+  // holds two of its accounts, so no hourly count of the browser's reaches its threshold.
+  it("one browser trying unconfirmed accounts through rotating addresses, one an hour, is challenged at the fourth of the day", async () => {
+    const start = Date.now() + 5 * 24 * 3600 * 1000;
+    const [b, helper] = [browser(), browser()];
+    const verdicts: string[] = [];
+    for (let k = 0; k < 4; k++) {
+      const ev = await at(start, k * 65 * MIN, () => client("login", { user: id("leaked"), ip: net(), browser: b }));
+      expect(ev.checks, JSON.stringify(ev.checks)).toMatchObject({
+        device_provisional_attempts: 1,
+        fingerprint_provisional_attempts: 1,
+        device_provisional_attempts_day: k + 1,
+        fingerprint_provisional_attempts_day: k + 1,
+      });
+      verdicts.push(ev.verdict);
+      if (k === 3) expect(ev.policy?.name).toBe("Verify logins that cycle through accounts");
+    }
+    expect(verdicts).toEqual(["allow", "allow", "allow", "challenge"]);
+
+    // Someone who mistypes a login twice over the day, then signs in, on one browser at home: let in.
+    const home = net();
+    for (let k = 0; k < 2; k++) await at(start, k * 3 * 60 * MIN, () => client("login", { user: id("typo"), ip: home, browser: helper }));
+    const signedIn = await at(start, 7 * 60 * MIN, () => own("login", { user: id("leaked"), ip: home, browser: helper }));
+    expect(signedIn.checks).toMatchObject({ device_provisional_attempts_day: 3 });
+    expect(signedIn.verdict).toBe("allow");
+  });
+
   it("sign-ups from never-seen browsers through one provider, paced under the hourly count, are challenged from the fifth of the day", async () => {
     const start = Date.now() + 4 * 24 * 3600 * 1000;
     const verdicts: string[] = [];

@@ -30,7 +30,11 @@ export const CHECKS = {
   fingerprint_provisional_attempts: "number",
   ip_provisional_attempts: "number",
   network_provisional_attempts: "number",
-  /** Distinct unconfirmed accounts tried from this IP within the day (24 hours), the current one included. */
+  /** Distinct unconfirmed accounts tried from this browser within the day (24 hours), the current one included. */
+  device_provisional_attempts_day: "number",
+  /** The same from this identifying fingerprint (a browser clearing its storage between attempts). */
+  fingerprint_provisional_attempts_day: "number",
+  /** The same from this IP. */
   ip_provisional_attempts_day: "number",
   /** The same from this IP's /24 (IPv4) or /48 (IPv6). */
   network_provisional_attempts_day: "number",

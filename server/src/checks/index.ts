@@ -239,6 +239,8 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   ip_provisional_attempts: (c) => attempts(c, "ip", !!c.input.ip),
   network_provisional_attempts: (c) => attempts(c, "network", !!networkOf(c.input.ip)),
   // The same over the day: one attempt every 20 minutes is three an hour, and 72 a day.
+  device_provisional_attempts_day: (c) => attempts(c, "deviceDay", !!c.identity.device),
+  fingerprint_provisional_attempts_day: (c) => attempts(c, "fingerprintDay", !!c.identity.fingerprint),
   ip_provisional_attempts_day: (c) => attempts(c, "ipDay", !!c.input.ip),
   network_provisional_attempts_day: (c) => attempts(c, "networkDay", !!networkOf(c.input.ip)),
   ip_user_count: (c) =>

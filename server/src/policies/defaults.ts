@@ -61,7 +61,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-account-cycling", {
       name: "Verify logins that cycle through accounts",
       description:
-        "A login from a browser that has tried accounts the service never confirmed (three within an hour, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts). Whatever the account: the code goes to its owner.",
+        "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts). Whatever the account: the code goes to its owner.",
       actions: ["login"],
       priority: 620,
       verdict: "challenge",
@@ -70,6 +70,9 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
         any: [
           { check: "device_provisional_attempts", op: "gte", value: 3 },
           { check: "fingerprint_provisional_attempts", op: "gte", value: 3 },
+          // The same browser over the day, one more: a run through rotating proxies paced under the hour's count.
+          { check: "device_provisional_attempts_day", op: "gte", value: 4 },
+          { check: "fingerprint_provisional_attempts_day", op: "gte", value: 4 },
           { check: "ip_provisional_attempts", op: "gte", value: 10 },
           { check: "network_provisional_attempts", op: "gte", value: 20 },
           // From a datacenter or an anonymising network, a few unconfirmed accounts are enough.

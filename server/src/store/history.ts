@@ -359,7 +359,7 @@ export class HistoryRepo extends Repository {
    * fingerprint came before this one in their windows (`userId`: the internal id of a known user). Familiarity
    * (`familiar`, for a known user): has the user been seen, in trusted evaluations, on this IP, and on this network
    * (the same /24 or /48, or the same ASN when one is given)? Login attempts since `attempts.since.hour` by each key the
-   * request has (0 for a key it lacks), and since `attempts.since.day` by IP and network.
+   * request has (0 for a key it lacks), and since `attempts.since.day`.
    *
    * On PostgreSQL, concurrent evaluations cannot see each other's uncommitted rows: 20 evaluations of one user arriving
    * together all counted 0 before them. There each evaluation is counted on the velocity counters first, by an atomic

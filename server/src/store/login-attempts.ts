@@ -19,7 +19,9 @@ export interface AttemptCounts {
   fingerprint: number;
   ip: number;
   network: number;
-  /** The same by IP and by network over the day: a low and slow run keeps under any hourly count. */
+  /** The same over the day: a low and slow run keeps under any hourly count. */
+  deviceDay: number;
+  fingerprintDay: number;
   ipDay: number;
   networkDay: number;
 }
@@ -31,8 +33,10 @@ const COLUMNS: Array<[keyof AttemptKeys, Column, keyof AttemptCounts]> = [
   ["ip", "ip", "ip"],
   ["network", "network", "network"],
 ];
-/** The keys also counted over the day (a browser's own run is seen within the hour; a slow one changes browsers). */
+/** The same keys counted over the day. */
 const DAY_COLUMNS: Array<[Column, keyof AttemptCounts]> = [
+  ["device_key", "deviceDay"],
+  ["fingerprint_id", "fingerprintDay"],
   ["ip", "ipDay"],
   ["network", "networkDay"],
 ];
@@ -67,8 +71,8 @@ export function attemptParams(keys: AttemptKeys, since: { hour: number; day: num
 }
 
 /**
- * The accounts tried since `p.attempts_since` by each key present (0 for a key the request lacks), and since
- * `p.attempts_day_since` by IP and network: distinct provisional users other than the request's own, so that one person
+ * The accounts tried since `p.attempts_since` (the hour) and since `p.attempts_day_since` (the day) by each key present
+ * (0 for a key the request lacks): distinct provisional users other than the request's own, so that one person
  * retrying a login counts once. Scalar subqueries of the history's one statement (HistoryRepo.scalars), columns
  * `attempts_<key>`.
  */
@@ -104,6 +108,8 @@ export function attemptCountsOf(row: Record<string, unknown>): AttemptCounts {
     fingerprint: Number(row.attempts_fingerprint ?? 0),
     ip: Number(row.attempts_ip ?? 0),
     network: Number(row.attempts_network ?? 0),
+    deviceDay: Number(row.attempts_deviceDay ?? 0),
+    fingerprintDay: Number(row.attempts_fingerprintDay ?? 0),
     ipDay: Number(row.attempts_ipDay ?? 0),
     networkDay: Number(row.attempts_networkDay ?? 0),
   };
