@@ -10,7 +10,8 @@
 // - distributed_stuffing_slow: the same runs, low and slow: one attempt every 30 to 60 minutes (a run of 25 lasts
 //   about a day), under any hourly count.
 // - anti_detect: an anti-detect browser (every high-entropy component — canvas, WebGL, audio, fonts, screen, cores —
-//   new on each attempt, no visitor token) from one /24 or one provider's ASN: logins on a combo list, or sign-ups.
+//   new on each attempt, no visitor token): logins on a combo list from one residential /24 or through one provider's
+//   ASN (a cloud's, a VPN's or a proxy network's addresses, across its /24s), or sign-ups through one provider's ASN.
 // - anti_detect_slow: the same runs, low and slow: one attempt every 20 to 60 minutes, so that no hour holds more than
 //   three (a run of twenty lasts half a day).
 // - stealth_headless: headless Chromium with its markers removed: a Windows user agent over Linux client hints and
@@ -191,11 +192,12 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
   // ---- anti-detect browser: new components on every attempt, no token, one /24 or one provider's ASN -------------------
   // `gap`: seconds between attempts. Each campaign draws its attacker seed in schedule order (see the slow run, last).
   const antiDetectRun = (label: "anti_detect" | "anti_detect_slow", stem: string, tag: string, gap: [number, number]) => {
-    for (let c = 0; c < 3; c++) {
+    // Campaigns: logins from a residential /24 (0, 2), sign-ups (1) and logins (3) through one provider's ASN.
+    for (let c = 0; c < 4; c++) {
       const s = stream(opts.seed, stem, c);
       const base = realBrowser(++attacker, "Europe/Berlin", undefined, true);
       const provider = [...h.providers.values()].filter((x) => x.length >= 6);
-      const asnPool = c === 1 ? pick(s, provider) : undefined;
+      const asnPool = c === 1 || c === 3 ? pick(s, provider) : undefined;
       const prefix = prefixOf(anyResidential(s));
       const t0 = when(stem, c);
       for (let k = 0; k < 20; k++) {
