@@ -491,6 +491,26 @@ describeStores("default rules on %s", (kind) => {
     expect(signedIn.verdict).toBe("allow");
   });
 
+  // A provider's pool spans many /24s: an anti-detect run through it never piles unconfirmed accounts on one network.
+  it("never-seen browsers through one VPN provider's addresses across /24s are challenged from the sixth within the hour, whatever the account", async () => {
+    const start = Date.now() + 6 * 24 * 3600 * 1000;
+    const verdicts: string[] = [];
+    for (let k = 0; k < 6; k++) {
+      const ip = `89.187.${161 + (k % 3)}.${10 + k}`;
+      const ev = await at(start, k * MIN, () => client("login", { user: id("leaked"), ip, browser: browser() }));
+      expect(ev.checks, JSON.stringify(ev.checks)).toMatchObject({
+        ip_is_vpn: true,
+        is_new_user: true,
+        provider_new_fingerprints: k + 1,
+        network_new_fingerprints: Math.floor(k / 3) + 1,
+      });
+      verdicts.push(ev.verdict);
+      if (k === 5) expect(ev.policy?.name).toBe("Verify logins that cycle through accounts");
+    }
+    // Five first logins on new browsers through one VPN provider within the hour are what its subscribers do: let in.
+    expect(verdicts).toEqual(["allow", "allow", "allow", "allow", "allow", "challenge"]);
+  });
+
   it("sign-ups from never-seen browsers through one provider, paced under the hourly count, are challenged from the fifth of the day", async () => {
     const start = Date.now() + 4 * 24 * 3600 * 1000;
     const verdicts: string[] = [];

@@ -61,7 +61,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-account-cycling", {
       name: "Verify logins that cycle through accounts",
       description:
-        "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts). Whatever the account: the code goes to its owner.",
+        "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing. Whatever the account: the code goes to its owner.",
       actions: ["login"],
       priority: 620,
       verdict: "challenge",
@@ -165,8 +165,20 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                 any: [
                   { check: "ip_new_fingerprints", op: "gte", value: 4 },
                   { check: "network_new_fingerprints", op: "gte", value: 6 },
-                  { check: "provider_new_fingerprints", op: "gte", value: 6 },
                   { check: "network_new_fingerprints_day", op: "gte", value: 8 },
+                ],
+              },
+            ],
+          },
+          // Any account, known or never met, from a never-seen browser through a cloud, VPN or proxy provider where
+          // never-seen browsers keep appearing. A provider's pool spans many /24s, so unconfirmed accounts counted per
+          // network do not add up there; and a provider is no office: its new browsers are strangers'.
+          {
+            all: [
+              { check: "is_new_fingerprint", op: "eq", value: true },
+              {
+                any: [
+                  { check: "provider_new_fingerprints", op: "gte", value: 6 },
                   { check: "provider_new_fingerprints_day", op: "gte", value: 8 },
                 ],
               },
