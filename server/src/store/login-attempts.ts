@@ -27,18 +27,11 @@ export interface AttemptCounts {
 }
 
 type Column = "device_key" | "fingerprint_id" | "ip" | "network";
-const COLUMNS: Array<[keyof AttemptKeys, Column, keyof AttemptCounts]> = [
+const COLUMNS: Array<[keyof AttemptKeys, Column, "device" | "fingerprint" | "ip" | "network"]> = [
   ["deviceKey", "device_key", "device"],
   ["fingerprintId", "fingerprint_id", "fingerprint"],
   ["ip", "ip", "ip"],
   ["network", "network", "network"],
-];
-/** The same keys counted over the day. */
-const DAY_COLUMNS: Array<[Column, keyof AttemptCounts]> = [
-  ["device_key", "deviceDay"],
-  ["fingerprint_id", "fingerprintDay"],
-  ["ip", "ipDay"],
-  ["network", "networkDay"],
 ];
 
 /** The values an attempt count compares with, named apart from the other parameters of the history's statement. */
@@ -91,15 +84,17 @@ export function attemptCounts(eb: ExpressionBuilder<Database, never>, p: Attempt
           w.selectFrom("users").select("users.id").whereRef("users.id", "=", "login_attempts.user_id").where("users.provisional", "=", 1),
         ),
       );
-  const isPresent = (column: Column) => present[COLUMNS.findIndex(([, c]) => c === column)];
-  return [
-    ...COLUMNS.map(([, column, alias]) =>
-      isPresent(column) ? tried(column, p.attempts_since).as(`attempts_${alias}`) : eb.val(0).as(`attempts_${alias}`),
+  // Every key over the hour (`attempts_<key>`) and over the day (`attempts_<key>Day`).
+  return (
+    [
+      ["", p.attempts_since],
+      ["Day", p.attempts_day_since],
+    ] as const
+  ).flatMap(([suffix, since]) =>
+    COLUMNS.map(([, column, alias], i) =>
+      present[i] ? tried(column, since).as(`attempts_${alias}${suffix}`) : eb.val(0).as(`attempts_${alias}${suffix}`),
     ),
-    ...DAY_COLUMNS.map(([column, alias]) =>
-      isPresent(column) ? tried(column, p.attempts_day_since).as(`attempts_${alias}`) : eb.val(0).as(`attempts_${alias}`),
-    ),
-  ];
+  );
 }
 
 export function attemptCountsOf(row: Record<string, unknown>): AttemptCounts {
