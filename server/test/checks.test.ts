@@ -1084,6 +1084,67 @@ const TABLE: Row[] = [
     unset: { why: "a user's first located evaluation", value: 0, run: (h) => h.client("login", { user: h.id("u"), ip: IP.london }) },
   },
   {
+    check: "browser_impossible_travel",
+    set: [
+      {
+        why: "one browser names an account never met in London, then another in Tokyo a minute later",
+        value: true,
+        run: async (h) => {
+          const b = h.browser();
+          await h.client("login", { user: h.id("u"), browser: b, ip: IP.london });
+          return h.client("login", { user: h.id("u"), browser: b, ip: IP.tokyo });
+        },
+      },
+      {
+        why: "one visitor token in London, then in São Paulo a minute later under a fingerprint drawn anew",
+        value: true,
+        run: async (h) => {
+          const b = h.browser();
+          await h.client("visit", { browser: b, ip: IP.london });
+          return h.client("visit", { browser: { ...h.browser(), token: b.token }, ip: IP.saoPaulo });
+        },
+      },
+    ],
+    unset: [
+      {
+        why: "one browser in London, then in Tokyo 15 hours later (a flight)",
+        value: false,
+        run: async (h) => {
+          const b = h.browser();
+          await h.client("visit", { browser: b, ip: IP.london });
+          return later(15 * HOUR, () => h.client("visit", { browser: b, ip: IP.tokyo }));
+        },
+      },
+      {
+        why: "two iPhones of one model, each with its own token, in London and in Tokyo (a model's fingerprint is everyone's)",
+        value: false,
+        run: async (h) => {
+          await h.client("visit", { browser: h.phone(), ip: IP.london });
+          return h.client("visit", { browser: h.phone(), ip: IP.tokyo });
+        },
+      },
+      {
+        why: "one browser in London, then through a VPN exit (a chosen server is no place)",
+        value: false,
+        run: async (h) => {
+          const b = h.browser();
+          await h.client("visit", { browser: b, ip: IP.london });
+          return h.client("visit", { browser: b, ip: IP.vpn });
+        },
+      },
+      {
+        why: "one browser in Tokyo, then in London a minute later after a visit from another London address",
+        value: false,
+        run: async (h) => {
+          const b = h.browser();
+          await h.client("visit", { browser: b, ip: IP.tokyo });
+          await later(15 * HOUR, () => h.client("visit", { browser: b, ip: IP.london }));
+          return later(15 * HOUR + 60_000, () => h.client("visit", { browser: b, ip: IP.london2 }));
+        },
+      },
+    ],
+  },
+  {
     check: "distance_from_trusted_km",
     set: [
       {
@@ -1828,11 +1889,6 @@ async function confirmedAgain(h: Harness) {
   return h.client("login", { user, browser: b });
 }
 
-/** A user logs in from `from`, then at once from `to` with the same browser. */
-/**
- * A user's login from `ip` that is trusted: passed through its challenge when a default rule challenges it (the cases
- * share London's and Tokyo's addresses, where many unconfirmed accounts from never-seen browsers are tried).
- */
 let londonSeq = 0;
 /** Another London address of the shipped data (81.2.69.0/24), so that per-IP counts of other cases stay theirs. */
 const londonIp = () => `81.2.69.${10 + (++londonSeq % 100)}`;
@@ -1867,6 +1923,7 @@ async function trustedLogin(
   return first;
 }
 
+/** A user logs in from `from`, then at once from `to` with the same browser. */
 async function travel(h: Harness, from: string, to: string): Promise<Evaluation> {
   const [user, b] = [h.id("u"), h.browser()];
   // The first place must be trusted: the user signs in there (every case shares London, whose many unconfirmed accounts

@@ -72,6 +72,11 @@ export const CHECKS = {
   impossible_travel: "boolean",
   travel_speed_kmh: "number",
   /**
+   * The browser (its device, or its identifying, non-popular fingerprint) was, within the day, on a network too far
+   * away to have travelled here since (the impossible_travel rule), whatever account it named there.
+   */
+  browser_impossible_travel: "boolean",
+  /**
    * Kilometres from the nearest of the user's latest trusted places (let in, or verified) in this IP's country, beyond
    * both geolocations' accuracy radii; 0 on one of those networks; null when this IP places no one (a VPN, proxy, Tor,
    * datacenter or carrier exit) or the user has no such place in this country.

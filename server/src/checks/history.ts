@@ -4,7 +4,7 @@ import { networkOf } from "../geo/ip.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { Identity } from "../pipeline/identity.js";
 import type { SignalSet } from "../signals/index.js";
-import type { Churn } from "../store/detection.js";
+import type { BrowserPlace, Churn } from "../store/detection.js";
 import type { RecentEvaluation, TrustedPlace, UserDevice } from "../store/history.js";
 import { type AttemptCounts, deviceKey } from "../store/login-attempts.js";
 import type { Repos } from "../store/repos.js";
@@ -29,6 +29,8 @@ export const WINDOWS = {
   // Never-seen identifying fingerprints per IP, network and provider: an anti-detect browser's run lasts minutes to hours,
   // or, low and slow, under any hourly limit, a day.
   fingerprintChurn: { hour: 60 * 60 * 1000, day: 24 * 60 * 60 * 1000 },
+  // A browser's latest places: beyond a day, any journey is possible.
+  browserPlaces: 24 * 60 * 60 * 1000,
 };
 
 /** Networks whose ASN is a provider's (shared with strangers): there the ASN's churn is counted. */
@@ -68,6 +70,11 @@ export interface History {
    * names a place, or any trusted evaluation with one.
    */
   zoneFamiliar: boolean | null;
+  /**
+   * Where the browser was within WINDOWS.browserPlaces, newest first, whoever it named: its identifying, non-popular
+   * fingerprint's latest evaluations, and the last address of each device of its visitor token and of this device.
+   */
+  browserPlaces: BrowserPlace[];
 }
 
 /** The values of this request that lists may hold, by the check that names them. */
@@ -113,6 +120,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
     churn,
     countries,
     provider,
+    fingerprintPlaces,
   ] = await Promise.all([
     userId ? h.recentAndTrusted(env, userId) : { recent: [], trusted: [] },
     // Velocity, familiarity and login attempts: one statement of numbers.
@@ -170,6 +178,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
       : userId
         ? repos.detection.providerFamiliarity(env, userId, providerAsn)
         : Promise.resolve(false),
+    linking && input.ip ? repos.detection.fingerprintPlaces(env, linking, at - WINDOWS.browserPlaces) : none,
   ]);
   const { userEvents, ipEvents, fingerprintEvents, familiar, browser, attempts } = scalars;
   return {
@@ -193,7 +202,21 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
     countryFamiliar: countries?.any ? countries.seen : null,
     providerFamiliar: provider,
     zoneFamiliar: scalars.zone,
+    browserPlaces: input.ip ? placesOfBrowser(identity, fingerprintPlaces, at - WINDOWS.browserPlaces) : [],
   };
+}
+
+/**
+ * Where the browser was since `since`, newest first: the fingerprint's places, and each device of the visitor token
+ * (one per account it named) and this request's device at its last address. A token is one browser's storage; the
+ * fingerprint's places are read only while it is identifying and not popular (SPEC.md 13).
+ */
+function placesOfBrowser(identity: Identity, fingerprintPlaces: BrowserPlace[], since: number): BrowserPlace[] {
+  const devices = [...(identity.tokenDevices ?? []), ...(identity.device && !identity.device.isNew ? [identity.device.row] : [])];
+  const places = [...fingerprintPlaces];
+  for (const d of devices)
+    if (d.last_ip && d.last_seen_at != null && Number(d.last_seen_at) >= since) places.push({ ip: d.last_ip, at: Number(d.last_seen_at) });
+  return places.sort((a, b) => b.at - a.at);
 }
 
 /** The accounts behind the visitor token's devices, provisional users left out (the current user is counted apart). */

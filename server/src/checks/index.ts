@@ -26,6 +26,8 @@ interface Derived {
   deviceIsNewForUser: boolean;
   deviceCounts: { all: number; computer: number; tablet: number; mobile: number };
   travel?: { km: number; kmh: number };
+  /** The browser's own travel from its latest place, whoever it named there (see browserTravel). */
+  browserTravel?: { km: number; kmh: number };
   /** Kilometres from the nearest trusted place in this country (see distanceFromTrusted). */
   fromTrusted?: number;
   sessions: Sessions;
@@ -132,6 +134,23 @@ function distanceFromTrusted(here: Place, country: string | undefined, spots: Tr
   const inCountry = spots.filter((s) => s.here || s.country === country);
   if (inCountry.length === 0) return undefined;
   return Math.min(...inCountry.map((s) => (s.here || !s.place ? 0 : travelBetween(s.place, here).km)));
+}
+
+/**
+ * Travel from the browser's latest place within the day (history.browserPlaces: its identifying, non-popular
+ * fingerprint's evaluations and its devices' last addresses, whatever account it named and whatever the verdict) that
+ * places anyone, to here. One browser profile driven
+ * through a residential proxy network is in Madrid, then Sydney, then Osaka within the hour; a laptop on a trip is
+ * carried. Undefined when the browser was last placed on this network, or not placed within the day.
+ */
+function browserTravel(ctx: CheckContext, here: Place): { km: number; kmh: number } | undefined {
+  const network = networkOf(ctx.input.ip);
+  for (const prev of ctx.history.browserPlaces) {
+    if (network && networkOf(prev.ip) === network) return undefined;
+    const place = placeOf(geo().lookup(prev.ip), prev.at, prev.coordinates);
+    if (place) return travelBetween(place, here);
+  }
+  return undefined;
 }
 
 const DAY = 24 * 3600 * 1000;
@@ -288,6 +307,10 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   provider_new_fingerprints_day: (c) => c.history.churn.day.provider,
   impossible_travel: (c) => isImpossible(c.derived.travel),
   travel_speed_kmh: (c) => (c.derived.travel ? Math.round(c.derived.travel.kmh) : 0),
+  // The browser itself (its device, or its identifying, non-popular fingerprint) was, within the day, where it could not
+  // have left in time to be here (the travel rule above), whatever account it named there: one browser profile driven
+  // through a residential proxy network. Any evaluation counts, an account never met's and a failed login's too.
+  browser_impossible_travel: (c) => isImpossible(c.derived.browserTravel),
   // Kilometres from the nearest of the user's latest trusted places (allowed, or verified) in this IP's country, beyond
   // both accuracy radii; null when this IP places no one (a VPN, proxy, Tor, datacenter or carrier exit) or the user
   // has no such place in this country. An owner's new browser at the office or at a friend's is near home.
@@ -376,6 +399,7 @@ export function computeChecks(
     const places = trustedPlaces(ctx);
     ctx.derived.travel = travelOf(here, places);
     ctx.derived.fromTrusted = distanceFromTrusted(here, signals.geolocation?.country_code, places);
+    ctx.derived.browserTravel = browserTravel(ctx, here);
   }
   const out: ChecksSnapshot = {};
   for (const [name, fn] of CHECK_ENTRIES) out[name] = fn(ctx);

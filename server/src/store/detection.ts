@@ -3,7 +3,9 @@
 //   one provider's ASN within the hour and within the day, counted on the velocity counters (an atomic upsert per key and time bucket,
 //   so concurrent evaluations on PostgreSQL each see the others, as the velocity checks do);
 // - country familiarity: whether the user's trusted evaluations (let in, or a challenge passed) include this country
-//   (time-zone familiarity is asked with the IP's and the network's, in the history's statement of numbers).
+//   (time-zone familiarity is asked with the IP's and the network's, in the history's statement of numbers);
+// - a fingerprint's latest places: where it was last evaluated, whoever it named (a browser's own travel, not an
+//   account's: `browser_impossible_travel`).
 import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import { trusted } from "./history.js";
@@ -155,6 +157,40 @@ async function providerFamiliarity(db: Kysely<Database>, env: string, user: stri
   return row?.seen === true || Number(row?.seen) > 0;
 }
 
+/** Where a browser was: an address at a time (its coordinates when the evaluation stored them). */
+export interface BrowserPlace {
+  ip: string;
+  at: number;
+  coordinates?: { lat: number; lon: number };
+}
+
+const placesOfFingerprint = prepared((db, p: { env: string; fingerprint: string; since: number; limit: number }) =>
+  db
+    .selectFrom("evaluations")
+    .select(["ip", "latitude", "longitude", "created_at"])
+    .where("environment_id", "=", p.env)
+    .where("fingerprint_id", "=", p.fingerprint)
+    .where("created_at", ">=", p.since)
+    .where("latitude", "is not", null)
+    .where("ip", "is not", null)
+    .orderBy("created_at", "desc")
+    .limit(p.limit),
+);
+
+/**
+ * The fingerprint's latest evaluations with a place since `since`, newest first (served by the evaluations' index on
+ * fingerprint and time). Every evaluation counts, whoever it named and whatever its verdict: this is where the browser
+ * was, not where an account was let in.
+ */
+async function fingerprintPlaces(db: Kysely<Database>, env: string, fingerprint: string, since: number): Promise<BrowserPlace[]> {
+  const rows = await placesOfFingerprint.rows(db, { env, fingerprint, since, limit: 5 });
+  return rows.map((r) => ({
+    ip: String(r.ip),
+    at: Number(r.created_at),
+    coordinates: { lat: Number(r.latitude), lon: Number(r.longitude) },
+  }));
+}
+
 /** The detection queries above on the open transaction (store/transactions.ts), as every repository runs. */
 export class DetectionRepo extends Repository {
   fingerprintChurn(env: string, keys: ChurnKeys, isNew: boolean, at: number, windows: ChurnWindows): Promise<Churn> {
@@ -167,5 +203,9 @@ export class DetectionRepo extends Repository {
 
   providerFamiliarity(env: string, user: string, asn: number): Promise<boolean> {
     return providerFamiliarity(this.db, env, user, asn);
+  }
+
+  fingerprintPlaces(env: string, fingerprint: string, since: number): Promise<BrowserPlace[]> {
+    return fingerprintPlaces(this.db, env, fingerprint, since);
   }
 }
