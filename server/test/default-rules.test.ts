@@ -32,6 +32,10 @@ const PROBE = { home: "86.1.1.1", abroad: "60.32.0.1" };
 const TOR = "185.220.101.7";
 /** Addresses of a proxy provider's ASN (Key Proxy), for the slow farm's sign-ups (used by no other case). */
 const PROXY = (n: number) => `83.245.108.${n}`;
+/** Residential addresses of the shipped data in Spain, Australia, Brazil and Japan (used by no other case). */
+const ROTATING = { madrid: "47.62.93.110", southAustralia: "101.234.224.37", saoPaulo: "138.0.35.133", tokyo: "202.86.58.230" };
+/** A home in Catalonia and a hotel in New South Wales, for a laptop carried on a flight. */
+const TRIP = { home: "83.40.15.147", hotel: "120.19.0.200" };
 const MIN = 60 * 1000;
 
 describeStores("default rules on %s", (kind) => {
@@ -489,6 +493,42 @@ describeStores("default rules on %s", (kind) => {
     const signedIn = await at(start, 7 * 60 * MIN, () => own("login", { user: id("leaked"), ip: home, browser: helper }));
     expect(signedIn.checks).toMatchObject({ device_provisional_attempts_day: 3 });
     expect(signedIn.verdict).toBe("allow");
+  });
+
+  // A combo list through a residential proxy network from one kept browser profile, a country per attempt, two hours
+  // apart: no hour holds two of its accounts, and a day's count of them is still low.
+  it("one browser profile in Madrid, then in Australia two hours later, is challenged whatever account it names; a laptop carried there is not", async () => {
+    const start = Date.now() + 7 * 24 * 3600 * 1000;
+    const victim = id("victim");
+    await own("signup", { user: victim, ip: net(), browser: browser() });
+    const b = browser();
+    const first = await at(start, 0, () => client("login", { user: id("leaked"), ip: ROTATING.madrid, browser: b }));
+    expect(first.checks?.browser_impossible_travel).toBe(false);
+    expect(first.verdict).toBe("allow");
+    const second = await at(start, 2 * 60 * MIN, () => client("login", { user: victim, ip: ROTATING.southAustralia, browser: b }));
+    expect(second.checks, JSON.stringify(second.checks)).toMatchObject({
+      browser_impossible_travel: true,
+      fingerprint_accounts_tried: 1,
+      fingerprint_provisional_attempts_day: 1,
+    });
+    expect(second.policy?.name).toBe("Verify logins that cycle through accounts");
+    expect(second.verdict).toBe("challenge");
+    // The same profile's storage with a canvas and a GPU drawn anew: its visitor token was in Australia.
+    const third = await at(start, 4 * 60 * MIN, () =>
+      client("login", { user: id("leaked"), ip: ROTATING.saoPaulo, browser: { ...browser(), token: b.token } }),
+    );
+    expect(third.checks?.browser_impossible_travel).toBe(true);
+    expect(third.verdict).toBe("challenge");
+
+    // Someone signs up at home in Catalonia, flies to Sydney and logs in at the hotel 22 hours later: carried, not sent.
+    const [traveller, laptop] = [id("traveller"), browser()];
+    await at(start, 0, () => own("signup", { user: traveller, ip: TRIP.home, browser: laptop }));
+    const away = await at(start, 22 * 60 * MIN, () => client("login", { user: traveller, ip: TRIP.hotel, browser: laptop }));
+    expect(away.checks?.browser_impossible_travel).toBe(false);
+    expect(away.verdict, JSON.stringify(away.checks)).toBe("allow");
+    // A second account on the same laptop at the hotel an hour later (a partner's): the laptop was last here.
+    const partner = await at(start, 23 * 60 * MIN, () => client("login", { user: id("partner"), ip: TRIP.hotel, browser: laptop }));
+    expect(partner.checks?.browser_impossible_travel).toBe(false);
   });
 
   // A provider's pool spans many /24s: an anti-detect run through it never piles unconfirmed accounts on one network.

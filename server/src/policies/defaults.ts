@@ -61,7 +61,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-account-cycling", {
       name: "Verify logins that cycle through accounts",
       description:
-        "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing. Whatever the account: the code goes to its owner.",
+        "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing; or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network). Whatever the account: the code goes to its owner.",
       actions: ["login"],
       priority: 620,
       verdict: "challenge",
@@ -143,6 +143,21 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                 any: [
                   { check: "fingerprint_provisional_attempts", op: "gte", value: 2 },
                   { check: "device_provisional_attempts", op: "gte", value: 2 },
+                ],
+              },
+            ],
+          },
+          // A browser new to this account, or naming an account the service never met, that was somewhere else within
+          // the day it could not have left in time to be here, whatever it did there: one browser profile through a
+          // residential proxy network, a country per attempt, however slowly. A laptop is carried, and a signed-in
+          // browser on its owner's account is its owner (impossible_travel measures the account's own places).
+          {
+            all: [
+              { check: "browser_impossible_travel", op: "eq", value: true },
+              {
+                any: [
+                  { check: "is_new_fingerprint", op: "eq", value: true },
+                  { check: "is_new_user", op: "eq", value: true },
                 ],
               },
             ],
