@@ -228,6 +228,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
         out.checks?.device_id,
         out.checks?.fingerprint_id,
         out.checks?.device_count,
+        `browser_travel=${out.checks?.browser_impossible_travel}`,
         new Date(v.at).toISOString(),
       );
     outcomes.push({ verdict: out.verdict, policy: out.policy });
