@@ -8,6 +8,7 @@ import type { BrowserPlace, Churn } from "../store/detection.js";
 import type { RecentEvaluation, TrustedPlace, UserDevice } from "../store/history.js";
 import { type AttemptCounts, deviceKey } from "../store/login-attempts.js";
 import type { Repos } from "../store/repos.js";
+import { placeOf } from "./travel.js";
 
 /** Sliding windows of the velocity checks. */
 export const WINDOWS = {
@@ -178,7 +179,8 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
       : userId
         ? repos.detection.providerFamiliarity(env, userId, providerAsn)
         : Promise.resolve(false),
-    linking && input.ip ? repos.detection.fingerprintPlaces(env, linking, at - WINDOWS.browserPlaces) : none,
+    // Only where this address places anyone: from a VPN, proxy, Tor, datacenter or carrier exit nothing is measured.
+    linking && input.ip && placeOf(geo, at) ? repos.detection.fingerprintPlaces(env, linking, at - WINDOWS.browserPlaces) : none,
   ]);
   const { userEvents, ipEvents, fingerprintEvents, familiar, browser, attempts } = scalars;
   return {
