@@ -137,11 +137,11 @@ function distanceFromTrusted(here: Place, country: string | undefined, spots: Tr
 }
 
 /**
- * Travel from the browser's latest place within the day (history.browserPlaces: its identifying, non-popular
- * fingerprint's evaluations and its devices' last addresses, whatever account it named and whatever the verdict) that
- * places anyone, to here. One browser profile driven
- * through a residential proxy network is in Madrid, then Sydney, then Osaka within the hour; a laptop on a trip is
- * carried. Undefined when the browser was last placed on this network, or not placed within the day.
+ * Travel from the browser's latest place within the day that places anyone (history.browserPlaces: its identifying,
+ * non-popular fingerprint's evaluations and its devices' last addresses, whatever account it named and whatever the
+ * verdict) to here. One browser profile driven through a residential proxy network is in Madrid, then Sydney, then
+ * Osaka within a few hours; a laptop on a trip is carried. Undefined when the browser was last on this network, or was
+ * placed nowhere within the day.
  */
 function browserTravel(ctx: CheckContext, here: Place): { km: number; kmh: number } | undefined {
   const network = networkOf(ctx.input.ip);
