@@ -266,11 +266,12 @@ describeStores("default rules on %s", (kind) => {
 
   // A residential proxy "in the victim's country" is seldom in the victim's region: a new browser on a new network far
   // from every place the account was let in from, its clock hours away from there and set to a zone the account was
-  // never let in with, is challenged. The owner's new browser on another network near home, a laptop away that keeps
-  // the home zone, and a phone on a trip set to the local zone are let in.
-  it("a new browser in the account's country far from its trusted places is challenged unless set to the account's zone", async () => {
+  // never let in with, is challenged. Near home too when the zone is a named one (a proxy chosen in the victim's city,
+  // a stranger's clock). The owner's new browser on another network near home set to the local zone, a laptop away
+  // that keeps the home zone, and a phone on a trip set to the local zone are let in.
+  it("a new browser in the account's country set to a zone hours away it was never let in with is challenged, near or far; the owner's is not", async () => {
     const owners: string[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 7; i++) {
       const user = id("far");
       expect((await own("signup", { user, ip: NEW_YORK, browser: browser(), timezone: "America/New_York" })).verdict).toBe("allow");
       owners.push(user);
@@ -300,9 +301,21 @@ describeStores("default rules on %s", (kind) => {
       expect(near.checks, JSON.stringify(near.checks)).toMatchObject({
         is_new_network: true,
         timezone_mismatch: true,
+        is_new_timezone: true,
         distance_from_trusted_km: 0,
       });
-      expect(near.verdict).toBe("allow");
+      expect(near.verdict).toBe("challenge");
+      expect(near.policy?.name).toBe("Verify unfamiliar logins");
+
+      // The owner's new browser on another network near home, set to the local zone, or to UTC (a privacy browser's).
+      for (const [user, timezone] of [
+        [owners[5], "America/New_York"],
+        [owners[6], "Etc/UTC"],
+      ] as const) {
+        const own = await client("login", { user, ip: NEW_YORK_2, browser: browser(), timezone });
+        expect(own.checks, JSON.stringify(own.checks)).toMatchObject({ is_new_network: true, distance_from_trusted_km: 0 });
+        expect(own.verdict, timezone).toBe("allow");
+      }
 
       const laptop = await client("login", { user: owners[3], ip: WEST.santaClara, browser: browser(), timezone: "America/New_York" });
       expect(laptop.checks, JSON.stringify(laptop.checks)).toMatchObject({ is_new_timezone: false, is_new_fingerprint: true });

@@ -305,7 +305,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-ato", {
       name: "Verify unfamiliar logins",
       description:
-        "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with), or in its country far from every place it was let in from with a clock hours away set to a time zone it was never let in with, or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
+        "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with), or in its country with a clock hours away set to a time zone it was never let in with (near its places a named zone, not UTC), or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
       actions: ["login"],
       priority: 600,
       verdict: "challenge",
@@ -361,6 +361,17 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                           { check: "distance_from_trusted_km", op: "gte", value: 500 },
                           { check: "timezone_mismatch", op: "eq", value: true },
                           { check: "is_new_timezone", op: "ne", value: false },
+                        ],
+                      },
+                      // The account's country, however near its places, with a browser whose clock is hours away from
+                      // here and set to a zone the account was never let in with (a named zone, not UTC): a stranger on
+                      // a residential proxy chosen in the victim's own city. The owner's new browser near home is set
+                      // to the zone of the place, or to the account's.
+                      {
+                        all: [
+                          { check: "distance_from_trusted_km", op: "gte", value: 0 },
+                          { check: "timezone_mismatch", op: "eq", value: true },
+                          { check: "is_new_timezone", op: "eq", value: true },
                         ],
                       },
                       // A datacenter, unless the account came through this provider before or the browser is set
