@@ -369,7 +369,8 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                       // to the zone of the place, or to the account's.
                       {
                         all: [
-                          { check: "distance_from_trusted_km", op: "gte", value: 0 },
+                          // A trusted place in this country (null: none, or an address that places no one).
+                          { check: "distance_from_trusted_km", op: "exists", value: true },
                           { check: "timezone_mismatch", op: "eq", value: true },
                           { check: "is_new_timezone", op: "eq", value: true },
                         ],
