@@ -13,7 +13,7 @@ import { geo } from "../src/geo/index.js";
 import { type AttackLabel, attackSchedule } from "./attacks.js";
 import { DAY, type Harness, type Outcome, type Project } from "./harness.js";
 import { GROUPS, type Group, type HonestVisit, honestTraffic, type PopulationOptions } from "./population/honest.js";
-import { pick, stream } from "./population/random.js";
+import { chance, int, pick, stream } from "./population/random.js";
 
 /** Where each time zone's people live: a home and an office are in the person's own region, not across the country. */
 const TZ_CITY: Record<string, { lat: number; lon: number }> = {
@@ -80,6 +80,8 @@ export interface IdentityReport {
   label: string;
   people: number;
   visits: number;
+  /** Logins first tried with a wrong password or a mistyped login, before the visit that works (not visits). */
+  slips: number;
   families: FamilyFigures[];
   total: FamilyFigures;
   frictionPolicies: Map<string, number>;
@@ -92,6 +94,13 @@ export interface IdentityReport {
   groupPolicies: Map<string, number>;
   attacks: Map<AttackLabel, AttackFigures>;
 }
+
+/**
+ * How often a login is first tried wrong, from the same browser seconds before: a wrong password (the account's own id;
+ * nothing consumed), and a mistyped login (an id never met). Assumed rates, not measured here: a forgotten or mistyped
+ * password is common on real login forms, a mistyped identifier rarer.
+ */
+const SLIPS = { password: 0.07, login: 0.02 };
 
 const blocked = (verdict: string) => verdict === "challenge" || verdict === "deny" || verdict === "challenge_and_restrict";
 
@@ -187,6 +196,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
     },
   };
   let visits = 0;
+  let slips = 0;
 
   for (const v of honestTraffic(opts)) {
     // Attacks due before this visit run first: the service sees both kinds of traffic at once.
@@ -195,6 +205,27 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
       if (!step) break;
       h.setClock(step.at);
       await step.run(ctx);
+    }
+    // People slip: a login is now and then first tried with a wrong password (the backend refuses it and consumes
+    // nothing) or with a mistyped login (an account never met, left unconfirmed), seconds before the one that works,
+    // from the same browser. Only the login that works is counted as the visit.
+    if (v.action === "login" && v.user) {
+      const m = stream(opts.seed, "slip", v.browser.key, v.at);
+      const wrongPassword = chance(m, SLIPS.password);
+      const mistyped = !wrongPassword && chance(m, SLIPS.login);
+      if (wrongPassword || mistyped) {
+        h.setClock(v.at - int(m, 5, 40) * 1000);
+        await h.client(p, {
+          action: "login",
+          userAgent: v.userAgent,
+          components: v.components,
+          token: v.token,
+          timezone: v.timezone,
+          ip: ipFor(v),
+          user: mistyped ? `${v.user}${pick(m, ["x", "1", "_", "s"])}` : v.user,
+        });
+        slips++;
+      }
     }
     h.setClock(v.at);
     const f = fam(v.browser.family);
@@ -250,6 +281,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
             "ip_is_hosting",
             "is_new_provider",
             "is_new_timezone",
+            "is_new_language",
             "distance_from_trusted_km",
             "impossible_travel",
             "timezone_mismatch",
@@ -377,6 +409,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
     label,
     people: opts.people,
     visits,
+    slips,
     families: list,
     total,
     frictionPolicies,
@@ -394,7 +427,7 @@ const pct = (a: number, n: number) => (n === 0 ? "    –" : `${((100 * a) / n).
 /** The report's table, one line per browser family and a total; `ok` when every target holds. */
 export function formatIdentity(r: IdentityReport): { lines: string[]; ok: boolean } {
   const lines = [
-    `${r.label}: ${r.people} people, ${r.visits} visits`,
+    `${r.label}: ${r.people} people, ${r.visits} visits (and ${r.slips} logins first tried with a wrong password or a mistyped login)`,
     "family                    visits | drift: n  device  fingerprint | lost token: n  device | merges: device  fp(drift) | fp collisions | first sign-ups: n  challenged (own browser) | all visits challenged",
   ];
   let ok = true;
