@@ -470,6 +470,27 @@ describeStores("default rules on %s", (kind) => {
     }
     expect(slow).toEqual(["allow", "allow", "allow", "challenge"]);
 
+    // Mostly known accounts, one every 25 minutes, then accounts never met an hour apart: the second of those, where
+    // six or more never-seen browsers appeared that day, is challenged (no hour holds two unconfirmed accounts).
+    const mixed = `10.6.${++seq % 250}`;
+    const run: string[] = [];
+    for (let k = 0; k < 7; k++) {
+      const user = k < 5 ? (known[k] as string) : id("leaked");
+      const when = k < 6 ? k * 25 * MIN : 190 * MIN;
+      const ev = await at(start, when, () => client("login", { user, ip: `${mixed}.${20 + k}`, browser: browser() }));
+      run.push(ev.verdict);
+      if (k === 6) {
+        expect(ev.checks, JSON.stringify(ev.checks)).toMatchObject({
+          network_provisional_attempts: 1,
+          network_new_fingerprints: 1,
+          network_provisional_attempts_day: 2,
+          network_new_fingerprints_day: 7,
+        });
+        expect(ev.policy?.name).toBe("Verify logins that cycle through accounts");
+      }
+    }
+    expect(run).toEqual([...Array(6).fill("allow"), "challenge"]);
+
     // A household on its own /24 whose three people each try a first login on a new browser over the day, one of them
     // mistyped (never confirmed): let in.
     const home = `10.6.${++seq % 250}`;
@@ -545,23 +566,42 @@ describeStores("default rules on %s", (kind) => {
   });
 
   // A provider's pool spans many /24s: an anti-detect run through it never piles unconfirmed accounts on one network.
-  it("never-seen browsers through one VPN provider's addresses across /24s are challenged from the sixth within the hour, whatever the account", async () => {
+  it("never-seen browsers through one VPN provider's addresses across /24s: a known account is challenged from the sixth within the hour, one never met from the third", async () => {
     const start = Date.now() + 6 * 24 * 3600 * 1000;
+    const known = Array.from({ length: 6 }, () => id("known"));
+    for (const user of known) await own("signup", { user, ip: net(), browser: browser() });
     const verdicts: string[] = [];
-    for (let k = 0; k < 6; k++) {
+    for (const [k, user] of known.entries()) {
       const ip = `89.187.${161 + (k % 3)}.${10 + k}`;
-      const ev = await at(start, k * MIN, () => client("login", { user: id("leaked"), ip, browser: browser() }));
+      const ev = await at(start, k * MIN, () => client("login", { user, ip, browser: browser() }));
       expect(ev.checks, JSON.stringify(ev.checks)).toMatchObject({
         ip_is_vpn: true,
-        is_new_user: true,
+        is_new_user: false,
         provider_new_fingerprints: k + 1,
         network_new_fingerprints: Math.floor(k / 3) + 1,
       });
       verdicts.push(ev.verdict);
       if (k === 5) expect(ev.policy?.name).toBe("Verify logins that cycle through accounts");
     }
-    // Five first logins on new browsers through one VPN provider within the hour are what its subscribers do: let in.
+    // Five subscribers' logins on new browsers through one VPN provider within the hour: let in.
     expect(verdicts).toEqual(["allow", "allow", "allow", "allow", "allow", "challenge"]);
+
+    // A day later, accounts the service never met, through the same provider: the third never-seen browser within the
+    // hour is challenged (what the sign-up farm rule counts). Two subscribers' first logins are let in.
+    const leaked: string[] = [];
+    for (let k = 0; k < 3; k++) {
+      const ip = `89.187.${161 + (k % 3)}.${30 + k}`;
+      const ev = await at(start, 26 * 60 * MIN + k * MIN, () => client("login", { user: id("leaked"), ip, browser: browser() }));
+      expect(ev.checks, JSON.stringify(ev.checks)).toMatchObject({
+        is_new_user: true,
+        is_provisional_user: true,
+        provider_new_fingerprints: k + 1,
+        provider_new_fingerprints_day: k + 1,
+      });
+      leaked.push(ev.verdict);
+      if (k === 2) expect(ev.policy?.name).toBe("Verify logins that cycle through accounts");
+    }
+    expect(leaked).toEqual(["allow", "allow", "challenge"]);
   });
 
   it("sign-ups from never-seen browsers through one provider, paced under the hourly count, are challenged from the fifth of the day", async () => {

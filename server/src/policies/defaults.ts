@@ -61,7 +61,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-account-cycling", {
       name: "Verify logins that cycle through accounts",
       description:
-        "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing; or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network). Whatever the account: the code goes to its owner.",
+        "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network). Whatever the account: the code goes to its owner.",
       actions: ["login"],
       priority: 620,
       verdict: "challenge",
@@ -200,13 +200,43 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
             ],
           },
           // Unconfirmed accounts tried from never-seen browsers on one network over the day (three, and four new
-          // browsers): the same run, low and slow. An office's first day names accounts never met too, but each is
-          // confirmed at its login.
+          // browsers; or two where never-seen browsers keep appearing, six): the same run, low and slow, most of whose
+          // attempts name known accounts. An office's first day names accounts never met too, but each is confirmed
+          // at its login; a household's mistyped login leaves one, among its three or four new browsers.
           {
             all: [
               { check: "is_new_fingerprint", op: "eq", value: true },
-              { check: "network_provisional_attempts_day", op: "gte", value: 3 },
-              { check: "network_new_fingerprints_day", op: "gte", value: 4 },
+              {
+                any: [
+                  {
+                    all: [
+                      { check: "network_provisional_attempts_day", op: "gte", value: 3 },
+                      { check: "network_new_fingerprints_day", op: "gte", value: 4 },
+                    ],
+                  },
+                  {
+                    all: [
+                      { check: "network_provisional_attempts_day", op: "gte", value: 2 },
+                      { check: "network_new_fingerprints_day", op: "gte", value: 6 },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+          // An account the service never confirmed, from a never-seen browser through a cloud, VPN or proxy provider
+          // that presented three never-seen browsers within the hour, or five within the day: what the sign-up farm
+          // rule counts, for a login on a combo list through one provider.
+          {
+            all: [
+              { check: "is_new_fingerprint", op: "eq", value: true },
+              { check: "is_provisional_user", op: "eq", value: true },
+              {
+                any: [
+                  { check: "provider_new_fingerprints", op: "gte", value: 3 },
+                  { check: "provider_new_fingerprints_day", op: "gte", value: 5 },
+                ],
+              },
             ],
           },
         ],
