@@ -902,6 +902,20 @@ const TABLE: Row[] = [
     ],
   },
   {
+    check: "is_new_language",
+    set: { why: "a language no browser the user was let in from was set to", value: true, run: languageAfter("en-GB", "es-ES") },
+    unset: [
+      {
+        why: "the language of a browser the user was let in from, on another browser (tags are compared canonical)",
+        value: false,
+        run: languageAfter("en-GB", "EN-gb"),
+      },
+      { why: "en-US is not en-GB: the region counts", value: true, run: languageAfter("en-GB", "en-US") },
+      { why: "a value no browser reports is no language", value: null, run: languageAfter("en-GB", "<script>") },
+      { why: "no trusted evaluation with a language to compare with", value: null, run: languageAfter(undefined, "en-GB") },
+    ],
+  },
+  {
     check: "ip_new_fingerprints",
     set: {
       why: "a third never-seen browser from one IP within the hour",
@@ -1899,6 +1913,19 @@ function zoneAfter(first: string | undefined, then: string) {
     const user = h.id("u");
     if (first) await trustedLogin(h, user, h.ip(), h.browser(), { timezone: first });
     return h.client("visit", { user, ip: IP.vpn, timezone: then });
+  };
+}
+
+/**
+ * A user let in from a browser set to `first` (none: the browser reports no language), then a new browser set to `then`
+ * on another address (FingerprintJS's `languages` component is `[[navigator.language], navigator.languages]`).
+ */
+function languageAfter(first: string | undefined, then: string) {
+  const languages = (tag: string | undefined) => ({ languages: tag === undefined ? undefined : [[tag], [tag]] });
+  return async (h: Harness): Promise<Evaluation> => {
+    const user = h.id("u");
+    await trustedLogin(h, user, h.ip(), h.browser(undefined, languages(first)));
+    return h.client("visit", { user, ip: h.ip(), browser: h.browser(undefined, languages(then)) });
   };
 }
 

@@ -22,6 +22,13 @@ const WEST = { sanJose: "64.210.186.238", concord: "171.181.179.89", santaClara:
 // Residential addresses in England (one per case) and in Japan, each on a /24 of its own.
 const ENGLAND = { reading: "92.48.100.160", exeter: "151.170.129.115", clubmoor: "77.99.91.106", callington: "2.96.98.28" };
 const JAPAN = { chiyoda: "158.211.189.85", suginami: "27.139.248.176", chiyoda2: "133.160.143.22", chiyoda3: "219.165.171.34" };
+/** Homes in England and addresses in Osaka and Tokyo, for the first phone abroad (used by no other case). */
+const ABROAD = {
+  homes: ["2.126.2.136", "5.70.100.80", "31.49.19.59"],
+  osaka: "60.35.100.45",
+  osaka2: "60.56.110.66",
+  minato: "60.84.40.94",
+};
 // Exits of the shipped data: a VPN provider's (Datacamp), a cloud's (Amazon), Tor's.
 const VPN = "89.187.160.1";
 /** Another VPN provider's exit (M247, Milan), for a case whose sign-ups must not count with the others' on VPN. */
@@ -371,6 +378,42 @@ describeStores("default rules on %s", (kind) => {
     } finally {
       clock.mockRestore();
     }
+  });
+
+  // A phone takes the zone of the network it is on and keeps its owner's language: the owner's new phone abroad. A
+  // stranger's browser keeps the stranger's language; an anti-detect browser, a computer, takes the proxy country's
+  // zone and language, or is set to match the victim's.
+  it("a never-seen phone abroad set to the local zone and to the account's language is let in; another language, or a computer, is not", async () => {
+    const [owner, stranger, rig] = [id("trip"), id("trip"), id("trip")];
+    for (const [k, user] of [owner, stranger, rig].entries()) {
+      const signup = await own("signup", { user, ip: ABROAD.homes[k] as string, browser: browser(), timezone: "Europe/London" });
+      expect(signup.verdict, JSON.stringify(signup.checks)).toBe("allow");
+    }
+    const start = Date.now() + 2 * 24 * 3600 * 1000;
+    const owners = await at(start, 0, () => client("login", { user: owner, ip: ABROAD.osaka, browser: phone(), timezone: "Asia/Tokyo" }));
+    expect(owners.checks, JSON.stringify(owners.checks)).toMatchObject({
+      device_type: "mobile",
+      is_new_fingerprint: true,
+      is_new_country: true,
+      is_new_timezone: true,
+      timezone_in_ip_country: true,
+      is_new_language: false,
+    });
+    expect(owners.verdict).toBe("allow");
+
+    const japanese = { ...phone(), components: iphoneComponents({ languages: [["ja-JP"], ["ja-JP", "ja"]] }) };
+    const strangers = await at(start, MIN, () =>
+      client("login", { user: stranger, ip: ABROAD.osaka2, browser: japanese, timezone: "Asia/Tokyo" }),
+    );
+    expect(strangers.checks, JSON.stringify(strangers.checks)).toMatchObject({ device_type: "mobile", is_new_language: true });
+    expect(strangers.verdict).toBe("challenge");
+    expect(strangers.policy?.name).toBe("Verify unfamiliar logins");
+
+    const computer = await at(start, 2 * MIN, () =>
+      client("login", { user: rig, ip: ABROAD.minato, browser: browser(), timezone: "Asia/Tokyo" }),
+    );
+    expect(computer.checks, JSON.stringify(computer.checks)).toMatchObject({ device_type: "computer", is_new_language: false });
+    expect(computer.verdict).toBe("challenge");
   });
 
   // An account only ever let in through a VPN or a datacenter has no place to compare with (is_new_country is null):

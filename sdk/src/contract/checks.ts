@@ -57,6 +57,11 @@ export const CHECKS = {
    * evaluation yet, and for a browser naming no place (none, UTC or an Etc/ offset, as privacy browsers report).
    */
   is_new_timezone: "boolean",
+  /**
+   * The browser is set to a language (navigator.language) that no browser the user was let in from was set to; null
+   * for a user with no such evaluation yet, and for a browser that reports none. A phone abroad keeps its owner's.
+   */
+  is_new_language: "boolean",
   /** Never-seen identifying fingerprints first presented from this IP in the last hour, this one included. */
   ip_new_fingerprints: "number",
   /** The same from this IP's /24 (IPv4) or /48 (IPv6). */

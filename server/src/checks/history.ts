@@ -72,6 +72,11 @@ export interface History {
    */
   zoneFamiliar: boolean | null;
   /**
+   * Whether the user's trusted evaluations include a browser set to this language (navigator.language); null without
+   * a user, a language, or any trusted evaluation with one.
+   */
+  languageFamiliar: boolean | null;
+  /**
    * Where the browser was within WINDOWS.browserPlaces, newest first, whoever it named: its identifying, non-popular
    * fingerprint's latest evaluations, and the last address of each device of its visitor token and of this device.
    */
@@ -143,7 +148,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
         keys: { deviceKey: deviceKey(token, device), fingerprintId: fp, ip: input.ip, network: networkOf(input.ip) },
         since: { hour: at - WINDOWS.provisionalAttempts.hour, day: at - WINDOWS.provisionalAttempts.day },
       },
-      signals.timezone.zone,
+      { zone: signals.timezone.zone, language: signals.language },
     ),
     input.ip ? h.ipUsers(env, input.ip, at - WINDOWS.ipUsers) : none,
     userId ? h.userDevices(env, userId) : none,
@@ -204,6 +209,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
     countryFamiliar: countries?.any ? countries.seen : null,
     providerFamiliar: provider,
     zoneFamiliar: scalars.zone,
+    languageFamiliar: scalars.language,
     browserPlaces: input.ip ? placesOfBrowser(identity, fingerprintPlaces, at - WINDOWS.browserPlaces) : [],
   };
 }

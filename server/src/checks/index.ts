@@ -294,6 +294,9 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   // privacy browsers and Tor report for everyone). A VPN moves the exit, not the zone of the computer behind it; a
   // stranger with the account's password is set to their own zone, or their proxy's.
   is_new_timezone: (c) => (c.history.zoneFamiliar === null ? null : !c.history.zoneFamiliar),
+  // A language no browser the user was let in from was set to (navigator.language, canonical): null without a user, a
+  // language, or a trusted evaluation with one (migration 24). A phone abroad keeps its owner's language.
+  is_new_language: (c) => (c.history.languageFamiliar === null ? null : !c.history.languageFamiliar),
   // Fingerprint churn: never-seen identifying fingerprints first presented from this IP, its /24 (/48), or its cloud,
   // VPN or proxy provider's ASN in the last hour, this one included. An anti-detect browser draws a new canvas, GPU,
   // audio and fonts on every attempt; honest browsers are new once.

@@ -29,6 +29,8 @@ export interface Decision {
   network?: { prefix: string; asn?: number };
   /** The browser's time zone when it names a place, recorded so that the user's later evaluations know it (is_new_timezone). */
   zone?: string;
+  /** The browser's language, recorded so that the user's later evaluations know it (is_new_language). */
+  language?: string;
   /** The user signed in on this device (device_confirmations): what it lets the user do now is theirs (migration 23). */
   signedIn?: boolean;
 }
@@ -48,6 +50,7 @@ export async function decide(repos: Repos, input: EvaluationInput, identity: Ide
   if (signals.content) decision.contentHash = signals.content.hash;
   if (signals.network) decision.network = signals.network;
   if (signals.timezone.zone) decision.zone = signals.timezone.zone;
+  if (signals.language) decision.language = signals.language;
   if (history.browser.device) decision.signedIn = true;
   const g = signals.geolocation;
   if (g) {

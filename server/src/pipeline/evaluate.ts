@@ -142,6 +142,7 @@ export class Pipeline {
         somewhere: security && !exit ? 1 : 0,
         provider_asn: exit ? (geo?.asn ?? null) : null,
         timezone: decision.zone ?? null,
+        language: decision.language ?? null,
         geolocation: geo ? JSON.stringify(geo) : null,
         policy: decision.policy ? JSON.stringify(decision.policy) : null,
         risks: storeRisks(decision.risks),

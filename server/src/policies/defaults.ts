@@ -335,7 +335,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-ato", {
       name: "Verify unfamiliar logins",
       description:
-        "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with), or in its country with a clock hours away set to a time zone it was never let in with (near its places a named zone, not UTC), or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
+        "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with, or a phone or tablet set to a zone of that country and to a language it was let in with), or in its country with a clock hours away set to a time zone it was never let in with (near its places a named zone, not UTC), or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
       actions: ["login"],
       priority: 600,
       verdict: "challenge",
@@ -355,17 +355,31 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                   { check: "is_new_network", op: "eq", value: true },
                   {
                     any: [
-                      // Another country, unless the browser is set to a zone of this country that the account was
-                      // let in with before: the owner's phone, which took the zone on arriving (let in while roaming
-                      // on its home carrier, or the day before) and whose storage was cleared since. A stranger's
-                      // browser set to the proxy's zone, or to the victim's home zone, is still new here.
+                      // Another country, unless the browser is set to a zone of this country and either that zone
+                      // is one the account was let in with before (the owner's phone, which took the zone on arriving,
+                      // let in while roaming on its home carrier or the day before, and whose storage was cleared
+                      // since) or, on a phone or tablet, its language is (the owner's new phone abroad: it takes the
+                      // local zone from the network and keeps its owner's language). A stranger's browser keeps the
+                      // stranger's language, an anti-detect browser takes the proxy country's with its zone (and is
+                      // a computer, as the rigs of stuffing tools are), and a browser set to the victim's home zone is
+                      // not in this country.
                       {
                         all: [
                           { check: "is_new_country", op: "eq", value: true },
                           {
                             any: [
-                              { check: "is_new_timezone", op: "ne", value: false },
                               { check: "timezone_in_ip_country", op: "ne", value: true },
+                              {
+                                all: [
+                                  { check: "is_new_timezone", op: "ne", value: false },
+                                  {
+                                    any: [
+                                      { check: "is_new_language", op: "ne", value: false },
+                                      { check: "device_type", op: "not_in", value: ["mobile", "tablet"] },
+                                    ],
+                                  },
+                                ],
+                              },
                             ],
                           },
                         ],

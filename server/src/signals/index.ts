@@ -9,6 +9,7 @@ import { email } from "./email.js";
 import { forwarding } from "./forwarding.js";
 import { geolocation } from "./geolocation.js";
 import { hardware } from "./hardware.js";
+import { language } from "./language.js";
 import { network } from "./network.js";
 import { renderer } from "./renderer.js";
 import { timezone } from "./timezone.js";
@@ -32,6 +33,7 @@ export function collectSignals(ctx: SignalContext): SignalSet {
     automation: automation(ctx),
     email: email(ctx),
     timezone: timezone(ctx, geo),
+    language: language(ctx),
     forwarding: forwarding(ctx),
     network: network(ctx, geo),
     content: contentSignal(ctx),

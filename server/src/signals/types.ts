@@ -29,6 +29,8 @@ export interface SignalSet {
    * country's zones (undefined when the zone or the country is unknown).
    */
   timezone: { browser?: string; zone?: string; local?: boolean; offsetHours?: number; mismatch: boolean };
+  /** navigator.language, canonical (language.ts), for `is_new_language`; undefined when none or not a language tag. */
+  language?: string;
   forwarding: { proxied: boolean };
   /** The IP's /24 or /48, and its ASN when the network belongs to its users (see network.ts). */
   network?: { prefix: string; asn?: number };

@@ -147,7 +147,7 @@ interface ScalarParams extends AttemptParams {
   uExpires: number;
   iExpires: number;
   fExpires: number;
-  /** Familiarity: the user's internal id, this IP, its network and ASN (-1: none), the browser's time zone. */
+  /** Familiarity: the user's internal id, this IP, its network and ASN (-1: none), the browser's time zone and language. */
   knownUser: string;
   /** The browser's device (a stored one), asked whether the user signed in on it. */
   device: string;
@@ -155,6 +155,7 @@ interface ScalarParams extends AttemptParams {
   network: string;
   asn: number;
   zone: string;
+  language: string;
 }
 
 interface ScalarsShape {
@@ -163,6 +164,7 @@ interface ScalarsShape {
   fp: boolean;
   familiar: boolean;
   zone: boolean;
+  language: boolean;
   /** Whether the user signed in on this browser: its fingerprint in trusted evaluations, its device confirmed. */
   browser: boolean;
   attempts: boolean[];
@@ -172,7 +174,7 @@ interface ScalarsShape {
  * The history the checks read as numbers, in one statement of scalar subqueries (one compiled query per store kind
  * and combination of keys): the velocity counts of each key (user, IP, fingerprint), whether the user's trusted
  * evaluations include this IP and network, whether they include this time zone and any zone at all (migration 22),
- * and the login attempts by browser, fingerprint, IP and network.
+ * this language and any language at all (migration 24), and the login attempts by browser, fingerprint, IP and network.
  *
  * Velocity: `rows` counts the stored evaluations in the window (the embedded store: one writer, so an evaluation is
  * stored before the next one reads); `buckets` (PostgreSQL) first counts this evaluation on each key's current bucket
@@ -283,6 +285,12 @@ function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
               eb.exists(trustedOwn().where("timezone", "is not", null)).as("any_zone"),
             ]
           : []),
+        ...(has.language
+          ? [
+              eb.exists(trustedOwn().where("language", "=", p.language)).as("seen_language"),
+              eb.exists(trustedOwn().where("language", "is not", null)).as("any_language"),
+            ]
+          : []),
         ...attemptCounts(eb as never, p, has.attempts),
       ];
     }) as unknown as Compilable<Record<string, unknown>>;
@@ -303,6 +311,8 @@ export interface HistoryScalars {
   browser: { seen: boolean; device: boolean };
   /** Whether they include a browser set to this time zone; null when not asked, or none of them has a zone. */
   zone: boolean | null;
+  /** Whether they include a browser set to this language; null when not asked, or none of them has a language. */
+  language: boolean | null;
   attempts: AttemptCounts;
 }
 
@@ -374,8 +384,8 @@ export class HistoryRepo extends Repository {
     at: number,
     familiar: { userId: string; ip: string; network: string; asn?: number } | undefined,
     attempts: { keys: AttemptKeys; since: { hour: number; day: number } },
-    /** The browser's time zone, asked of the user's trusted evaluations (with `keys.userId`). */
-    zone?: string,
+    /** The browser's time zone and language, asked of the user's trusted evaluations (with `keys.userId`). */
+    settings: { zone?: string | undefined; language?: string | undefined } = {},
   ): Promise<HistoryScalars> {
     const { userId, externalUser, ip, fingerprintId, deviceId } = keys;
     const env = environmentId;
@@ -385,9 +395,17 @@ export class HistoryRepo extends Repository {
     const f = buckets && fingerprintId ? velocityKey("f", env, fingerprintId, at, at - since.fingerprint) : undefined;
     const velocity = buckets ? { user: !!u, ip: !!i, fp: !!f } : { user: !!userId, ip: !!ip, fp: !!fingerprintId };
     const present = attemptKeysPresent(attempts.keys);
-    const has: ScalarsShape = { ...velocity, familiar: !!familiar, zone: !!userId && !!zone, browser: !!userId, attempts: present };
+    const { zone, language } = settings;
+    const has: ScalarsShape = {
+      ...velocity,
+      familiar: !!familiar,
+      zone: !!userId && !!zone,
+      language: !!userId && !!language,
+      browser: !!userId,
+      attempts: present,
+    };
 
-    const shape = `${buckets ? "b" : "r"}${has.user ? "u" : ""}${has.ip ? "i" : ""}${has.fp ? "f" : ""}${has.familiar ? "s" : ""}${has.zone ? "z" : ""}${has.browser ? "w" : ""}:${present.map((x) => (x ? 1 : 0)).join("")}`;
+    const shape = `${buckets ? "b" : "r"}${has.user ? "u" : ""}${has.ip ? "i" : ""}${has.fp ? "f" : ""}${has.familiar ? "s" : ""}${has.zone ? "z" : ""}${has.language ? "l" : ""}${has.browser ? "w" : ""}:${present.map((x) => (x ? 1 : 0)).join("")}`;
     let query = scalarsByShape.get(shape);
     if (!query) {
       query = scalarsQuery(buckets ? "buckets" : "rows", has);
@@ -420,6 +438,7 @@ export class HistoryRepo extends Repository {
       // No ASN to compare: -1 matches none (ASNs are positive).
       asn: familiar?.asn ?? -1,
       zone: zone ?? "",
+      language: language ?? "",
       ...attemptParams(attempts.keys, attempts.since, userId),
     });
     if (!row) throw new Error("The history query answered no row");
@@ -434,6 +453,7 @@ export class HistoryRepo extends Repository {
       familiar: { ip: yes(r.seen_ip), network: yes(r.seen_network) },
       browser: { seen: yes(r.seen_browser), device: yes(r.signed_in_here) },
       zone: has.zone && yes(r.any_zone) ? yes(r.seen_zone) : null,
+      language: has.language && yes(r.any_language) ? yes(r.seen_language) : null,
       attempts: attemptCountsOf(r),
     };
   }

@@ -15,6 +15,7 @@ import * as m20 from "./20-jobs.js";
 import * as m21 from "./21-evaluation-exits.js";
 import * as m22 from "./22-evaluation-zone.js";
 import * as m23 from "./23-evaluation-confirmed.js";
+import * as m24 from "./24-evaluation-language.js";
 import * as m001 from "./001-core.js";
 import * as m002 from "./002-risk.js";
 import * as m003 from "./003-challenges.js";
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   "21-evaluation-exits": m21,
   "22-evaluation-zone": m22,
   "23-evaluation-confirmed": m23,
+  "24-evaluation-language": m24,
 };
 
 /** Every migration this version knows: a store lacking one is not ready (store/readiness.ts). */

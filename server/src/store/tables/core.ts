@@ -128,6 +128,8 @@ export interface EvaluationsTable {
   provider_asn: number | null;
   /** The browser's time zone, the canonical IANA name of a place (not UTC nor an Etc/ offset), else null; migration 22. */
   timezone: string | null;
+  /** The browser's language, a canonical BCP 47 tag (navigator.language), else null; migration 24. */
+  language: string | null;
   /** JSON blobs of the embedded objects, as answered on the wire. */
   geolocation: string | null;
   policy: string | null;
