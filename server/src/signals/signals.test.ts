@@ -7,6 +7,7 @@ import { automation } from "./automation.js";
 import { analyseContent, normaliseText } from "./content.js";
 import { checkEmail } from "./email.js";
 import { forwarding } from "./forwarding.js";
+import { language } from "./language.js";
 import { network } from "./network.js";
 import { placeZone, timezone, utcOffsetHours, zonesOfCountry } from "./timezone.js";
 import type { SignalContext } from "./types.js";
@@ -80,6 +81,27 @@ describe("time zone against the IP's longitude", () => {
   it("falls back on the components' time zone when the SDK sends none", () => {
     const c = ctx({ signals: { components: { timezone: { value: "America/New_York" } } } });
     expect(timezone(c, at({ longitude: 139.76 }))).toMatchObject({ browser: "America/New_York", mismatch: true });
+  });
+});
+
+describe("language", () => {
+  const of = (value: unknown) => language(ctx({ signals: { components: { languages: { value } } } } as Partial<EvaluationInput>));
+
+  it("is navigator.language, the first entry of FingerprintJS's component, canonical", () => {
+    expect(of([["en-GB"], ["en-GB", "en"]])).toBe("en-GB");
+    expect(of([["EN-gb"]])).toBe("en-GB");
+    expect(of([["zh-hant-tw"], ["zh-Hant-TW", "zh"]])).toBe("zh-Hant-TW");
+    expect(of([["fr"]])).toBe("fr");
+  });
+
+  it("is nothing for what no browser reports: no component, another shape, not a tag, an overlong one", () => {
+    expect(language(ctx({}))).toBeUndefined();
+    expect(of("en-GB")).toBeUndefined();
+    expect(of([[]])).toBeUndefined();
+    expect(of([[42]])).toBeUndefined();
+    expect(of([["<script>"]])).toBeUndefined();
+    expect(of([["en-GB-oxendict-x-private-use-subtags"]])).toBeUndefined();
+    expect(of([[`en-${"a".repeat(200)}`]])).toBeUndefined();
   });
 });
 
