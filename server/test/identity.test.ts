@@ -159,6 +159,19 @@ describeStores("device identity on %s", (kind) => {
     expect(counts).toEqual([1, 2, 3, 4]);
   });
 
+  it("a mistyped login between two drifts of one browser keeps its fingerprint: the token's devices are one browser", async () => {
+    const [user, tok] = [id("u"), token()];
+    const first = await evaluate("login", { user, components: fakeComponents("slip"), token: tok });
+    await consume(first);
+    // A wrong login id first (an account never met: a device of its own on this token), then the right one.
+    await evaluate("login", { user: `${user}x`, components: fakeComponents("slip"), token: tok });
+    const drifted = fakeComponents("slip", { screenResolution: [2560, 1440] });
+    await evaluate("login", { user: `${user}x`, components: drifted, token: tok });
+    const back = await evaluate("login", { user, components: drifted, token: tok });
+    expect(back.device).toBe(first.device);
+    expect(back.fingerprint?.id).toBe(first.fingerprint?.id);
+  });
+
   it("email-only sign-ups find one account by normalised email (Gmail dots and +tags), counted on the browser", async () => {
     const comps = fakeComponents("email-only");
     const tok = token();

@@ -131,9 +131,20 @@ async function fingerprintOf(
  * Whether a fingerprint belongs to this browser alone: no device of another visitor token that is live (seen within
  * LIVE_TOKEN_MS) has it as its fingerprint. Only then may a drift match move it (SPEC.md 13).
  */
-async function ownedAlone(repos: Repos, envId: string, fingerprintId: string, deviceId: string, at: number): Promise<boolean> {
+async function ownedAlone(
+  repos: Repos,
+  envId: string,
+  fingerprintId: string,
+  deviceId: string,
+  token: string | undefined,
+  at: number,
+): Promise<boolean> {
   const rows = await repos.devices.byFingerprint(envId, fingerprintId, FINGERPRINT_DEVICES);
-  return rows.every((d) => d.id === deviceId || d.last_seen_at == null || at - Number(d.last_seen_at) > LIVE_TOKEN_MS);
+  // The token's other devices (one per account it named: a mistyped login) are the same browser's.
+  return rows.every(
+    (d) =>
+      d.id === deviceId || (!!token && d.visitor_token === token) || d.last_seen_at == null || at - Number(d.last_seen_at) > LIVE_TOKEN_MS,
+  );
 }
 
 export async function resolveIdentity(repos: Repos, input: EvaluationInput): Promise<Identity> {
@@ -192,7 +203,7 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     if (own && own.row.exact_hash === hash) id.fingerprint = known(own.row, 1);
     else if (own && tokenDevice) {
       const s = similarity(normalised, own.parsed);
-      if (s >= TOKEN_MATCH && (await ownedAlone(repos, envId, own.row.id, tokenDevice.id, input.at))) {
+      if (s >= TOKEN_MATCH && (await ownedAlone(repos, envId, own.row.id, tokenDevice.id, token, input.at))) {
         id.fingerprint = { ...known(own.row, Math.round(s * 1000) / 1000), drift: { exact_hash: hash, coarse_key: coarse, components } };
       }
     }
