@@ -608,6 +608,25 @@ describeStores("default rules on %s", (kind) => {
     expect(partner.checks?.browser_impossible_travel).toBe(false);
   });
 
+  // The same run from a profile whose storage is cleared before every attempt (a fresh visitor token each time): only
+  // its fingerprint follows it, and trying accounts nobody confirmed does not make that fingerprint popular.
+  it("a browser profile whose storage is cleared before each attempt is followed from country to country, whatever accounts it names", async () => {
+    const start = Date.now() + 8 * 24 * 3600 * 1000;
+    const comps = fakeComponents(id("cleared"));
+    const victim = id("victim");
+    await own("signup", { user: victim, ip: net(), browser: browser() });
+    const places = [ROTATING.madrid, ROTATING.saoPaulo, ROTATING.southAustralia, ROTATING.tokyo, ROTATING.madrid];
+    const verdicts: string[] = [];
+    for (const [k, ip] of places.entries()) {
+      const user = k === 2 ? victim : id("leaked");
+      const b = { components: comps, token: `tok-${id("cleared")}-xxxxxxxx`, ua: BROWSER_UA };
+      const ev = await at(start, k * 2 * 60 * MIN, () => client("login", { user, ip, browser: b }));
+      if (k > 0) expect(ev.checks?.browser_impossible_travel, `attempt ${k + 1}: ${JSON.stringify(ev.checks)}`).toBe(true);
+      verdicts.push(ev.verdict);
+    }
+    expect(verdicts).toEqual(["allow", "challenge", "challenge", "challenge", "challenge"]);
+  });
+
   // A provider's pool spans many /24s: an anti-detect run through it never piles unconfirmed accounts on one network.
   it("never-seen browsers through one VPN provider's addresses across /24s: a known account is challenged from the sixth within the hour, one never met from the third", async () => {
     const start = Date.now() + 6 * 24 * 3600 * 1000;

@@ -159,6 +159,29 @@ describeStores("device identity on %s", (kind) => {
     expect(counts).toEqual([1, 2, 3, 4]);
   });
 
+  // The client id is public: what makes a fingerprint popular must be people someone vouched for, or a browser would
+  // make its own popular by naming accounts, and stop being followed (browser_impossible_travel, the counts per
+  // fingerprint).
+  it("a browser naming accounts nobody confirmed from five networks, its storage cleared each time, does not make its fingerprint popular", async () => {
+    const comps = fakeComponents("combo-list");
+    const known = id("u");
+    await consume(await evaluate("signup", { user: known, components: fakeComponents("victim-own"), token: token(), ip: "10.81.0.1" }));
+    let fp = "";
+    for (const [n, user] of [id("leaked"), known, id("leaked"), id("leaked"), known].entries()) {
+      const ev = await evaluate("login", { user, components: comps, ...(n % 2 ? {} : { token: token() }), ip: `10.81.${n + 1}.1` });
+      fp ||= ev.fingerprint?.id as string;
+      expect(ev.fingerprint?.id).toBe(fp);
+    }
+    expect((await fingerprintRow(fp))?.popular).toBe(0);
+    // Three people who signed in on it, on two networks: the next browser to present it finds it popular.
+    for (const ip of ["10.82.1.1", "10.82.2.1", "10.82.2.2"]) {
+      await consume(await evaluate("login", { user: id("u"), components: comps, token: token(), ip }));
+      expect((await fingerprintRow(fp))?.popular).toBe(0);
+    }
+    await evaluate("visit", { components: comps, token: token(), ip: "10.82.3.1" });
+    expect((await fingerprintRow(fp))?.popular).toBe(1);
+  });
+
   it("a mistyped login between two drifts of one browser keeps its fingerprint: the token's devices are one browser", async () => {
     const [user, tok] = [id("u"), token()];
     const first = await evaluate("login", { user, components: fakeComponents("slip"), token: tok });

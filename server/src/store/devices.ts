@@ -132,6 +132,69 @@ export class DevicesRepo extends Repository {
     return (owner && rows.find((r) => r.user_id === owner)) || rows[0];
   }
 
+  /**
+   * The people someone vouched for behind these devices, by device id: an account (not a provisional user) that signed
+   * in on the device (device_confirmations), or that has signed in on no device at all yet (a sign-up whose backend has
+   * not confirmed it); or, for a device of no account, its visitor token, when the browser never named an account
+   * there (anonymous visits). An account's device that a stranger's login attached but nobody confirmed, and the device
+   * of a login that was not let in, vouch for no one.
+   */
+  async vouchedOwners(environmentId: string, rows: DeviceRow[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const owned = rows.filter((r) => r.user_id !== null).map((r) => r.id);
+    const anonymous = rows.filter((r) => r.user_id === null && r.visitor_token !== null);
+    if (owned.length) {
+      const accounts = await this.db
+        .selectFrom("devices as d")
+        .innerJoin("users as u", (j) => j.onRef("u.environment_id", "=", "d.environment_id").onRef("u.id", "=", "d.user_id"))
+        .select(["d.id", "d.user_id"])
+        .where("d.environment_id", "=", environmentId)
+        .where("d.id", "in", owned)
+        .where("u.provisional", "=", 0)
+        .where((eb) =>
+          eb.or([
+            eb.exists(
+              eb
+                .selectFrom("device_confirmations as c")
+                .select("c.device_id")
+                .whereRef("c.environment_id", "=", "d.environment_id")
+                .whereRef("c.device_id", "=", "d.id")
+                .whereRef("c.user_id", "=", "d.user_id"),
+            ),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom("device_confirmations as a")
+                  .select("a.device_id")
+                  .whereRef("a.environment_id", "=", "d.environment_id")
+                  .whereRef("a.user_id", "=", "d.user_id"),
+              ),
+            ),
+          ]),
+        )
+        .execute();
+      for (const r of accounts) if (r.user_id) out.set(r.id, r.user_id);
+    }
+    if (anonymous.length) {
+      // Read on evaluations_env_device_id_time: the device's evaluations that named an account.
+      const named = await this.db
+        .selectFrom("evaluations")
+        .select("device_id")
+        .distinct()
+        .where("environment_id", "=", environmentId)
+        .where(
+          "device_id",
+          "in",
+          anonymous.map((r) => r.id),
+        )
+        .where("user_id", "is not", null)
+        .execute();
+      const namedSome = new Set(named.map((r) => r.device_id));
+      for (const r of anonymous) if (!namedSome.has(r.id)) out.set(r.id, `token:${r.visitor_token}`);
+    }
+    return out;
+  }
+
   /** The devices whose current fingerprint is this one, most recently seen first (at most `limit`), whoever owns them. */
   async byFingerprint(environmentId: string, fingerprintId: string, limit: number): Promise<DeviceRow[]> {
     return byFingerprint.rows(this.db, { env: environmentId, fp: fingerprintId }, limit);
