@@ -6,6 +6,7 @@ import type { Dialect } from "./db.js";
 import { insertRow, newestFirst, type Prepared, prepared, updateRow } from "./prepared.js";
 import type { DevicesTable } from "./tables/core.js";
 import { Repository, type Transactions } from "./transactions.js";
+import { userSignedInOnDevice } from "./user-lists.js";
 
 export type DeviceRow = Selectable<DevicesTable>;
 
@@ -145,29 +146,23 @@ export class DevicesRepo extends Repository {
     const anonymous = rows.filter((r) => r.user_id === null && r.visitor_token !== null);
     if (owned.length) {
       const accounts = await this.db
-        .selectFrom("devices as d")
-        .innerJoin("users as u", (j) => j.onRef("u.environment_id", "=", "d.environment_id").onRef("u.id", "=", "d.user_id"))
-        .select(["d.id", "d.user_id"])
-        .where("d.environment_id", "=", environmentId)
-        .where("d.id", "in", owned)
-        .where("u.provisional", "=", 0)
+        .selectFrom("devices")
+        .innerJoin("users", (j) => j.onRef("users.environment_id", "=", "devices.environment_id").onRef("users.id", "=", "devices.user_id"))
+        .select(["devices.id", "devices.user_id"])
+        .where("devices.environment_id", "=", environmentId)
+        .where("devices.id", "in", owned)
+        .where("users.provisional", "=", 0)
         .where((eb) =>
           eb.or([
-            eb.exists(
-              eb
-                .selectFrom("device_confirmations as c")
-                .select("c.device_id")
-                .whereRef("c.environment_id", "=", "d.environment_id")
-                .whereRef("c.device_id", "=", "d.id")
-                .whereRef("c.user_id", "=", "d.user_id"),
-            ),
+            userSignedInOnDevice(eb),
+            // Signed in on no device yet: a sign-up its backend has not confirmed.
             eb.not(
               eb.exists(
                 eb
-                  .selectFrom("device_confirmations as a")
-                  .select("a.device_id")
-                  .whereRef("a.environment_id", "=", "d.environment_id")
-                  .whereRef("a.user_id", "=", "d.user_id"),
+                  .selectFrom("device_confirmations")
+                  .select("device_confirmations.device_id")
+                  .whereRef("device_confirmations.environment_id", "=", "devices.environment_id")
+                  .whereRef("device_confirmations.user_id", "=", "devices.user_id"),
               ),
             ),
           ]),

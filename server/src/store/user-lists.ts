@@ -8,7 +8,7 @@
 // alone is sent as its own statement, as before. On the embedded store every read is a call on the one connection,
 // not a round trip, and the plain indexed reads cost less than the joined statement (the four lists of the bench's
 // traffic: 63–67 µs of CPU per evaluation read plainly, 71–75 µs joined, interleaved runs): they run as they are asked.
-import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from "kysely";
 import type { Dialect } from "./db.js";
 import { type Prepared, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
@@ -67,33 +67,31 @@ const ipUsersQuery: Build = (db, p) =>
     .where("user_id", "is not", null)
     .limit(p.ipCap) as unknown as Any;
 
-/** A device's columns the checks read, and whether its user signed in on it (one primary-key probe). */
-const deviceColumns = (db: Kysely<Database>) =>
-  db.selectFrom("devices").select((eb) => [
-    "id",
-    "type",
-    "status",
-    "fingerprint_id",
-    "last_seen_at",
-    "last_ip",
-    "created_at",
+/** Whether the `devices` row's user signed in on it (device_confirmations: one primary-key probe). */
+export const userSignedInOnDevice = (eb: ExpressionBuilder<Database, "devices">) =>
+  eb.exists(
     eb
-      .case()
-      .when(
-        eb.exists(
-          eb
-            .selectFrom("device_confirmations")
-            .select("device_confirmations.device_id")
-            .whereRef("device_confirmations.environment_id", "=", "devices.environment_id")
-            .whereRef("device_confirmations.device_id", "=", "devices.id")
-            .whereRef("device_confirmations.user_id", "=", "devices.user_id"),
-        ),
-      )
-      .then(1)
-      .else(0)
-      .end()
-      .as("confirmed"),
-  ]);
+      .selectFrom("device_confirmations")
+      .select("device_confirmations.device_id")
+      .whereRef("device_confirmations.environment_id", "=", "devices.environment_id")
+      .whereRef("device_confirmations.device_id", "=", "devices.id")
+      .whereRef("device_confirmations.user_id", "=", "devices.user_id"),
+  );
+
+/** A device's columns the checks read, and whether its user signed in on it. */
+const deviceColumns = (db: Kysely<Database>) =>
+  db
+    .selectFrom("devices")
+    .select((eb) => [
+      "id",
+      "type",
+      "status",
+      "fingerprint_id",
+      "last_seen_at",
+      "last_ip",
+      "created_at",
+      eb.case().when(userSignedInOnDevice(eb)).then(1).else(0).end().as("confirmed"),
+    ]);
 /** The user's devices, unordered, one more than the cap (store/prepared.ts, newestFirst: SQLite sorts through a b-tree). */
 const devicesQuery: Build = (db, p) =>
   deviceColumns(db).where("environment_id", "=", p.env).where("user_id", "=", p.user).limit(p.devLimit) as unknown as Any;
