@@ -4,7 +4,7 @@
 // no accounts; email-only sign-ups find their account by normalised email; users first seen on a login are
 // provisional until the backend confirms them, and pruned after a day. Each rule with what an attacker would try.
 import { Evaluation } from "@tessera/sdk/contract";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { describeStores, fakeComponents, IPHONE_UA, iphoneComponents, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
 
@@ -173,12 +173,34 @@ describeStores("device identity on %s", (kind) => {
       expect(ev.fingerprint?.id).toBe(fp);
     }
     expect((await fingerprintRow(fp))?.popular).toBe(0);
+    // Nor do pages it opens naming no one, with a fresh token each time from three more networks: a token made for the
+    // occasion is no person (an anonymous browser counts once it was kept for half a day).
+    for (const n of [6, 7, 8]) await evaluate("visit", { components: comps, token: token(), ip: `10.81.${n}.1` });
+    expect((await fingerprintRow(fp))?.popular).toBe(0);
     // Three people who signed in on it, on two networks: the next browser to present it finds it popular.
     for (const ip of ["10.82.1.1", "10.82.2.1", "10.82.2.2"]) {
       await consume(await evaluate("login", { user: id("u"), components: comps, token: token(), ip }));
       expect((await fingerprintRow(fp))?.popular).toBe(0);
     }
-    await evaluate("visit", { components: comps, token: token(), ip: "10.82.3.1" });
+    await evaluate("login", { user: id("u"), components: comps, token: token(), ip: "10.82.3.1" });
+    expect((await fingerprintRow(fp))?.popular).toBe(1);
+  });
+
+  it("anonymous visitors' browsers count as people for popularity once they have kept their token for half a day", async () => {
+    const comps = fakeComponents("kiosk-image");
+    const visitors = [1, 2, 3].map((n) => ({ token: token(), ip: `10.83.${n}.1` }));
+    let fp = "";
+    for (const v of visitors) fp = (await evaluate("visit", { components: comps, ...v })).fingerprint?.id as string;
+    await evaluate("visit", { components: comps, token: token(), ip: "10.83.4.1" });
+    expect((await fingerprintRow(fp))?.popular).toBe(0);
+    const later = Date.now() + 13 * 3600 * 1000;
+    const clock = vi.spyOn(Date, "now").mockImplementation(() => later);
+    try {
+      for (const v of visitors) await evaluate("visit", { components: comps, ...v });
+      await evaluate("visit", { components: comps, token: token(), ip: "10.83.5.1" });
+    } finally {
+      clock.mockRestore();
+    }
     expect((await fingerprintRow(fp))?.popular).toBe(1);
   });
 

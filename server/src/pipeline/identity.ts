@@ -255,10 +255,10 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   const dev = id.device;
   // A device taking up a shared fingerprint for the first time may make it popular, before this request is decided.
   if (fp && !fp.isNew && fp.identifying && !fp.popular && dev && (dev.isNew || dev.row.fingerprint_id !== fp.row.id)) {
-    // This request's person, when someone vouches for it already: an account it creates (a sign-up), or an anonymous
-    // browser's token. A login is vouched for once the backend confirms it, which is after this.
+    // This request's person, when someone vouches for it already: an account it creates (a sign-up). A login is vouched
+    // for once the backend confirms it, an anonymous browser once it has kept its token (both after this request).
     const creates = id.userIsNew && input.action !== "login" && (!!input.user || !!input.email);
-    const self = creates ? `new:${input.user ?? input.email}` : !input.user && !input.email && token ? `token:${token}` : undefined;
+    const self = creates ? `new:${input.user ?? input.email}` : undefined;
     if (await becomesPopular(repos, envId, fp.row.id, self, networkOf(input.ip))) {
       fp.popular = true;
       fp.becamePopular = true;
@@ -271,8 +271,8 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
  * A fingerprint is popular once devices of at least POPULAR_OWNERS people on at least POPULAR_NETWORKS networks present
  * it: the same configuration in unrelated homes, not one person's browser. One person with several accounts on one
  * network (multi-accounting) never makes it popular. A person is someone vouched for: an account on a device it signed
- * in on, or that has signed in nowhere yet, an account a sign-up creates, or an anonymous browser's token
- * (DevicesRepo.vouchedOwners). The client id is public: a browser that names account after account, or clears its storage before
+ * in on, or that has signed in nowhere yet, an account a sign-up creates, or an anonymous browser that kept its token
+ * for half a day (DevicesRepo.vouchedOwners). The client id is public: a browser that names account after account, or clears its storage before
  * each attempt, would otherwise make its own fingerprint popular by trying three accounts from two networks, and stop
  * being followed (a combo list through rotating proxies).
  */

@@ -72,6 +72,9 @@ const byFingerprint = newestFirst("last_seen_at", (db, p: { env: string; fp: str
 /** Devices by visitor token or fingerprint and owner state (see ownedBy), compiled once per variant. */
 const owned = new Map<string, Prepared<{ env: string; value: string; owner: string }, DeviceRow>>();
 
+/** How long an anonymous browser must have kept its token to count as a person for popularity (vouchedOwners). */
+export const KEPT_BROWSER_MS = 12 * 3600 * 1000;
+
 export class DevicesRepo extends Repository {
   constructor(
     transactions: Transactions,
@@ -137,13 +140,16 @@ export class DevicesRepo extends Repository {
    * The people someone vouched for behind these devices, by device id: an account (not a provisional user) that signed
    * in on the device (device_confirmations), or that has signed in on no device at all yet (a sign-up whose backend has
    * not confirmed it); or, for a device of no account, its visitor token, when the browser never named an account
-   * there (anonymous visits). An account's device that a stranger's login attached but nobody confirmed, and the device
-   * of a login that was not let in, vouch for no one.
+   * there and was kept for KEPT_BROWSER_MS (an anonymous visitor's browser, not a token made for the occasion). An
+   * account's device that a stranger's login attached but nobody confirmed, the device of a login that was not let in,
+   * and a fresh token on a page that names no one vouch for no one: the client id is public.
    */
   async vouchedOwners(environmentId: string, rows: DeviceRow[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     const owned = rows.filter((r) => r.user_id !== null).map((r) => r.id);
-    const anonymous = rows.filter((r) => r.user_id === null && r.visitor_token !== null);
+    const anonymous = rows.filter(
+      (r) => r.user_id === null && r.visitor_token !== null && Number(r.last_seen_at ?? 0) - Number(r.created_at) >= KEPT_BROWSER_MS,
+    );
     if (owned.length) {
       const accounts = await this.db
         .selectFrom("devices")
