@@ -903,7 +903,20 @@ const TABLE: Row[] = [
   },
   {
     check: "is_new_language",
-    set: { why: "a language no browser the user was let in from was set to", value: true, run: languageAfter("en-GB", "es-ES") },
+    set: [
+      { why: "a language no browser the user was let in from was set to", value: true, run: languageAfter("en-GB", "es-ES") },
+      {
+        why: "a language only a stranger's page naming the user was set to (nobody let it in): the client id is public",
+        value: true,
+        run: async (h) => {
+          const user = h.id("u");
+          const japanese = { languages: [["ja-JP"], ["ja-JP"]] };
+          await trustedLogin(h, user, h.ip(), h.browser(undefined, { languages: [["en-GB"], ["en-GB"]] }));
+          await h.client("visit", { user, ip: h.ip(), browser: h.browser(undefined, japanese) });
+          return h.client("visit", { user, ip: h.ip(), browser: h.browser(undefined, japanese) });
+        },
+      },
+    ],
     unset: [
       {
         why: "the language of a browser the user was let in from, on another browser (tags are compared canonical)",
