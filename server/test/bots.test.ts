@@ -37,6 +37,8 @@ describeStores("server-side bot evidence on %s", (kind) => {
     headers?: Record<string, string>;
     components?: Record<string, unknown>;
     window?: Record<string, number>;
+    /** The browser's zone (the test components' is Paris): honest ones here are set to their home's. */
+    timezone?: string;
   }): Promise<Evaluation> {
     const seed = `${kind}-${++n}`;
     const r = await t.app.inject({
@@ -50,6 +52,7 @@ describeStores("server-side bot evidence on %s", (kind) => {
           components: fakeComponents(seed, req.components),
           visitor_token: `tok-${seed}-xxxxxxxx`,
           ...(req.window ? { window: req.window } : {}),
+          ...(req.timezone ? { timezone: req.timezone } : {}),
         },
       },
     });
@@ -95,17 +98,19 @@ describeStores("server-side bot evidence on %s", (kind) => {
 
   it("a forged user agent alone, or a software renderer alone, is let in", async () => {
     // A user-agent switcher: Windows claimed, Linux reported.
-    expect((await login({ ip: HOME, ua: STEALTH_UA.replace("131", "142") })).verdict).toBe("allow");
+    expect((await login({ ip: HOME, ua: STEALTH_UA.replace("131", "142"), timezone: "Europe/London" })).verdict).toBe("allow");
     // A Linux desktop without GPU drivers, on a cloud desktop.
     const linux = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
     const onLinux = { platform: "Linux x86_64", userAgentData: undefined, webGlBasics: SWIFTSHADER };
-    expect((await login({ ip: AWS, ua: linux, components: onLinux })).verdict).toBe("allow");
+    expect((await login({ ip: AWS, ua: linux, components: onLinux, timezone: "America/New_York" })).verdict).toBe("allow");
   });
 
   it("privacy browsers are let in: Firefox resistFingerprinting, Brave farbling", async () => {
     const rfp = await login({
       ip: OTHER_HOME,
       ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:144.0) Gecko/20100101 Firefox/144.0",
+      // resistFingerprinting reports UTC, no country's zone.
+      timezone: "UTC",
       // Firefox has no userAgentData (the test browsers' components are a Chrome's).
       components: {
         platform: "Win32",
@@ -120,6 +125,7 @@ describeStores("server-side bot evidence on %s", (kind) => {
     const brave = await login({
       ip: OTHER_HOME,
       ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36",
+      timezone: "Europe/Madrid",
       headers: {
         "sec-ch-ua": '"Chromium";v="142", "Brave";v="142", "Not_A Brand";v="99"',
         "sec-ch-ua-platform": '"Windows"',

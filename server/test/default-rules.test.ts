@@ -680,6 +680,137 @@ describeStores("default rules on %s", (kind) => {
     expect(verdicts).toEqual(["allow", "allow", "allow", "allow", "challenge"]);
   });
 
+  // An anti-detect rig trying a combo list: a never-seen browser per attempt, 40 minutes apart, set to the rig's own
+  // zone (Berlin) whatever country its proxy is in. Behind a residential proxy's English /24, the second account never
+  // confirmed from a never-seen browser that day is challenged; a household there set to its own country's zone, trying
+  // two first logins the same day, is let in, and so are two browsers reporting UTC. Through a cloud's addresses across
+  // /24s (Amazon, Virginia) the same, and through a VPN provider's exits (Datacamp, in the United States) set to Paris
+  // not: a VPN's exit is its user's choice, anywhere.
+  it("never-seen browsers set to a zone of no part of the country, on accounts never confirmed: the second of the day on a /24 or a cloud is challenged; on the country's zone, or a VPN, it is not", async () => {
+    const start = Date.now() + 9 * 24 * 3600 * 1000;
+    const attempt = async (
+      k: number,
+      ip: string,
+      timezone: string,
+      expected: Record<string, unknown>,
+      act: typeof own = client,
+    ): Promise<string> => {
+      const ev = await at(start, k * 40 * MIN, () => act("login", { user: id("leaked"), ip, browser: browser(), timezone }));
+      expect(ev.checks, JSON.stringify(ev.checks)).toMatchObject({ is_new_fingerprint: true, is_provisional_user: true, ...expected });
+      if (ev.verdict !== "allow") expect(ev.policy?.name).toBe("Verify logins that cycle through accounts");
+      return ev.verdict;
+    };
+
+    const proxied: string[] = [];
+    for (let k = 0; k < 2; k++)
+      proxied.push(
+        await attempt(k, `2.96.99.${20 + k}`, "Europe/Berlin", {
+          ip_country: "GB",
+          ip_is_anonymous: false,
+          timezone_in_ip_country: false,
+          network_new_fingerprints_day: k + 1,
+        }),
+      );
+    expect(proxied).toEqual(["allow", "challenge"]);
+
+    const household: string[] = [];
+    for (let k = 0; k < 2; k++)
+      household.push(
+        await attempt(
+          k,
+          `92.48.101.${20 + k}`,
+          "Europe/London",
+          { timezone_in_ip_country: true, network_new_fingerprints_day: k + 1 },
+          own,
+        ),
+      );
+    expect(household).toEqual(["allow", "allow"]);
+
+    // Privacy browsers (Firefox resistFingerprinting, Tor Browser) all report UTC, which is no country's zone: neither
+    // in nor out of it. A rig that reports UTC too is left to the counts.
+    const utc: string[] = [];
+    for (let k = 0; k < 2; k++)
+      utc.push(
+        await attempt(k, `77.99.92.${20 + k}`, "UTC", {
+          ip_country: "GB",
+          timezone_in_ip_country: null,
+          network_new_fingerprints_day: k + 1,
+        }),
+      );
+    expect(utc).toEqual(["allow", "allow"]);
+
+    const cloud: string[] = [];
+    for (let k = 0; k < 2; k++)
+      cloud.push(
+        await attempt(k, `3.5.${3 + k}.${20 + k}`, "Asia/Tokyo", {
+          ip_is_hosting: true,
+          timezone_in_ip_country: false,
+          network_new_fingerprints_day: 1,
+          provider_new_fingerprints_day: k + 1,
+        }),
+      );
+    expect(cloud).toEqual(["allow", "challenge"]);
+
+    const vpn: string[] = [];
+    for (let k = 0; k < 2; k++)
+      vpn.push(
+        await attempt(k, `89.187.${170 + k}.${20 + k}`, "Europe/Paris", {
+          ip_is_vpn: true,
+          timezone_in_ip_country: false,
+          provider_new_fingerprints_day: k + 1,
+        }),
+      );
+    expect(vpn).toEqual(["allow", "allow"]);
+  });
+
+  // A sign-up farm's rig on a cloud keeps its own zone from one sign-up to the next: through a datacenter (Amazon,
+  // Virginia) set to Tokyo, the second never-seen browser of the day is challenged. Set to New York (a zone of the
+  // datacenter's country: an office's gateway), or through a VPN provider's exits set to Paris, two are let in.
+  it("sign-ups from never-seen browsers through a datacenter, set to a zone of no part of its country, are challenged from the second of the day", async () => {
+    const start = Date.now() + 11 * 24 * 3600 * 1000;
+    const signups = async (ips: string[], timezone: string, expected: Record<string, unknown>): Promise<string[]> => {
+      const verdicts: string[] = [];
+      for (const [k, ip] of ips.entries()) {
+        const ev = await at(start, k * 3 * 60 * MIN, () =>
+          client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip, browser: browser(), timezone }),
+        );
+        expect(ev.checks, JSON.stringify(ev.checks)).toMatchObject({
+          is_new_fingerprint: true,
+          provider_new_fingerprints_day: k + 1,
+          ...expected,
+        });
+        if (ev.verdict !== "allow") expect(ev.policy?.name).toBe("Verify sign-ups from browser farms");
+        verdicts.push(ev.verdict);
+      }
+      return verdicts;
+    };
+    expect(await signups(["3.5.5.20", "3.5.6.21"], "Asia/Tokyo", { ip_is_hosting: true, timezone_in_ip_country: false })).toEqual([
+      "allow",
+      "challenge",
+    ]);
+    // The next day, through the same cloud, an office's gateway: its staff's browsers are set to a zone of its country.
+    const nextDay = 24 * 60 * MIN;
+    const office: string[] = [];
+    for (let k = 0; k < 2; k++) {
+      const ev = await at(start, nextDay + k * 3 * 60 * MIN, () =>
+        client("signup", {
+          user: id("staff"),
+          email: `${id("staff")}@gmail.com`,
+          ip: `3.5.${7 + k}.20`,
+          browser: browser(),
+          timezone: "America/New_York",
+        }),
+      );
+      expect(ev.checks, JSON.stringify(ev.checks)).toMatchObject({ ip_is_hosting: true, timezone_in_ip_country: true });
+      office.push(ev.verdict);
+    }
+    expect(office).toEqual(["allow", "allow"]);
+    expect(await signups(["89.187.172.20", "89.187.173.21"], "Europe/Paris", { ip_is_vpn: true, timezone_in_ip_country: false })).toEqual([
+      "allow",
+      "allow",
+    ]);
+  });
+
   // The client id is public, so a browser naming an account proves nothing until the backend confirms it (consumes a
   // login it let in: the password was right) or the user passes a challenge there. A stranger who names the account on
   // pages that need no password, from abroad, makes neither the place, the zone nor the browser the account's, nor a
