@@ -684,7 +684,8 @@ describeStores("default rules on %s", (kind) => {
   // zone (Berlin) whatever country its proxy is in. Behind a residential proxy's English /24, the second account never
   // confirmed from a never-seen browser that day is challenged; a household there set to its own country's zone, trying
   // two first logins the same day, is let in, and so are two browsers reporting UTC. Through a cloud's addresses across
-  // /24s (Amazon, Virginia) the same, and through a VPN provider's exits (Datacamp, in the United States) set to Paris
+  // /24s (Amazon, Virginia) the same; through a company's gateway in the next country (Amazon, Frankfurt, set to Paris:
+  // a clock an hour from the address) and through a VPN provider's exits (Datacamp, in the United States) set to Paris
   // not: a VPN's exit is its user's choice, anywhere.
   it("never-seen browsers set to a zone of no part of the country, on accounts never confirmed: the second of the day on a /24 or a cloud is challenged; on the country's zone, or a VPN, it is not", async () => {
     const start = Date.now() + 9 * 24 * 3600 * 1000;
@@ -751,6 +752,21 @@ describeStores("default rules on %s", (kind) => {
       );
     expect(cloud).toEqual(["allow", "challenge"]);
 
+    // A company's gateway on a cloud in the next country (Amazon, Frankfurt), its staff's browsers set to Paris: the
+    // clock is near, and their first logins are let in.
+    const gateway: string[] = [];
+    for (let k = 0; k < 2; k++)
+      gateway.push(
+        await attempt(k, `3.${120 + k}.9.${20 + k}`, "Europe/Paris", {
+          ip_is_hosting: true,
+          ip_country: "DE",
+          timezone_in_ip_country: false,
+          timezone_mismatch: false,
+          provider_new_fingerprints_day: k + 1,
+        }),
+      );
+    expect(gateway).toEqual(["allow", "allow"]);
+
     const vpn: string[] = [];
     for (let k = 0; k < 2; k++)
       vpn.push(
@@ -765,7 +781,8 @@ describeStores("default rules on %s", (kind) => {
 
   // A sign-up farm's rig on a cloud keeps its own zone from one sign-up to the next: through a datacenter (Amazon,
   // Virginia) set to Tokyo, the second never-seen browser of the day is challenged. Set to New York (a zone of the
-  // datacenter's country: an office's gateway), or through a VPN provider's exits set to Paris, two are let in.
+  // datacenter's country: an office's gateway), or through a VPN provider's exits set to Paris, two are let in; so are
+  // two with work addresses through a company's gateway in the next country.
   it("sign-ups from never-seen browsers through a datacenter, set to a zone of no part of its country, are challenged from the second of the day", async () => {
     const start = Date.now() + 11 * 24 * 3600 * 1000;
     const signups = async (ips: string[], timezone: string, expected: Record<string, unknown>): Promise<string[]> => {
@@ -809,6 +826,32 @@ describeStores("default rules on %s", (kind) => {
       "allow",
       "allow",
     ]);
+    // A company's gateway on a cloud in the next country (Amazon, Frankfurt), browsers set to Paris an hour from it:
+    // staff signing up with the company's addresses are let in; a webmail address there, the third never-seen browser
+    // of the day, is what a farm's sign-up looks like.
+    const gateway: string[] = [];
+    for (const [k, domain] of ["acme-industrie.fr", "acme-industrie.fr", "gmail.com"].entries()) {
+      const ev = await at(start, k * 3 * 60 * MIN, () =>
+        client("signup", {
+          user: id("staff"),
+          email: `${id("staff")}@${domain}`,
+          ip: `3.120.${30 + k}.20`,
+          browser: browser(),
+          timezone: "Europe/Paris",
+        }),
+      );
+      expect(ev.checks, JSON.stringify(ev.checks)).toMatchObject({
+        ip_country: "DE",
+        ip_is_hosting: true,
+        timezone_in_ip_country: false,
+        timezone_mismatch: false,
+        email_is_webmail: domain === "gmail.com",
+        provider_new_fingerprints_day: k + 1,
+      });
+      if (ev.verdict !== "allow") expect(ev.policy?.name).toBe("Verify sign-ups from browser farms");
+      gateway.push(ev.verdict);
+    }
+    expect(gateway).toEqual(["allow", "allow", "challenge"]);
   });
 
   // The client id is public, so a browser naming an account proves nothing until the backend confirms it (consumes a

@@ -61,7 +61,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-account-cycling", {
       name: "Verify logins that cycle through accounts",
       description:
-        "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network or through its datacenter (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere). Whatever the account: the code goes to its owner.",
+        "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere). Whatever the account: the code goes to its owner.",
       actions: ["login"],
       priority: 620,
       verdict: "challenge",
@@ -241,9 +241,10 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
           },
           // An account the service never confirmed, from a never-seen browser set to a time zone of no part of the
           // country it connects from, where another never-seen browser appeared within the day: on this /24, or through
-          // this datacenter. Not through a VPN or a proxy service, whose exit its user picks anywhere. A rig behind a
-          // residential proxy or on a cloud host keeps its own zone; a traveller's laptop keeps its home zone too, but
-          // logs into an account it had before, and a privacy browser's UTC is no country's zone.
+          // this datacenter with a clock hours away (a company's gateway in the next country is its staff's everyday
+          // exit). Not through a VPN or a proxy service, whose exit its user picks anywhere. A rig behind a residential
+          // proxy or on a cloud host keeps its own zone; a traveller's laptop keeps its home zone too, but logs into an
+          // account it had before, and a privacy browser's UTC is no country's zone.
           {
             all: [
               { check: "is_new_fingerprint", op: "eq", value: true },
@@ -256,6 +257,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
                   {
                     all: [
                       { check: "ip_is_hosting", op: "eq", value: true },
+                      { check: "timezone_mismatch", op: "eq", value: true },
                       { check: "provider_new_fingerprints_day", op: "gte", value: 2 },
                     ],
                   },
@@ -269,7 +271,7 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
     p("challenge-fingerprint-churn", {
       name: "Verify sign-ups from browser farms",
       description:
-        "A sign-up from a never-seen browser through a cloud, VPN or proxy provider that presented three or more never-seen browsers within an hour, or five or more within a day (an anti-detect browser draws a new canvas, GPU, audio and fonts per attempt); or through a datacenter that presented another within the day, to a browser set to a time zone of no part of the datacenter's country (a farm's rig keeps its own zone).",
+        "A sign-up from a never-seen browser through a cloud, VPN or proxy provider that presented three or more never-seen browsers within an hour, or five or more within a day (an anti-detect browser draws a new canvas, GPU, audio and fonts per attempt); or through a datacenter that presented another within the day, to a browser set to a time zone of no part of the datacenter's country (a farm's rig keeps its own zone), with a clock hours away or a webmail address (a company's gateway in the next country signs its staff up with work addresses).",
       actions: ["signup"],
       priority: 520,
       verdict: "challenge",
@@ -285,13 +287,20 @@ export function defaultPolicies(deviceLimit = DEFAULT_DEVICE_LIMIT): { key: stri
               { check: "provider_new_fingerprints_day", op: "gte", value: 5 },
               // A datacenter (not a VPN, whose exit its user picks anywhere) that presented another never-seen browser
               // within the day, to a browser set to a time zone of no part of the datacenter's country: a farm's rig
-              // keeps its own zone from one sign-up to the next.
+              // keeps its own zone from one sign-up to the next. Unless the clock is near and the address a work one:
+              // staff behind their company's gateway in the next country sign up with the company's email.
               {
                 all: [
                   { check: "ip_is_hosting", op: "eq", value: true },
                   { check: "ip_is_anonymous", op: "eq", value: false },
                   { check: "timezone_in_ip_country", op: "eq", value: false },
                   { check: "provider_new_fingerprints_day", op: "gte", value: 2 },
+                  {
+                    any: [
+                      { check: "timezone_mismatch", op: "eq", value: true },
+                      { check: "email_is_webmail", op: "eq", value: true },
+                    ],
+                  },
                 ],
               },
             ],
