@@ -9,15 +9,17 @@ import { defaultPolicies } from "./defaults.js";
 /**
  * Defaults are seeded lazily, on the first evaluation or policy listing of an environment, rather than in
  * ProjectsRepo.create: projects made by any path (CLI, bootstrap, tests, a restored backup) get them, and the
- * once-only marker means a customer who deletes them does not see them come back.
+ * once-only marker means a customer who deletes them does not see them come back. An environment seeded by an earlier
+ * release gets this release's improved defaults in place of the ones nobody edited, at its first use by this process
+ * (PoliciesRepo.upgradeDefaults): an edited or deleted default stays as the customer left it.
  */
 const seededHere = new Set<string>();
 
 export async function ensureDefaultPolicies(repos: Repos, env: EnvironmentRecord): Promise<void> {
   if (seededHere.has(env.id)) return;
-  if (!(await repos.policies.seeded(env.id))) {
-    await repos.policies.seedOnce(env.id, defaultPolicies(projectDeviceLimit(env.settings)));
-  }
+  const defaults = defaultPolicies(projectDeviceLimit(env.settings));
+  if (!(await repos.policies.seeded(env.id))) await repos.policies.seedOnce(env.id, defaults);
+  else await repos.policies.upgradeDefaults(env.id, defaults);
   seededHere.add(env.id);
 }
 

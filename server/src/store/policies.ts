@@ -5,6 +5,7 @@ import type { Selectable } from "kysely";
 import { ShortCache } from "../caches.js";
 import { newId } from "../ids.js";
 import { iso, now } from "../time.js";
+import { policyDigest } from "./policy-digest.js";
 import type { PoliciesTable } from "./tables/risk.js";
 import { Repository } from "./transactions.js";
 
@@ -39,6 +40,20 @@ export function toWirePolicy(row: PolicyRow, environment: Environment): StoredPo
   if (row.challenge) p.challenge = JSON.parse(row.challenge) as PolicyChallenge;
   if (row.source_key) p.source_key = row.source_key;
   return p;
+}
+
+/** A policy's rule as its row stores it (the JSON columns serialised). */
+function ruleOf(p: PolicyInput) {
+  return {
+    name: p.name,
+    description: p.description ?? null,
+    enabled: p.enabled ? 1 : 0,
+    actions: JSON.stringify(p.actions),
+    priority: p.priority,
+    conditions: JSON.stringify(p.conditions),
+    verdict: p.verdict,
+    challenge: p.challenge ? JSON.stringify(p.challenge) : null,
+  };
 }
 
 export class PoliciesRepo extends Repository {
@@ -90,19 +105,14 @@ export class PoliciesRepo extends Repository {
   }
 
   private values(environmentId: string, p: PolicyInput, source: string, sourceKey: string | null, t: number): PolicyRow {
+    const rule = ruleOf(p);
     return {
       id: newId("pol"),
       environment_id: environmentId,
-      name: p.name,
-      description: p.description ?? null,
-      enabled: p.enabled ? 1 : 0,
-      actions: JSON.stringify(p.actions),
-      priority: p.priority,
-      conditions: JSON.stringify(p.conditions),
-      verdict: p.verdict,
-      challenge: p.challenge ? JSON.stringify(p.challenge) : null,
+      ...rule,
       source,
       source_key: sourceKey,
+      default_digest: source === "default" ? policyDigest(rule) : null,
       created_at: t,
       updated_at: t,
     };
@@ -157,6 +167,41 @@ export class PoliciesRepo extends Repository {
   /** Every environment of every project (config-file policies apply to each). */
   async environments(): Promise<{ id: string; name: Environment }[]> {
     return this.db.selectFrom("environments").select(["id", "name"]).orderBy("created_at").execute();
+  }
+
+  /**
+   * Replaces the default policies nobody edited with this release's defaults of the same key, where they differ: a
+   * row whose rule still has the digest it was written with is the shipped default, untouched (every write through the
+   * API or the console changes the rule, and a row seeded before migration 25 that was ever updated has no digest).
+   * An edited or deleted default is left as it is. Compare-and-set on the digest, so instances starting together
+   * write it once. Returns the keys replaced.
+   */
+  async upgradeDefaults(environmentId: string, defaults: { key: string; policy: PolicyInput }[]): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("policies")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("source", "=", "default")
+      .where("default_digest", "is not", null)
+      .execute();
+    const upgraded: string[] = [];
+    for (const row of rows) {
+      const next = defaults.find((d) => d.key === row.source_key);
+      if (!next || policyDigest(row) !== row.default_digest) continue;
+      const rule = ruleOf(next.policy);
+      const digest = policyDigest(rule);
+      if (digest === row.default_digest) continue;
+      const res = await this.db
+        .updateTable("policies")
+        .set({ ...rule, default_digest: digest, updated_at: now() })
+        .where("environment_id", "=", environmentId)
+        .where("id", "=", row.id)
+        .where("default_digest", "=", row.default_digest as string)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) > 0) upgraded.push(row.source_key as string);
+    }
+    if (upgraded.length) this.invalidate(environmentId);
+    return upgraded;
   }
 
   /** Whether this environment's defaults were already seeded (once, ever). */

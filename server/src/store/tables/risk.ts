@@ -18,6 +18,11 @@ export interface PoliciesTable {
   source: string;
   /** Stable key of a default or config-file policy, so reloading updates it instead of adding another. */
   source_key: string | null;
+  /**
+   * For a row written from a shipped default: the digest of that default's rule (policyDigest). While the row's rule
+   * still has it, nobody edited it, and a later release's improved default replaces it (migration 25).
+   */
+  default_digest: string | null;
   created_at: number;
   updated_at: number;
 }

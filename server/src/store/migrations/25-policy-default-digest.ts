@@ -1,0 +1,32 @@
+// Migration 25 (issue 15, default policies that improve): which shipped default a policy row still holds, so that a
+// release whose defaults improve can replace the ones a customer never edited (PoliciesRepo.upgradeDefaults) and leave
+// alone every one they did. `default_digest` is the digest of the row's rule (policyDigest) as it was written from a
+// default; a row whose rule no longer matches it was edited. Rows seeded before it: a default row never updated since
+// it was created (created_at = updated_at: every write through the API or the console sets updated_at) gets the digest
+// of what it holds now; an edited one keeps null and is never replaced.
+import { type Kysely, sql } from "kysely";
+import { policyDigest } from "../policy-digest.js";
+
+interface Row {
+  id: string;
+  name: string;
+  description: string | null;
+  enabled: number;
+  actions: string;
+  priority: number;
+  conditions: string;
+  verdict: string;
+  challenge: string | null;
+}
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable("policies").addColumn("default_digest", "text").execute();
+  const rows = await sql<Row>`
+    SELECT id, name, description, enabled, actions, priority, conditions, verdict, challenge
+    FROM policies WHERE source = 'default' AND created_at = updated_at`.execute(db);
+  for (const r of rows.rows) await sql`UPDATE policies SET default_digest = ${policyDigest(r)} WHERE id = ${r.id}`.execute(db);
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable("policies").dropColumn("default_digest").execute();
+}
