@@ -1,7 +1,7 @@
 // Default policies that improve (issue 15): an environment seeded by an earlier release gets this release's default in
 // place of each default policy nobody edited; an edited one, a disabled one and a deleted one stay as the customer left
 // them. Migration 25 marks the rows seeded before it that were never updated. On both stores.
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { defaultPolicies } from "../src/policies/defaults.js";
 import * as m25 from "../src/store/migrations/25-policy-default-digest.js";
@@ -45,7 +45,8 @@ describeStores("default policies across releases on %s", (kind) => {
   it("replaces the defaults nobody edited with this release's, and leaves edited, disabled and deleted ones alone", async () => {
     const keys = ["challenge-fingerprint-churn", "challenge-account-cycling", "challenge-repeat-trial", "restrict-disposable-email"];
     for (const [k, key] of keys.entries()) await seededByEarlierRelease(key, 100 + k);
-    const [untouched, edited, disabled, deleted] = (await Promise.all(keys.map(rowOf))).map((r) => r?.id as string);
+    const idOf = async (key: string) => (await rowOf(key))?.id ?? "";
+    const [untouched, edited, disabled, deleted] = (await Promise.all(keys.map(idOf))) as [string, string, string, string];
 
     // The customer raises one's priority, disables another and deletes the last, through the API.
     const patch = (id: string, payload: object) => t.app.inject({ method: "PATCH", url: `/v3/policies/${id}`, headers: t.auth, payload });
@@ -86,8 +87,9 @@ describeStores("default policies across releases on %s", (kind) => {
       .where("id", "=", touched.id)
       .execute();
     // The store as the release before left it: no column, then the migration.
-    await m25.down(db());
-    await m25.up(db());
+    const untyped = db() as unknown as Kysely<unknown>;
+    await m25.down(untyped);
+    await m25.up(untyped);
     const digests = await sql<{ id: string; default_digest: string | null }>`
       SELECT id, default_digest FROM policies WHERE id IN (${fresh.id}, ${touched.id})`.execute(db());
     const byId = new Map(digests.rows.map((r) => [r.id, r.default_digest]));
