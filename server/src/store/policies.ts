@@ -5,7 +5,7 @@ import type { Selectable } from "kysely";
 import { ShortCache } from "../caches.js";
 import { newId } from "../ids.js";
 import { iso, now } from "../time.js";
-import { policyDigest } from "./policy-digest.js";
+import { type PolicyRule, policyDigest } from "./policy-digest.js";
 import type { PoliciesTable } from "./tables/risk.js";
 import { Repository } from "./transactions.js";
 
@@ -43,7 +43,7 @@ export function toWirePolicy(row: PolicyRow, environment: Environment): StoredPo
 }
 
 /** A policy's rule as its row stores it (the JSON columns serialised). */
-function ruleOf(p: PolicyInput) {
+function ruleOf(p: PolicyInput): PolicyRule {
   return {
     name: p.name,
     description: p.description ?? null,
@@ -171,8 +171,8 @@ export class PoliciesRepo extends Repository {
 
   /**
    * Replaces the default policies nobody edited with this release's defaults of the same key, where they differ: a
-   * row whose rule still has the digest it was written with is the shipped default, untouched (every write through the
-   * API or the console changes the rule, and a row seeded before migration 25 that was ever updated has no digest).
+   * row whose rule still has the digest it was written with is the shipped default, untouched (an edit through the API
+   * or the console changes the rule, and a row seeded before migration 25 that was ever updated has no digest).
    * An edited or deleted default is left as it is. Compare-and-set on the digest, so instances starting together
    * write it once. Returns the keys replaced.
    */

@@ -5,19 +5,9 @@
 // it was created (created_at = updated_at: every write through the API or the console sets updated_at) gets the digest
 // of what it holds now; an edited one keeps null and is never replaced.
 import { type Kysely, sql } from "kysely";
-import { policyDigest } from "../policy-digest.js";
+import { type PolicyRule, policyDigest } from "../policy-digest.js";
 
-interface Row {
-  id: string;
-  name: string;
-  description: string | null;
-  enabled: number;
-  actions: string;
-  priority: number;
-  conditions: string;
-  verdict: string;
-  challenge: string | null;
-}
+type Row = PolicyRule & { id: string };
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable("policies").addColumn("default_digest", "text").execute();
