@@ -177,6 +177,10 @@ describeStores("device identity on %s", (kind) => {
     // occasion is no person (an anonymous browser counts once it was kept for half a day).
     for (const n of [6, 7, 8]) await evaluate("visit", { components: comps, token: token(), ip: `10.81.${n}.1` });
     expect((await fingerprintRow(fp))?.popular).toBe(0);
+    // Nor do pages naming accounts the service never met, from three more: a page's user is the browser's word, and
+    // the account it creates is nobody's until a sign-up, the backend or a sign-in vouches for it.
+    for (const n of [9, 10, 11]) await evaluate("visit", { user: id("named"), components: comps, token: token(), ip: `10.81.${n}.1` });
+    expect((await fingerprintRow(fp))?.popular).toBe(0);
     // Three people who signed in on it, on two networks: the next browser to present it finds it popular.
     for (const ip of ["10.82.1.1", "10.82.2.1", "10.82.2.2"]) {
       await consume(await evaluate("login", { user: id("u"), components: comps, token: token(), ip }));

@@ -257,7 +257,7 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   if (fp && !fp.isNew && fp.identifying && !fp.popular && dev && (dev.isNew || dev.row.fingerprint_id !== fp.row.id)) {
     // This request's person, when someone vouches for it already: an account it creates (a sign-up). A login is vouched
     // for once the backend confirms it, an anonymous browser once it has kept its token (both after this request).
-    const creates = id.userIsNew && input.action !== "login" && (!!input.user || !!input.email);
+    const creates = id.userIsNew && input.action === "signup" && (!!input.user || !!input.email);
     const self = creates ? `new:${input.user ?? input.email}` : undefined;
     if (await becomesPopular(repos, envId, fp.row.id, self, networkOf(input.ip))) {
       fp.popular = true;
@@ -271,9 +271,10 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
  * A fingerprint is popular once devices of at least POPULAR_OWNERS people on at least POPULAR_NETWORKS networks present
  * it: the same configuration in unrelated homes, not one person's browser. One person with several accounts on one
  * network (multi-accounting) never makes it popular. A person is someone vouched for: an account on a device it signed
- * in on, or that has signed in nowhere yet, an account a sign-up creates, or an anonymous browser that kept its token
- * for half a day (DevicesRepo.vouchedOwners). The client id is public: a browser that names account after account, or clears its storage before
- * each attempt, would otherwise make its own fingerprint popular by trying three accounts from two networks, and stop
+ * in on, or, signed in nowhere yet, that a sign-up created and let in; an account this request's sign-up creates; or an
+ * anonymous browser that kept its token for half a day (DevicesRepo.vouchedOwners). The client id is public: a browser
+ * that names account after account (logins, or pages naming accounts never met, which creates them), or clears its
+ * storage before each attempt, would otherwise make its own fingerprint popular from two networks, and stop
  * being followed (a combo list through rotating proxies).
  */
 export const POPULAR_OWNERS = 3;

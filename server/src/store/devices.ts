@@ -138,8 +138,8 @@ export class DevicesRepo extends Repository {
 
   /**
    * The people someone vouched for behind these devices, by device id: an account (not a provisional user) that signed
-   * in on the device (device_confirmations), or that has signed in on no device at all yet (a sign-up whose backend has
-   * not confirmed it); or, for a device of no account, its visitor token, when the browser never named an account
+   * in on the device (device_confirmations), or that has signed in on no device at all yet and was created by a
+   * sign-up that was let in (its backend has not confirmed it; not an account a page merely named); or, for a device of no account, its visitor token, when the browser never named an account
    * there and was kept for KEPT_BROWSER_MS (an anonymous visitor's browser, not a token made for the occasion). An
    * account's device that a stranger's login attached but nobody confirmed, the device of a login that was not let in,
    * and a fresh token on a page that names no one vouch for no one: the client id is public.
@@ -161,16 +161,29 @@ export class DevicesRepo extends Repository {
         .where((eb) =>
           eb.or([
             userSignedInOnDevice(eb),
-            // Signed in on no device yet: a sign-up its backend has not confirmed.
-            eb.not(
+            // Signed in on no device yet, created by a sign-up that was let in (its backend has not confirmed it). Not
+            // an account a page or a custom action named: the client id is public, and naming creates the account.
+            eb.and([
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom("device_confirmations")
+                    .select("device_confirmations.device_id")
+                    .whereRef("device_confirmations.environment_id", "=", "devices.environment_id")
+                    .whereRef("device_confirmations.user_id", "=", "devices.user_id"),
+                ),
+              ),
+              // Read on evaluations_env_user_time: the account's own evaluations.
               eb.exists(
                 eb
-                  .selectFrom("device_confirmations")
-                  .select("device_confirmations.device_id")
-                  .whereRef("device_confirmations.environment_id", "=", "devices.environment_id")
-                  .whereRef("device_confirmations.user_id", "=", "devices.user_id"),
+                  .selectFrom("evaluations")
+                  .select("evaluations.id")
+                  .whereRef("evaluations.environment_id", "=", "devices.environment_id")
+                  .whereRef("evaluations.user_id", "=", "devices.user_id")
+                  .where("evaluations.action", "=", "signup")
+                  .where("evaluations.verdict", "in", ["allow", "restrict"]),
               ),
-            ),
+            ]),
           ]),
         )
         .execute();
