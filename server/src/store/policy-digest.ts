@@ -1,5 +1,6 @@
 // The digest of a policy's rule as stored: what a default policy row is compared with to tell whether a customer edited
-// it since it was written from a shipped default (migration 25, PoliciesRepo.upgradeDefaults).
+// it since it was written from a shipped default (migration 25, PoliciesRepo.upgradeDefaults). Stored digests depend on
+// it: changing it needs a migration that recomputes them, or every default would look edited and stay as it is.
 import { createHash } from "node:crypto";
 import type { PoliciesTable } from "./tables/risk.js";
 
