@@ -60,25 +60,25 @@ export default defineConfig(({ mode }) =>
   mode === "compat"
     ? scriptBuild("compat/global.ts", "Rupt", "rupt.js")
     : mode === "esm"
-    ? {
-        build: {
-          outDir: "dist/esm",
-          emptyOutDir: true,
-          sourcemap: true,
-          minify: false,
-          target: "es2022",
-          lib: {
-            entry: {
-              index: src("browser/index.ts"),
-              node: src("node/index.ts"),
-              contract: src("contract/index.ts"),
-              "compat-client": src("compat/client.ts"),
-              "compat-api": src("compat/api.ts"),
+      ? {
+          build: {
+            outDir: "dist/esm",
+            emptyOutDir: true,
+            sourcemap: true,
+            minify: false,
+            target: "es2022",
+            lib: {
+              entry: {
+                index: src("browser/index.ts"),
+                node: src("node/index.ts"),
+                contract: src("contract/index.ts"),
+                "compat-client": src("compat/client.ts"),
+                "compat-api": src("compat/api.ts"),
+              },
+              formats: ["es"],
             },
-            formats: ["es"],
+            rolldownOptions: { external: [/^@fingerprintjs\//, /^ky($|\/)/, /^zod($|\/)/, /^node:/] },
           },
-          rolldownOptions: { external: [/^@fingerprintjs\//, /^ky($|\/)/, /^zod($|\/)/, /^node:/] },
-        },
-      }
-    : scriptBuild("browser/global.ts", "Tessera", "tessera.js"),
+        }
+      : scriptBuild("browser/global.ts", "Tessera", "tessera.js"),
 );

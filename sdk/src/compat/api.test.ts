@@ -48,7 +48,10 @@ describe("RuptAPI, the service's backend client over Tessera", () => {
     const { fetch, calls } = fakeFetch(() => ({ status: 200, body: evaluation }));
     await new RuptAPI("sk_test_1", { domain: "tessera.example.com", fetch }).getEvaluation("ev_1");
     await new RuptAPI("sk_test_1", { domain: "http://localhost:8080", fetch }).evaluation.get("ev_1");
-    expect(calls.map((c) => c.url)).toEqual(["https://tessera.example.com/v3/evaluations/ev_1", "http://localhost:8080/v3/evaluations/ev_1"]);
+    expect(calls.map((c) => c.url)).toEqual([
+      "https://tessera.example.com/v3/evaluations/ev_1",
+      "http://localhost:8080/v3/evaluations/ev_1",
+    ]);
     expect(calls[0]?.auth).toBe("Bearer sk_test_1");
   });
 
@@ -83,7 +86,10 @@ describe("RuptAPI, the service's backend client over Tessera", () => {
   });
 
   it("addToList and removeFromList take the service's object, `value` or `values` (even a single string)", async () => {
-    const { fetch, calls } = fakeFetch((c) => ({ status: 200, body: c.url.endsWith("/add") ? { added: 1, updated: 0, total: 1 } : { removed: 1, total: 0 } }));
+    const { fetch, calls } = fakeFetch((c) => ({
+      status: 200,
+      body: c.url.endsWith("/add") ? { added: 1, updated: 0, total: 1 } : { removed: 1, total: 0 },
+    }));
     const rupt = new RuptAPI("sk", { domain: "t.example", fetch });
     await rupt.addToList({ list: "blocked", values: ["acct_1", "acct_2"], comment: "chargeback", ttl: 60 });
     await rupt.addToList({ list: "blocked", value: "acct_3" });
@@ -108,7 +114,9 @@ describe("RuptAPI, the service's backend client over Tessera", () => {
       url: "https://t.example/v3/user/acct_42/update",
       body: { email: "a@example.com", metadata: { plan: "pro" }, groups: { id: "org_1", name: "Acme" } },
     });
-    await expect(rupt.updateUser({ user: "acct_42", emial: "a@example.com" } as never)).rejects.toMatchObject({ param: "updateUser.emial" });
+    await expect(rupt.updateUser({ user: "acct_42", emial: "a@example.com" } as never)).rejects.toMatchObject({
+      param: "updateUser.emial",
+    });
     await expect(rupt.updateUser({ email: "a@example.com" } as never)).rejects.toMatchObject({ param: "updateUser.user" });
   });
 

@@ -71,7 +71,8 @@ export class RuptAPI {
     const { domain, baseUrl, ...rest } = options;
     if (domain !== undefined && baseUrl !== undefined) throw new ArgumentError("options.domain", "give domain or baseUrl, not both");
     const url = baseUrl ?? (typeof domain === "string" && domain ? domainUrl(domain) : undefined);
-    if (url === undefined) throw new ArgumentError("options.domain", "required: the address of your Tessera server, e.g. tessera.example.com");
+    if (url === undefined)
+      throw new ArgumentError("options.domain", "required: the address of your Tessera server, e.g. tessera.example.com");
     this.#client = new Client(secret, { retries: 3, maxRetryDelay: 5000, ...rest, baseUrl: url });
     this.evaluation = { get: (id) => this.getEvaluation(id), consume: (id) => this.consumeEvaluation(id) };
   }
@@ -107,19 +108,34 @@ export class RuptAPI {
   /** `addToList({ list, value | values, comment?, ttl? })`, or `addToList(list, { value | values, … })`. */
   async addToList(params: AddToListParams | string, more?: Omit<AddToListParams, "list">): Promise<z.infer<typeof ListAddResponse>> {
     const known = ["list", "value", "values", "comment", "ttl"];
-    const args = (typeof params === "string" ? { ...objectArgument("addToList", more, known.slice(1)), list: params } : objectArgument("addToList", params, known)) as AddToListParams;
-    const body = { ...valuesOf("addToList", args), ...(args.comment !== undefined ? { comment: args.comment } : {}), ...(args.ttl !== undefined ? { ttl: args.ttl } : {}) };
+    const args = (
+      typeof params === "string"
+        ? { ...objectArgument("addToList", more, known.slice(1)), list: params }
+        : objectArgument("addToList", params, known)
+    ) as AddToListParams;
+    const body = {
+      ...valuesOf("addToList", args),
+      ...(args.comment !== undefined ? { comment: args.comment } : {}),
+      ...(args.ttl !== undefined ? { ttl: args.ttl } : {}),
+    };
     return this.#client.addToList(required("addToList", args, "list"), body);
   }
 
   /** `removeFromList({ list, value | values })`, or `removeFromList(list, { value | values })`. */
-  async removeFromList(params: RemoveFromListParams | string, more?: Omit<RemoveFromListParams, "list">): Promise<z.infer<typeof ListRemoveResponse>> {
+  async removeFromList(
+    params: RemoveFromListParams | string,
+    more?: Omit<RemoveFromListParams, "list">,
+  ): Promise<z.infer<typeof ListRemoveResponse>> {
     const known = ["list", "value", "values"];
-    const args = (typeof params === "string" ? { ...objectArgument("removeFromList", more, known.slice(1)), list: params } : objectArgument("removeFromList", params, known)) as RemoveFromListParams;
+    const args = (
+      typeof params === "string"
+        ? { ...objectArgument("removeFromList", more, known.slice(1)), list: params }
+        : objectArgument("removeFromList", params, known)
+    ) as RemoveFromListParams;
     return this.#client.removeFromList(required("removeFromList", args, "list"), valuesOf("removeFromList", args));
   }
 }
 
 export default RuptAPI;
-export { ApiError as RuptApiError, NetworkError as RuptNetworkError, TimeoutError as RuptTimeoutError };
 export { ArgumentError, UnknownOptionError } from "../browser/errors.js";
+export { ApiError as RuptApiError, NetworkError as RuptNetworkError, TimeoutError as RuptTimeoutError };

@@ -5,10 +5,11 @@ import { describe, expect, it } from "vitest";
 import { UnknownOptionError } from "../browser/errors.js";
 import { Rupt } from "./client.js";
 
-const rejection = (p: Promise<unknown>) => p.then(
-  () => undefined,
-  (e: unknown) => e as UnknownOptionError,
-);
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as UnknownOptionError,
+  );
 
 describe("Rupt, the service's browser client over Tessera's SDK", () => {
   it("an unknown constructor option never throws into the page, and every call rejects naming it", async () => {

@@ -70,7 +70,7 @@ let vouchingNoticeShown = false;
 const VOUCHING_NOTICE =
   "Tessera (Rupt compatibility): evaluate.access counts this browser among the user's devices only once your backend " +
   "vouched for it: a login or sign-up evaluation on it that your backend consumed, a passed challenge, or a user_token " +
-  "passed here. See docs/migrating.md, \"Account sharing\".";
+  'passed here. See docs/migrating.md, "Account sharing".';
 
 function one(a: unknown, b: unknown, names: string): unknown {
   if (a !== undefined && b !== undefined && a !== b) throw new ArgumentError(names, "two spellings of one option disagree");

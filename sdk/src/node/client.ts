@@ -75,7 +75,8 @@ export class Client {
     if (typeof secret !== "string" || secret.length === 0) throw new ArgumentError("secret", "a secret key is required");
     refuseUnknownOptions("options", options, CLIENT_OPTIONS, { domain: "baseUrl (a full URL, e.g. https://tessera.example.com)" });
     this.#secret = secret;
-    if (options.baseUrl !== undefined && typeof options.baseUrl !== "string") throw new ArgumentError("options.baseUrl", "must be an http(s) URL");
+    if (options.baseUrl !== undefined && typeof options.baseUrl !== "string")
+      throw new ArgumentError("options.baseUrl", "must be an http(s) URL");
     this.#baseUrl = (options.baseUrl ?? "http://localhost:8080").replace(/\/+$/, "");
     this.#timeout = options.timeout ?? 10_000;
     this.#retries = options.retries ?? 2;

@@ -91,6 +91,8 @@ export class UsersService {
     let user = await this.repos.users.findByExternal(environmentId, externalId);
     let created = false;
     if (!user) {
+      // Refused before the user is created: a bad update leaves no half-made user behind.
+      if (req.metadata) mergeMetadata({}, req.metadata);
       const { email, phone } = req;
       const result = await this.repos.users.upsert(environmentId, externalId, {
         source: "server",

@@ -22,7 +22,12 @@ export class UserDataRepo extends Repository {
     expected: Pick<UserRow, "metadata">,
     patch: Partial<Omit<UserRow, "id" | "environment_id" | "external_id">>,
   ): Promise<boolean> {
-    const res = await this.db.updateTable("users").set(patch).where("id", "=", id).where("metadata", "=", expected.metadata).executeTakeFirst();
+    const res = await this.db
+      .updateTable("users")
+      .set(patch)
+      .where("id", "=", id)
+      .where("metadata", "=", expected.metadata)
+      .executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   }
 
