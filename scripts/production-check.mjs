@@ -77,7 +77,7 @@ try {
     await new Promise((r) => setTimeout(r, 250));
   }
 
-  for (const asset of ["/sdk/v3/tessera.js", "/challenge/", "/console/"]) {
+  for (const asset of ["/sdk/v3/tessera.js", "/sdk/v3/rupt.js", "/challenge/", "/console/"]) {
     const r = await fetch(`${base}${asset}`);
     if (r.status !== 200) fail(`GET ${asset} answered ${r.status}`);
   }

@@ -11,6 +11,7 @@ import {
   ROLES,
   type Role,
 } from "@tessera/sdk/contract";
+import { importCommand } from "./cli/import.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { ApiError } from "./errors.js";
 import { serve } from "./server.js";
@@ -349,6 +350,7 @@ const COMMANDS: Command[] = [
       return 0;
     },
   },
+  importCommand,
 ];
 
 function version(): string {

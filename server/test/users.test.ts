@@ -25,14 +25,14 @@ describeStores("users on %s", (kind) => {
     expect(r.statusCode).toBe(204);
     expect(r.body).toBe("");
     let u = await t.services.repos.users.findByExternal(env(), "up_user");
-    expect(JSON.parse(u?.groups ?? "")).toEqual(["beta", "staff"]);
+    expect(JSON.parse(u?.groups ?? "")).toEqual([{ id: "beta" }, { id: "staff" }]);
     expect(u?.email).toBe("a@example.com");
     expect(JSON.parse(u?.metadata ?? "")).toEqual({ plan: "pro" });
     expect((await update("up_user", { phone: "+33612345678", metadata: { plan: "team" } })).statusCode).toBe(204);
     u = await t.services.repos.users.findByExternal(env(), "up_user");
     expect(u?.phone).toBe("+33612345678");
     expect(JSON.parse(u?.metadata ?? "")).toEqual({ plan: "team" });
-    expect(JSON.parse(u?.groups ?? "")).toEqual(["beta", "staff"]);
+    expect(JSON.parse(u?.groups ?? "")).toEqual([{ id: "beta" }, { id: "staff" }]);
     expect(u?.email).toBe("a@example.com");
     expect((await update("up_user", { email: null })).statusCode).toBe(204);
     expect((await t.services.repos.users.findByExternal(env(), "up_user"))?.email).toBeNull();
@@ -53,7 +53,7 @@ describeStores("users on %s", (kind) => {
   it("a user Tessera has not met is created with the contacts the backend gives (before any browser names it)", async () => {
     expect((await update("pushed", { email: "pushed@example.com", phone: "+33612345678", groups: ["imported"] })).statusCode).toBe(204);
     const user = await t.services.repos.users.findByExternal(env(), "pushed");
-    expect(user).toMatchObject({ email: "pushed@example.com", phone: "+33612345678", groups: '["imported"]' });
+    expect(user).toMatchObject({ email: "pushed@example.com", phone: "+33612345678", groups: '[{"id":"imported"}]' });
     // A browser naming the account afterwards with another address changes nothing (its codes go to the backend's).
     const r = await t.app.inject({
       method: "POST",

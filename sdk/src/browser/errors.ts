@@ -21,6 +21,33 @@ export class ArgumentError extends TesseraError {
   }
 }
 
+/**
+ * Options the SDK or the client does not know, refused rather than ignored (a misspelt or another service's option
+ * would otherwise silently do nothing): `options` lists them, `param` names the first.
+ */
+export class UnknownOptionError extends ArgumentError {
+  readonly options: readonly string[];
+  constructor(where: string, options: readonly string[], hint = "") {
+    super(`${where}.${options[0]}`, `unknown option${options.length > 1 ? "s" : ""} ${options.join(", ")}${hint}`);
+    this.name = "UnknownOptionError";
+    this.options = options;
+  }
+}
+
+/** Refuses the keys of `value` that `known` does not list; `renamed` suggests the right name for a known mistake. */
+export function refuseUnknownOptions(
+  where: string,
+  value: unknown,
+  known: readonly string[],
+  renamed: Readonly<Record<string, string>> = {},
+): void {
+  if (!value || typeof value !== "object") return;
+  const unknown = Object.keys(value).filter((k) => !known.includes(k));
+  if (unknown.length === 0) return;
+  const hints = unknown.filter((k) => renamed[k]).map((k) => `${k} is ${renamed[k]} here`);
+  throw new UnknownOptionError(where, unknown, hints.length ? ` (${hints.join("; ")})` : ` (known: ${known.join(", ")})`);
+}
+
 /** The server answered with an error status (4xx/5xx) or with a body that does not match the contract. */
 export class ApiError extends TesseraError {
   readonly status: number;

@@ -36,21 +36,33 @@ export type TesseraOptions = Omit<z.infer<typeof TesseraOptions>, "on_logout" | 
   heartbeat?: boolean | { interval?: number };
 };
 
-export const EvaluateOptions = z.optional(
-  z.object({
-    user: z.optional(UserId),
-    /** The backend's signature of `user` (identity verification, SPEC.md 12). */
-    user_token: z.optional(UserToken),
-    email: z.optional(Email),
-    phone: z.optional(Phone),
-    metadata: z.optional(Metadata),
-    /** `access` only: navigate to the challenge by itself (default true). */
-    auto_challenge: z.optional(z.boolean()),
-  }),
-);
+const EvaluateFields = z.object({
+  user: z.optional(UserId),
+  /** The backend's signature of `user` (identity verification, SPEC.md 12). */
+  user_token: z.optional(UserToken),
+  email: z.optional(Email),
+  phone: z.optional(Phone),
+  metadata: z.optional(Metadata),
+  /** `access` only: navigate to the challenge by itself (default true). */
+  auto_challenge: z.optional(z.boolean()),
+  /**
+   * Where the hosted challenge sends the browser back when the policy names no success_url (default: this page). It
+   * must be on one of the environment's allowed origins, like any return address, or the challenge keeps none.
+   */
+  return_url: z.optional(z.string().check(z.maxLength(4096), z.regex(/^https?:\/\/[^\s/?#]+/, "return_url must be an http(s) URL"))),
+});
+export const EvaluateOptions = z.optional(EvaluateFields);
 export type EvaluateOptions = z.infer<typeof EvaluateOptions>;
 
-export const DeviceOptions = z.optional(z.object({ user: z.optional(UserId), user_token: z.optional(UserToken) }));
+const DeviceFields = z.object({ user: z.optional(UserId), user_token: z.optional(UserToken) });
+export const DeviceOptions = z.optional(DeviceFields);
 export type DeviceOptions = z.infer<typeof DeviceOptions>;
+
+/** The option names each call knows: any other is refused (UnknownOptionError) rather than silently dropped. */
+export const KNOWN = {
+  options: Object.keys(TesseraOptions.shape),
+  evaluate: Object.keys(EvaluateFields.shape),
+  device: Object.keys(DeviceFields.shape),
+} as const;
 
 export { ActionName };

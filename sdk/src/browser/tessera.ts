@@ -4,8 +4,17 @@
 import * as z from "zod/mini";
 import { ClientDeviceResponse, ClientHeartbeatResponse, FingerprintResponse, HashResponse, IdentifyResponse } from "../contract/device.js";
 import { ClientEvaluateResponse } from "../contract/evaluation.js";
-import { ApiError, ArgumentError, argumentErrorFrom, NetworkError, TesseraError, TimeoutError } from "./errors.js";
-import { ActionName, Consent, DeviceOptions, EvaluateOptions, TesseraOptions } from "./options.js";
+import {
+  ApiError,
+  ArgumentError,
+  argumentErrorFrom,
+  NetworkError,
+  refuseUnknownOptions,
+  TesseraError,
+  TimeoutError,
+  UnknownOptionError,
+} from "./errors.js";
+import { ActionName, Consent, DeviceOptions, EvaluateOptions, KNOWN, TesseraOptions } from "./options.js";
 import { collectSignals } from "./signals.js";
 import { type Post, transport } from "./transport.js";
 import { visitorToken } from "./visitor-token.js";
@@ -67,6 +76,7 @@ function parse<T extends z.ZodMiniType>(schema: T, value: unknown, name: string)
 export class Tessera {
   static readonly TesseraError = TesseraError;
   static readonly ArgumentError = ArgumentError;
+  static readonly UnknownOptionError = UnknownOptionError;
   static readonly ApiError = ApiError;
   static readonly NetworkError = NetworkError;
   static readonly TimeoutError = TimeoutError;
@@ -80,6 +90,7 @@ export class Tessera {
   constructor(options: TesseraOptions) {
     // A bad option is kept and every verb rejects with it: a constructor that throws would break the page.
     try {
+      refuseUnknownOptions("options", options, KNOWN.options);
       const o = parse(TesseraOptions, options, "options");
       if (o.on_logout !== undefined && typeof o.on_logout !== "function") throw new ArgumentError("options.on_logout", "expected function");
       this.#consent = o.consent ?? "full";
@@ -135,9 +146,13 @@ export class Tessera {
   async #evaluate(action: string, options: EvaluateOptions, navigates: boolean): Promise<EvaluateResult> {
     const setup = this.#ready();
     const name = parse(ActionName, action, "action");
-    const opts = parse(EvaluateOptions, options, `evaluate.${navigates ? "access" : name}`) ?? {};
+    const where = `evaluate.${navigates ? "access" : name}`;
+    refuseUnknownOptions(where, options, KNOWN.evaluate);
+    const opts = parse(EvaluateOptions, options, where) ?? {};
     const signals = await collectSignals(this.#consent);
-    const { auto_challenge, ...user } = opts;
+    const { auto_challenge, return_url, ...user } = opts;
+    // The page the hosted challenge returns to, unless the policy names one (challenges/return-urls.ts on the server).
+    if (return_url) signals.url = return_url;
     const { data, logout } = await setup.post(
       `v3/client/evaluate/${encodeURIComponent(name)}`,
       { client_id: setup.clientId, ...user, signals },
@@ -154,6 +169,7 @@ export class Tessera {
 
   async #device<T extends z.ZodMiniType>(verb: string, path: string, options: DeviceOptions, schema: T): Promise<z.infer<T>> {
     const setup = this.#ready();
+    refuseUnknownOptions(verb, options, KNOWN.device);
     const opts = parse(DeviceOptions, options, verb) ?? {};
     const signals = await collectSignals(this.#consent);
     const { data, logout } = await setup.post(`v3/client/${path}`, { client_id: setup.clientId, ...opts, signals }, schema);

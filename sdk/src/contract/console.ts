@@ -7,7 +7,7 @@ import { Timestamp } from "./common.js";
 import { Device } from "./device.js";
 import { Evaluation } from "./evaluation.js";
 import { Environment, PolicyCreateRequest, Verdict } from "./policy.js";
-import { IdentityVerificationMode } from "./user.js";
+import { Group, IdentityVerificationMode } from "./user.js";
 
 const bounded = (max: number) => z.string().check(z.minLength(1), z.maxLength(max));
 /** A point in time as a query parameter: an ISO 8601 date-time. */
@@ -63,7 +63,7 @@ export const ListMembership = z.object({ list: z.string(), value: z.string(), ch
 export const UserDetail = z.object({
   ...UserSummary.shape,
   metadata: z.record(z.string(), z.unknown()),
-  groups: z.array(z.string()),
+  groups: z.array(Group),
   devices: z.array(Device),
   evaluations: z.array(Evaluation),
   challenges: z.array(Challenge),

@@ -10,16 +10,30 @@ export const ListIdParam = z.object({
   id: z.string().check(z.regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, "list id must be 1-64 letters, digits, _ -")),
 });
 
-export const ListAddRequest = z.object({
-  values: z.array(z.string().check(z.minLength(1), z.maxLength(320))).check(z.minLength(1), z.maxLength(500)),
-  comment: z.optional(z.string().check(z.maxLength(500))),
-  /** Seconds until the entries expire. */
-  ttl: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(10 * 365 * 24 * 3600))),
+const ListValue = z.string().check(z.minLength(1), z.maxLength(320));
+const ListValues = z.array(ListValue).check(z.minLength(1), z.maxLength(500));
+/** One of `value` (a single value) or `values` (up to 500), as the interface's list calls take them. */
+const oneOfValueOrValues = z.refine<{ value?: string; values?: string[] }>((b) => (b.value === undefined) !== (b.values === undefined), {
+  message: "send either value or values",
+  path: ["values"],
 });
+
+export const ListAddRequest = z
+  .object({
+    value: z.optional(ListValue),
+    values: z.optional(ListValues),
+    comment: z.optional(z.string().check(z.maxLength(500))),
+    /** Seconds until the entries expire. */
+    ttl: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(10 * 365 * 24 * 3600))),
+  })
+  .check(oneOfValueOrValues);
 export type ListAddRequest = z.infer<typeof ListAddRequest>;
-export const ListRemoveRequest = z.object({
-  values: z.array(z.string().check(z.minLength(1), z.maxLength(320))).check(z.minLength(1), z.maxLength(500)),
-});
+export const ListRemoveRequest = z.object({ value: z.optional(ListValue), values: z.optional(ListValues) }).check(oneOfValueOrValues);
+
+/** The values a list add or remove names (`value` or `values`). */
+export function listValuesOf(body: { value?: string; values?: string[] }): string[] {
+  return body.values ?? (body.value === undefined ? [] : [body.value]);
+}
 export const ListAddResponse = z.object({ added: z.number(), updated: z.number(), total: z.number() });
 /** One live value of a list. */
 export const ListEntry = z.object({

@@ -28,11 +28,23 @@ export const EmbeddedUser = z.object({
 });
 export type EmbeddedUser = z.infer<typeof EmbeddedUser>;
 
+const GroupId = z.string().check(z.minLength(1), z.maxLength(100));
+
+/** A group the user belongs to (an organisation, a team, a household): its id in the customer's system. */
+export const Group = z.object({
+  id: GroupId,
+  name: z.optional(z.string().check(z.maxLength(200))),
+  metadata: z.optional(Metadata),
+});
+export type Group = z.infer<typeof Group>;
+
 export const UserUpdateRequest = z.object({
   email: z.optional(z.nullable(Email)),
   phone: z.optional(z.nullable(Phone)),
+  /** Merged into the stored metadata: the keys sent are set, a key sent as `null` is removed, the others stay. */
   metadata: z.optional(Metadata),
-  groups: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.maxLength(100))),
+  /** The user's groups, replacing the stored ones: one group object, or an array of group objects or group ids. */
+  groups: z.optional(z.union([Group, z.array(z.union([GroupId, Group])).check(z.maxLength(100))])),
 });
 export type UserUpdateRequest = z.infer<typeof UserUpdateRequest>;
 

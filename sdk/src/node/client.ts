@@ -2,7 +2,7 @@
 // Plain fetch (Node 20+, Deno, Bun, workers); every answer parsed by the shared contract; failures are typed;
 // only network errors and 5xx are retried, with exponential backoff and a cap.
 import * as z from "zod/mini";
-import { ApiError, ArgumentError, argumentErrorFrom, NetworkError, TimeoutError } from "../browser/errors.js";
+import { ApiError, ArgumentError, argumentErrorFrom, NetworkError, refuseUnknownOptions, TimeoutError } from "../browser/errors.js";
 import { Challenge, ChallengeListQuery, ChallengePage, OverrideChallengeRequest } from "../contract/challenge.js";
 import { ErrorBody } from "../contract/common.js";
 import { Device, DeviceAttachRequest } from "../contract/device.js";
@@ -25,12 +25,18 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
+/** Every option the constructor knows: any other is refused (UnknownOptionError), never silently ignored. */
+const CLIENT_OPTIONS = ["baseUrl", "timeout", "retries", "retryDelay", "maxRetryDelay", "fetch"] as const;
+
 const DeviceList = z.array(Device);
 const NoBody = z.undefined();
 
 type Query = Partial<z.input<typeof ChallengeListQuery>>;
 
 function check<T extends z.ZodMiniType>(schema: T, value: unknown, name: string): z.infer<T> {
+  // A field the contract does not know is refused here, not dropped: `emial` would otherwise update nothing.
+  const shape = (schema as { shape?: Record<string, unknown> }).shape;
+  if (shape && value && typeof value === "object" && !Array.isArray(value)) refuseUnknownOptions(name, value, Object.keys(shape));
   const result = z.safeParse(schema, value);
   if (!result.success) throw argumentErrorFrom(name, result.error.issues);
   return result.data;
@@ -67,7 +73,10 @@ export class Client {
 
   constructor(secret: string, options: ClientOptions = {}) {
     if (typeof secret !== "string" || secret.length === 0) throw new ArgumentError("secret", "a secret key is required");
+    refuseUnknownOptions("options", options, CLIENT_OPTIONS, { domain: "baseUrl (a full URL, e.g. https://tessera.example.com)" });
     this.#secret = secret;
+    if (options.baseUrl !== undefined && typeof options.baseUrl !== "string")
+      throw new ArgumentError("options.baseUrl", "must be an http(s) URL");
     this.#baseUrl = (options.baseUrl ?? "http://localhost:8080").replace(/\/+$/, "");
     this.#timeout = options.timeout ?? 10_000;
     this.#retries = options.retries ?? 2;
@@ -75,9 +84,11 @@ export class Client {
     this.#maxRetryDelay = options.maxRetryDelay ?? 2000;
     this.#fetch = options.fetch ?? globalThis.fetch;
     if (!/^https?:\/\//.test(this.#baseUrl)) throw new ArgumentError("baseUrl", "must be an http(s) URL");
-    for (const [name, value] of Object.entries({ timeout: this.#timeout, retries: this.#retries })) {
-      if (!Number.isInteger(value) || value < 0) throw new ArgumentError(name, "must be a non-negative integer");
+    const numbers = { timeout: this.#timeout, retries: this.#retries, retryDelay: this.#retryDelay, maxRetryDelay: this.#maxRetryDelay };
+    for (const [name, value] of Object.entries(numbers)) {
+      if (!Number.isInteger(value) || value < 0) throw new ArgumentError(`options.${name}`, "must be a non-negative integer");
     }
+    if (typeof this.#fetch !== "function") throw new ArgumentError("options.fetch", "must be a fetch function");
   }
 
   /** Reads an evaluation (the verdict the browser cannot see). */
@@ -123,8 +134,10 @@ export class Client {
     return this.#call("GET", `/v3/challenges?${params}`, undefined, ChallengePage);
   }
 
-  async getUserDevices(user: string): Promise<Device[]> {
-    return this.#call("GET", `/v3/user/${id(user, "user")}/devices`, undefined, DeviceList);
+  /** The user's devices; the user as its id or as `{ user }`. */
+  async getUserDevices(user: string | { user: string }): Promise<Device[]> {
+    const name = typeof user === "object" && user !== null ? check(z.object({ user: UserId }), user, "getUserDevices").user : user;
+    return this.#call("GET", `/v3/user/${id(name, "user")}/devices`, undefined, DeviceList);
   }
 
   /** Attaches a device (an evaluation's `device`) to a user's account: the backend's side of the SDK's `attach`. */
@@ -138,12 +151,16 @@ export class Client {
     return this.#call("POST", `/v3/devices/${id(device, "device")}/detach`, undefined, Device);
   }
 
-  /** Changes only the fields sent (`email`, `phone`, `metadata`, `groups`). */
+  /**
+   * Changes only the fields sent (`email`, `phone`, `metadata`, `groups`): metadata is merged key by key (`null`
+   * removes a key), groups (objects `{ id, name?, metadata? }` or ids) replace the stored ones.
+   */
   async updateUser(user: string, body: z.input<typeof UserUpdateRequest>): Promise<void> {
     const payload = check(UserUpdateRequest, body, "body");
     await this.#call("POST", `/v3/user/${id(user, "user")}/update`, payload, NoBody);
   }
 
+  /** Adds `value` or `values` (up to 500) to a list, with an optional `comment` and `ttl` in seconds. */
   async addToList(list: string, body: z.input<typeof ListAddRequest>): Promise<z.infer<typeof ListAddResponse>> {
     const { id: listId } = check(ListIdParam, { id: list }, "list");
     return this.#call("POST", `/v3/lists/${encodeURIComponent(listId)}/add`, check(ListAddRequest, body, "body"), ListAddResponse);

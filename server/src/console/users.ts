@@ -1,6 +1,7 @@
 // Users as the console and scripts look them up (SPEC.md 14): search (GET /v3/users?query=) and one user's timeline
 // (GET /v3/users/:id): the profile, devices, latest evaluations and challenges, and the lists holding them.
 import type { UserDetail, UserSummary } from "@tessera/sdk/contract";
+import { groupsOf } from "../domain/users.js";
 import { notFound } from "../errors.js";
 import type { Services } from "../services.js";
 import type { UserRow } from "../store/users.js";
@@ -51,7 +52,7 @@ export async function userTimeline(services: Services, environmentId: string, ex
   return {
     ...toUserSummary(user),
     metadata: JSON.parse(user.metadata) as Record<string, unknown>,
-    groups: JSON.parse(user.groups) as string[],
+    groups: groupsOf(user),
     devices,
     evaluations: await repos.evaluationSearch.toWire(rows),
     challenges: challenges.data,

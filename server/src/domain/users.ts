@@ -1,11 +1,55 @@
 // Users (SPEC.md 5, 7): partial updates from the customer's backend, and conversions — a sharer who chose
 // "create my own account" on a device and later signs up from it as a new user (`user.converted`).
-import type { UserUpdateRequest } from "@tessera/sdk/contract";
+import { type Group, Metadata, type UserUpdateRequest } from "@tessera/sdk/contract";
+import * as z from "zod/mini";
+import { badRequest } from "../errors.js";
 import { accountEmailKey } from "../pipeline/account-email.js";
 import type { EvaluationStep, EventSink } from "../pipeline/ports.js";
 import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
 import { iso, now } from "../time.js";
+
+/**
+ * The groups a user update names, as stored: one object per group id (a bare id is a group with only its id, a single
+ * object a list of one); a group named twice keeps its last form.
+ */
+export function normaliseGroups(groups: NonNullable<UserUpdateRequest["groups"]>): Group[] {
+  const byId = new Map<string, Group>();
+  for (const g of Array.isArray(groups) ? groups : [groups]) {
+    const group: Group = typeof g === "string" ? { id: g } : { id: g.id };
+    if (typeof g !== "string" && g.name !== undefined) group.name = g.name;
+    if (typeof g !== "string" && g.metadata !== undefined) group.metadata = g.metadata;
+    byId.delete(group.id);
+    byId.set(group.id, group);
+  }
+  return [...byId.values()];
+}
+
+/** A user's stored groups (rows written before group objects hold bare ids). */
+export function groupsOf(u: Pick<UserRow, "groups">): Group[] {
+  return (JSON.parse(u.groups) as (string | Group)[]).map((g) => (typeof g === "string" ? { id: g } : g));
+}
+
+/**
+ * `patch` merged into `stored` (POST /v3/user/:id/update: only the sent fields change, key by key): a key sent is set,
+ * a key sent as `null` is removed, a key not sent stays. The result is bounded like any metadata (400 naming it).
+ */
+export function mergeMetadata(stored: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const merged = { ...stored };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  const bounded = z.safeParse(Metadata, merged);
+  if (!bounded.success) {
+    const issue = bounded.error.issues[0];
+    throw badRequest(`Invalid metadata once merged with the stored keys: ${issue?.message ?? "out of bounds"}`, "metadata");
+  }
+  return merged;
+}
+
+/** What an update did: created the user, changed fields of it, or found it as sent (nothing written). */
+export type UserUpdateOutcome = "created" | "updated" | "unchanged";
 
 /** The user object of `user.*` webhook payloads. */
 export function toEventUser(u: UserRow): Record<string, unknown> {
@@ -15,7 +59,8 @@ export function toEventUser(u: UserRow): Record<string, unknown> {
     ...(u.email ? { email: u.email } : {}),
     ...(u.phone ? { phone: u.phone } : {}),
     metadata: JSON.parse(u.metadata) as Record<string, unknown>,
-    groups: JSON.parse(u.groups) as string[],
+    // Webhook users carry the group ids (their names and metadata are on GET /v3/users/:id).
+    groups: groupsOf(u).map((g) => g.id),
     ...(u.converted_at != null ? { converted_at: iso(u.converted_at) } : {}),
     createdAt: iso(u.created_at),
     updatedAt: iso(u.updated_at),
@@ -33,30 +78,48 @@ export class UsersService {
    * yet is created with them: a backend pushes its existing accounts' contacts before any browser names them, so that
    * no first client evaluation decides where their codes go (docs/security.md).
    */
-  async update(environmentId: string, externalId: string, req: UserUpdateRequest): Promise<void> {
+  async update(environmentId: string, externalId: string, req: UserUpdateRequest): Promise<UserUpdateOutcome> {
+    // Read, merge, write compare-and-set on the metadata read: two concurrent merges never lose each other's keys.
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.updateOnce(environmentId, externalId, req);
+      if (outcome !== "conflict") return outcome;
+      if (attempt >= 4) throw new Error(`User ${externalId}: metadata changed under five updates in a row`);
+    }
+  }
+
+  private async updateOnce(environmentId: string, externalId: string, req: UserUpdateRequest): Promise<UserUpdateOutcome | "conflict"> {
     let user = await this.repos.users.findByExternal(environmentId, externalId);
+    let created = false;
     if (!user) {
-      const { email, phone, metadata } = req;
-      user = (
-        await this.repos.users.upsert(environmentId, externalId, {
-          source: "server",
-          ...(email ? { email } : {}),
-          ...(phone ? { phone } : {}),
-          ...(metadata ? { metadata } : {}),
-        })
-      ).user;
+      // Refused before the user is created: a bad update leaves no half-made user behind.
+      if (req.metadata) mergeMetadata({}, req.metadata);
+      const { email, phone } = req;
+      const result = await this.repos.users.upsert(environmentId, externalId, {
+        source: "server",
+        ...(email ? { email } : {}),
+        ...(phone ? { phone } : {}),
+      });
+      user = result.user;
+      created = result.created;
     }
     const patch: Partial<UserRow> = {};
     if (req.email !== undefined && req.email !== user.email)
       Object.assign(patch, { email: req.email, email_verified: 0, email_key: req.email === null ? null : accountEmailKey(req.email) });
     if (req.phone !== undefined && req.phone !== user.phone) Object.assign(patch, { phone: req.phone, phone_verified: 0 });
-    if (req.metadata !== undefined) patch.metadata = JSON.stringify(req.metadata);
-    if (req.groups !== undefined) patch.groups = JSON.stringify([...new Set(req.groups)]);
+    if (req.metadata !== undefined) {
+      const metadata = JSON.stringify(mergeMetadata(JSON.parse(user.metadata) as Record<string, unknown>, req.metadata));
+      if (metadata !== user.metadata) patch.metadata = metadata;
+    }
+    if (req.groups !== undefined) {
+      const groups = JSON.stringify(normaliseGroups(req.groups));
+      if (groups !== user.groups) patch.groups = groups;
+    }
     // The backend updating a user with its secret vouches for the account (SPEC.md 13).
     if (user.provisional === 1) patch.provisional = 0;
-    if (Object.keys(patch).length === 0) return;
+    if (Object.keys(patch).length === 0) return created ? "created" : "unchanged";
     patch.updated_at = now();
-    await this.repos.userData.update(user.id, patch);
+    if (!(await this.repos.userData.updateIf(user.id, { metadata: user.metadata }, patch))) return "conflict";
+    return created ? "created" : "updated";
   }
 
   /**

@@ -249,7 +249,12 @@ export const EXAMPLES: Examples = {
   DeviceList: [device],
   DeviceAttachRequest: { user: "acct_42" },
   DeviceMetadataRequest: { metadata: { label: "work laptop", managed: true } },
-  UserUpdateRequest: { email: "alice@example.com", phone: "+33612345678", metadata: { plan: "pro" }, groups: ["beta"] },
+  UserUpdateRequest: {
+    email: "alice@example.com",
+    phone: "+33612345678",
+    metadata: { plan: "pro" },
+    groups: [{ id: "org_17", name: "Acme Inc." }, "beta"],
+  },
   UserErasure: { user: "acct_42", deleted: { evaluations: 37, devices: 2, fingerprints: 2, challenges: 1, access_records: 12 } },
   PolicyCreateRequest: { ...policyFields, environment: "production" },
   PolicyPatchRequest: { enabled: false },
@@ -302,7 +307,7 @@ export const EXAMPLES: Examples = {
   UserDetail: {
     ...userSummary,
     metadata: { plan: "pro" },
-    groups: ["beta"],
+    groups: [{ id: "org_17", name: "Acme Inc." }, { id: "beta" }],
     devices: [device],
     evaluations: [evaluation],
     challenges: [challenge],

@@ -1,4 +1,5 @@
-// Serves the browser SDK's script-tag build (SPEC.md 1, 10) at /sdk/v3/tessera.js, with its source map, from
+// Serves the browser SDK's script-tag build (SPEC.md 1, 10) at /sdk/v3/tessera.js (and the compatibility layer's,
+// /sdk/v3/rupt.js, docs/migrating.md), with its source map, from
 // sdk/dist, through @fastify/static: the brotli or gzip twin written at build time (scripts/vite-precompress.ts)
 // when the browser accepts it. Customers embed it from any origin, so it is cacheable by browsers and CDNs for an
 // hour (a new server version reaches pages within the hour; the ETag makes revalidation cheap) and embeddable
@@ -19,6 +20,9 @@ const DEFAULT_DIST = fileURLToPath(new URL("../../../sdk/dist", import.meta.url)
 const FILES = {
   "tessera.js": "application/javascript; charset=utf-8",
   "tessera.js.map": "application/json; charset=utf-8",
+  // The compatibility layer (docs/migrating.md): the same SDK as window.Rupt, under the hosted service's names.
+  "rupt.js": "application/javascript; charset=utf-8",
+  "rupt.js.map": "application/json; charset=utf-8",
 } as const;
 
 // One hour fresh, then served stale for a day while revalidating: the URL is versioned by major (/v3) only.

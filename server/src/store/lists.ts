@@ -84,6 +84,21 @@ export class ListsRepo extends Repository {
     return { added, updated, total: await this.count(environmentId, listId) };
   }
 
+  /** Which of `values` (normalised) the list holds live now: an import adds only the others. */
+  async liveValues(environmentId: string, listId: string, values: string[]): Promise<Set<string>> {
+    const unique = [...new Set(values.map(normaliseListValue))];
+    if (unique.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom("list_entries")
+      .select("value")
+      .where("environment_id", "=", environmentId)
+      .where("list_id", "=", listId)
+      .where("value", "in", unique)
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now())]))
+      .execute();
+    return new Set(rows.map((r) => r.value));
+  }
+
   async remove(environmentId: string, listId: string, values: string[]): Promise<{ removed: number; total: number }> {
     const res = await this.db
       .deleteFrom("list_entries")

@@ -56,6 +56,11 @@ function ruleOf(p: PolicyInput): PolicyRule {
   };
 }
 
+/** Whether `p` would change the rule `row` holds (an import that finds its policy as the file has it writes nothing). */
+export function ruleChanged(row: PolicyRow, p: PolicyInput): boolean {
+  return policyDigest(row) !== policyDigest(ruleOf(p));
+}
+
 export class PoliciesRepo extends Repository {
   private readonly cache = new ShortCache<PolicyRow[]>(CACHE_MS);
 
@@ -150,6 +155,16 @@ export class PoliciesRepo extends Repository {
     const res = await this.db.deleteFrom("policies").where("environment_id", "=", environmentId).where("id", "=", id).executeTakeFirst();
     this.invalidate(environmentId);
     return Number(res.numDeletedRows) > 0;
+  }
+
+  /** The policy with this source key (a config-file, default or imported policy). */
+  async findByKey(environmentId: string, key: string): Promise<PolicyRow | undefined> {
+    return this.db
+      .selectFrom("policies")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("source_key", "=", key)
+      .executeTakeFirst();
   }
 
   /** Creates or replaces the policy with this source key (config-file and default policies). */

@@ -199,6 +199,15 @@ export class ProjectsRepo extends Repository {
 
   private readonly byClientId = new ShortCache<EnvironmentRecord | undefined>(CLIENT_ID_CACHE_MS);
 
+  /** A project's environment by its name (the CLI names environments so). */
+  async environmentOf(projectId: string, env: Environment): Promise<EnvironmentRecord | undefined> {
+    const row = await this.envQuery()
+      .where("environments.project_id", "=", projectId)
+      .where("environments.name", "=", env)
+      .executeTakeFirst();
+    return row && toRecord(row);
+  }
+
   async environmentById(id: string): Promise<EnvironmentRecord | undefined> {
     const row = await this.envQuery().where("environments.id", "=", id).executeTakeFirst();
     return row && toRecord(row);

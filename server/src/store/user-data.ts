@@ -16,6 +16,21 @@ export class UserDataRepo extends Repository {
     await this.db.updateTable("users").set(patch).where("id", "=", id).execute();
   }
 
+  /** The update above, only if the metadata is still as the caller read it (a merge's compare-and-set). */
+  async updateIf(
+    id: string,
+    expected: Pick<UserRow, "metadata">,
+    patch: Partial<Omit<UserRow, "id" | "environment_id" | "external_id">>,
+  ): Promise<boolean> {
+    const res = await this.db
+      .updateTable("users")
+      .set(patch)
+      .where("id", "=", id)
+      .where("metadata", "=", expected.metadata)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
   /** A device with its user's ids, read in `db` (the caller's transaction). */
   async deviceWithOwner(
     environmentId: string,

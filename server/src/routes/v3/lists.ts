@@ -8,6 +8,7 @@ import {
   ListRemoveRequest,
   ListRemoveResponse,
   ListSummaries,
+  listValuesOf,
   PageQuery,
 } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -42,7 +43,7 @@ const listRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
         tags: ["lists"],
         summary: "Add values to a list",
         description:
-          'Up to 500 user ids, IPs, emails or email domains, fingerprint or device ids, phones or country codes, with a comment and a `ttl` in seconds; a value already there gets the new comment and expiry. Policies test lists with `in_list`; in development the test_* lists force verdicts (README "Test mode"), and production refuses them.',
+          '`value`, or `values`: up to 500 user ids, IPs, emails or email domains, fingerprint or device ids, phones or country codes, with a comment and a `ttl` in seconds; a value already there gets the new comment and expiry. Policies test lists with `in_list`; in development the test_* lists force verdicts (README "Test mode"), and production refuses them.',
         params: ListIdParam,
         body: ListAddRequest,
         response: { 200: ok(ListAddResponse, "How many values were added and updated, and the list's size"), ...errors },
@@ -52,7 +53,7 @@ const listRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
       const env = envOf(req);
       if (env.name !== "development" && isTestList(req.params.id))
         throw badRequest(`${req.params.id} is a test-mode list: it forces verdicts in development environments only`, "id");
-      return lists.add(env.id, req.params.id, req.body.values, { comment: req.body.comment, ttlSeconds: req.body.ttl });
+      return lists.add(env.id, req.params.id, listValuesOf(req.body), { comment: req.body.comment, ttlSeconds: req.body.ttl });
     },
   );
 
@@ -62,13 +63,13 @@ const listRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
       schema: {
         tags: ["lists"],
         summary: "Remove values from a list",
-        description: "Removes the values given (up to 500); values not on the list are ignored.",
+        description: "Removes the `value` or `values` given (up to 500); values not on the list are ignored.",
         params: ListIdParam,
         body: ListRemoveRequest,
         response: { 200: ok(ListRemoveResponse, "How many values were removed, and the list's size"), ...errors },
       },
     },
-    async (req) => lists.remove(envOf(req).id, req.params.id, req.body.values),
+    async (req) => lists.remove(envOf(req).id, req.params.id, listValuesOf(req.body)),
   );
 
   app.get(

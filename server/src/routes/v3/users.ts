@@ -31,7 +31,7 @@ const userRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
         tags: ["users"],
         summary: "Update a user (only the sent fields change)",
         description:
-          "Sets the user's contacts (where challenge codes go: a client evaluation never changes them), metadata and groups; `null` clears a contact. Creates the user if new.",
+          "Sets the user's contacts (where challenge codes go: a client evaluation never changes them), metadata and groups; `null` clears a contact. Metadata is merged key by key (a key sent as `null` is removed); groups (objects `{ id, name?, metadata? }` or bare ids) replace the stored ones. Creates the user if new.",
         params: IdParam,
         body: UserUpdateRequest,
         response: { 204: ok(z.null(), "Updated"), ...errors },
