@@ -6,8 +6,49 @@ import * as z from "zod/mini";
 export const Timestamp = z.string();
 export type Timestamp = z.infer<typeof Timestamp>;
 
-export const Metadata = z.record(z.string(), z.unknown());
+/**
+ * The bounds of `metadata` on every call that sends it (docs/security.md "Bounded input"). It is kept with each
+ * evaluation for the retention period, so one call stores a few labels, not a file: at most 50 keys of at most 40
+ * characters, string values of at most 500 characters, 8 KB as JSON (UTF-8) in all.
+ */
+export const METADATA_MAX_KEYS = 50;
+export const METADATA_MAX_KEY_LENGTH = 40;
+export const METADATA_MAX_STRING_LENGTH = 500;
+export const METADATA_MAX_BYTES = 8 * 1024;
+
+const MetadataKey = z.string().check(z.maxLength(METADATA_MAX_KEY_LENGTH));
+export const MetadataString = z.string().check(z.maxLength(METADATA_MAX_STRING_LENGTH));
+/** A value that holds nothing else: a string within the bound, a number, a boolean or null. */
+const MetadataScalar = z.union([MetadataString, z.number(), z.boolean(), z.null()]);
+/**
+ * A metadata value: a scalar, or one level of list or object of scalars (`roles: ["admin"]`, `address: { city }`).
+ * Nothing a label needs nests deeper, and a nested value counts toward the 8 KB like any other.
+ */
+const MetadataValue = z.union([MetadataScalar, z.array(MetadataScalar), z.record(MetadataKey, MetadataScalar)], {
+  error: `a metadata value is a string of at most ${METADATA_MAX_STRING_LENGTH} characters, a number, a boolean, null, or one list or object of those`,
+});
+
+const utf8 = new TextEncoder();
+
+/** The metadata bounds over a record of `value`s: the key count and the serialised size (keys' lengths: MetadataKey). */
+export function boundedMetadata<V extends z.ZodMiniType>(value: V) {
+  return z.record(MetadataKey, value).check(
+    z.refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `at most ${METADATA_MAX_KEYS} keys`),
+    z.refine((m) => utf8.encode(JSON.stringify(m)).length <= METADATA_MAX_BYTES, `at most ${METADATA_MAX_BYTES / 1024} KB as JSON`),
+    z.meta({
+      description: `Your own labels: at most ${METADATA_MAX_KEYS} keys of at most ${METADATA_MAX_KEY_LENGTH} characters, strings of at most ${METADATA_MAX_STRING_LENGTH} characters, values nested one level at most, ${METADATA_MAX_BYTES / 1024} KB as JSON in all.`,
+      maxProperties: METADATA_MAX_KEYS,
+    }),
+  );
+}
+
+/** `metadata` as a call sends it: the SDK, the backend client and the server refuse the same beyond the bounds. */
+export const Metadata = boundedMetadata(MetadataValue);
 export type Metadata = z.infer<typeof Metadata>;
+
+/** `metadata` as stored and answered: what was sent (before the bounds existed, calls could send more). */
+export const StoredMetadata = z.record(z.string(), z.unknown());
+export type StoredMetadata = z.infer<typeof StoredMetadata>;
 
 /** An id in a path: bounded so a huge path segment is a 400, not work. */
 export const IdParam = z.object({ id: z.string().check(z.minLength(1), z.maxLength(200)) });

@@ -8,7 +8,7 @@ import * as contract from "@tessera/sdk/contract";
 import type { FastifyInstance } from "fastify";
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { OpenAPIV3_1 } from "openapi-types";
-import { $ZodRegistry, $ZodType } from "zod/v4/core";
+import { $ZodRegistry, $ZodType, globalRegistry } from "zod/v4/core";
 import { EXAMPLES } from "./docs-examples.js";
 
 type Meta = { id?: string; description?: string; examples?: unknown[] };
@@ -23,9 +23,15 @@ const NAMED_KINDS = new Set(["object", "union", "enum", "array", "tuple"]);
 export const REGISTRY: $ZodRegistry<Meta> = (() => {
   const registry = new $ZodRegistry<Meta>();
   for (const [name, value] of Object.entries(contract)) {
-    if (!(value instanceof $ZodType) || /(Param|Params|Query)$/.test(name) || !NAMED_KINDS.has(value._zod.def.type)) continue;
+    if (!(value instanceof $ZodType) || /(Param|Params|Query)$/.test(name)) continue;
+    // What the contract says of a schema itself (z.meta: a bound no JSON Schema keyword states, like Metadata's size).
+    const own = globalRegistry.get(value) as Meta | undefined;
+    if (!NAMED_KINDS.has(value._zod.def.type)) {
+      if (own) registry.add(value, own);
+      continue;
+    }
     const example = (EXAMPLES as Record<string, unknown>)[name];
-    registry.add(value, { id: name, ...(example !== undefined ? { examples: [example] } : {}) });
+    registry.add(value, { ...own, id: name, ...(example !== undefined ? { examples: [example] } : {}) });
   }
   return registry;
 })();
