@@ -341,6 +341,7 @@ export const EXAMPLES: Examples = {
       },
     ],
     truncated: false,
+    partial: false,
   },
   AuditLogPage: {
     data: [
