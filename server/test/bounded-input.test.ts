@@ -154,7 +154,7 @@ describeStores("bounded input on %s", (kind) => {
       ["a key of 41 characters", { ["k".repeat(41)]: 1 }, `metadata.${"k".repeat(41)}`],
       ["a string of 501 characters", { note: "x".repeat(501) }, "metadata.note"],
       ["a string of 501 characters one level down", { address: { city: "x".repeat(501) } }, "metadata.address.city"],
-      ["a value nested two levels", { deep: { deeper: { deepest: 1 } } }, "metadata.deep"],
+      ["a value nested two levels", { deep: { deeper: { deepest: 1 } } }, "metadata.deep.deeper"],
       ["8,193 bytes as JSON", metadataOfSize(8193), "metadata"],
       // What was accepted before: 200 KB a call, kept 90 days.
       ["200 KB", Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`k${i}`, "x".repeat(500)])), "metadata"],
