@@ -73,7 +73,7 @@ describe("code destinations", () => {
 
     // What an outsider sends to burn the parser: each a unique string, so that no remembered answer hides the work.
     const hostile = (n: number) => [
-      `a${"(".repeat(150)}${")".repeat(150)}@example.com`,
+      `a${"(".repeat(150)}${")".repeat(150)}${n}@example.com`,
       `${"(a".repeat(100)}${")".repeat(100)}b${n}@example.com`,
       `"${"a".repeat(300)}${n}"@example.com`,
       `"${"\\a".repeat(120)}${n}"@example.com`,
