@@ -17,7 +17,7 @@ export function envOf(req: FastifyRequest): EnvironmentRecord {
   return req.environment;
 }
 
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
+export const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /** onRequest hook for the server API: `Authorization: Bearer <secret>`; revocation takes effect at once. */
 export function requireSecret(services: Services) {

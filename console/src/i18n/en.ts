@@ -159,6 +159,8 @@ export const en = {
     days: "Days back",
     run: "Run backtest",
     evaluated: "Evaluations looked at",
+    partial: (n: number, from: string) =>
+      `Partial answer: the time budget ran out after ${n} evaluations (the newest, back to ${from}). Choose fewer days for a complete answer.`,
     matched: "Matched by the draft",
     changed: "Verdicts changed",
     transition: "Change",

@@ -160,6 +160,8 @@ export const es: Messages = {
     days: "Días atrás",
     run: "Simular",
     evaluated: "Evaluaciones revisadas",
+    partial: (n: number, from: string) =>
+      `Respuesta parcial: el tiempo asignado se agotó tras ${n} evaluaciones (las más recientes, hasta ${from}). Elija menos días para una respuesta completa.`,
     matched: "Coincidentes con el borrador",
     changed: "Veredictos cambiados",
     transition: "Cambio",

@@ -160,6 +160,8 @@ export const fr: Messages = {
     days: "Jours en arrière",
     run: "Lancer le rejeu",
     evaluated: "Évaluations examinées",
+    partial: (n: number, from: string) =>
+      `Réponse partielle : le temps alloué s'est écoulé après ${n} évaluations (les plus récentes, jusqu'au ${from}). Choisissez moins de jours pour une réponse complète.`,
     matched: "Retenues par le brouillon",
     changed: "Verdicts modifiés",
     transition: "Changement",

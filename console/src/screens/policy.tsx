@@ -60,6 +60,11 @@ function BacktestPanel({ draft, id }: { draft: Draft; id?: string }) {
       </div>
       {result && (
         <div id="backtest-result">
+          {result.partial && (
+            <p class="caveat" id="backtest-partial" role="status">
+              {m.partial(result.evaluated, result.examined_from ? when(result.examined_from) : "")}
+            </p>
+          )}
           <dl class="facts">
             <dt>{m.evaluated}</dt>
             <dd>{result.evaluated}</dd>

@@ -6,8 +6,81 @@ import * as z from "zod/mini";
 export const Timestamp = z.string();
 export type Timestamp = z.infer<typeof Timestamp>;
 
-export const Metadata = z.record(z.string(), z.unknown());
+/**
+ * The bounds of `metadata` on every call that sends it (docs/security.md "Bounded input"). It is kept with each
+ * evaluation for the retention period, so one call stores a few labels, not a file: at most 50 keys of at most 40
+ * characters, string values of at most 500 characters, 8 KB as JSON (UTF-8) in all.
+ */
+export const METADATA_MAX_KEYS = 50;
+export const METADATA_MAX_KEY_LENGTH = 40;
+export const METADATA_MAX_STRING_LENGTH = 500;
+export const METADATA_MAX_BYTES = 8 * 1024;
+
+const MetadataKey = z.string().check(z.maxLength(METADATA_MAX_KEY_LENGTH));
+export const MetadataString = z.string().check(z.maxLength(METADATA_MAX_STRING_LENGTH));
+
+const SCALAR = `a string of at most ${METADATA_MAX_STRING_LENGTH} characters, a number, a boolean or null`;
+
+/** Why a value that holds nothing else is refused, if it is: a string past the bound, or no scalar at all. */
+function scalarProblem(v: unknown, nested: boolean): string | undefined {
+  if (typeof v === "string")
+    return v.length > METADATA_MAX_STRING_LENGTH ? `strings have at most ${METADATA_MAX_STRING_LENGTH} characters` : undefined;
+  if (v === null || typeof v === "number" || typeof v === "boolean") return undefined;
+  return nested ? `${SCALAR}: values nest one level at most` : `${SCALAR}, or one list or object of those`;
+}
+
+/**
+ * A metadata value: a scalar, or one level of list or object of scalars (`roles: ["admin"]`, `address: { city }`);
+ * nothing a label needs nests deeper. One check rather than zod unions, which cost the browser SDK 0.8 KB gzipped
+ * of its 30 KB budget; each problem names its place (`metadata.address.city`).
+ */
+const MetadataValue = z.unknown().check(
+  z.superRefine((v, ctx) => {
+    const entries = Array.isArray(v) ? v.entries() : v !== null && typeof v === "object" ? Object.entries(v) : undefined;
+    if (!entries) {
+      const problem = scalarProblem(v, false);
+      if (problem) ctx.addIssue({ code: "custom", message: problem, input: v });
+      return;
+    }
+    for (const [k, inner] of entries) {
+      const problem =
+        typeof k === "string" && k.length > METADATA_MAX_KEY_LENGTH
+          ? `keys have at most ${METADATA_MAX_KEY_LENGTH} characters`
+          : scalarProblem(inner, true);
+      if (problem) ctx.addIssue({ code: "custom", message: problem, input: inner, path: [k] });
+    }
+  }),
+);
+
+const utf8 = new TextEncoder();
+
+/** The bounds of a whole metadata object, whatever its values: the key count, then the size as JSON. */
+function metadataSize() {
+  return z.superRefine((m: Record<string, unknown>, ctx) => {
+    if (Object.keys(m).length > METADATA_MAX_KEYS) ctx.addIssue({ code: "custom", message: `at most ${METADATA_MAX_KEYS} keys`, input: m });
+    else if (utf8.encode(JSON.stringify(m)).length > METADATA_MAX_BYTES)
+      ctx.addIssue({ code: "custom", message: `at most ${METADATA_MAX_BYTES / 1024} KB as JSON`, input: m });
+  });
+}
+
+/** A metadata object of `value`s under the bounds (legacy `metadata_fields` are lists of MetadataString). */
+export function boundedMetadata<V extends z.ZodMiniType>(value: V) {
+  return z.record(MetadataKey, value).check(metadataSize());
+}
+
+/** `metadata` as a call sends it: the SDK, the backend client and the server refuse the same beyond the bounds. */
+export const Metadata = boundedMetadata(MetadataValue);
 export type Metadata = z.infer<typeof Metadata>;
+
+/** What the OpenAPI document says of Metadata (server/src/routes/docs.ts), beside the key length it shows itself. */
+export const METADATA_DOC = {
+  description: `Your own labels: at most ${METADATA_MAX_KEYS} keys of at most ${METADATA_MAX_KEY_LENGTH} characters; each value ${SCALAR}, or one list or object of those (one level); ${METADATA_MAX_BYTES / 1024} KB as JSON in all.`,
+  maxProperties: METADATA_MAX_KEYS,
+};
+
+/** `metadata` as stored and answered: what was sent (before the bounds existed, calls could send more). */
+export const StoredMetadata = z.record(z.string(), z.unknown());
+export type StoredMetadata = z.infer<typeof StoredMetadata>;
 
 /** An id in a path: bounded so a huge path segment is a 400, not work. */
 export const IdParam = z.object({ id: z.string().check(z.minLength(1), z.maxLength(200)) });

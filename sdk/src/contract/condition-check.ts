@@ -2,7 +2,7 @@
 // 400 naming the field) and the console's editor (live validation as the operator types): every check must exist
 // in the catalogue, every value must have the check's type for its operator, and the tree stays small.
 import { type CheckType, checkType } from "./checks.js";
-import type { Comparison, Condition } from "./policy.js";
+import { CONDITION_MAX_VALUES, type Comparison, type Condition } from "./policy.js";
 
 export const CONDITION_MAX_DEPTH = 12;
 export const CONDITION_MAX_NODES = 500;
@@ -24,6 +24,11 @@ function comparisonProblem(c: Comparison, at: string): ConditionProblem | undefi
   const param = `${at}.value`;
   const typeName = scalarType(type);
   const isScalar = (x: unknown) => typeof x === typeName;
+  if (Array.isArray(v) && v.length > CONDITION_MAX_VALUES)
+    return {
+      message: `${c.op} takes at most ${CONDITION_MAX_VALUES.toLocaleString("en")} values: keep a longer set in a list (in_list)`,
+      param,
+    };
   switch (c.op) {
     case "exists":
       return v !== undefined && typeof v !== "boolean" ? { message: "`exists` takes true, false or no value", param } : undefined;

@@ -106,6 +106,7 @@ export type BacktestRequest = z.infer<typeof BacktestRequest>;
 export const BacktestResult = z.object({
   from: Timestamp,
   to: Timestamp,
+  /** Evaluations examined. */
   evaluated: z.number(),
   /** Evaluations the draft's conditions (and actions) match. */
   matched: z.number(),
@@ -128,6 +129,13 @@ export const BacktestResult = z.object({
   ),
   /** true when `limit` stopped the run before the start of the period. */
   truncated: z.boolean(),
+  /**
+   * true when the server's time budget (BACKTEST_BUDGET_MS) ran out first: the counts are over the `evaluated` newest
+   * evaluations of the period only, back to `examined_from`. A shorter period, or a smaller `limit`, completes.
+   */
+  partial: z.boolean(),
+  /** With `partial`: the time of the oldest evaluation examined (the run covered `examined_from`–`to`). */
+  examined_from: z.optional(Timestamp),
 });
 export type BacktestResult = z.infer<typeof BacktestResult>;
 

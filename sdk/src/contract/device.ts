@@ -1,6 +1,6 @@
 // The device object (SPEC.md 5) and the client device operations (SPEC.md 4).
 import * as z from "zod/mini";
-import { Metadata, Timestamp } from "./common.js";
+import { Metadata, StoredMetadata, Timestamp } from "./common.js";
 import { Signals } from "./evaluation.js";
 import { UserId, UserToken } from "./user.js";
 
@@ -26,7 +26,7 @@ export const Device = z.object({
   status: z.enum(["attached", "detached"]),
   type: DeviceType,
   info: DeviceInfo,
-  metadata: Metadata,
+  metadata: StoredMetadata,
   attached_at: z.optional(Timestamp),
   detached_at: z.optional(Timestamp),
   last_seen_at: z.optional(Timestamp),

@@ -1,7 +1,7 @@
 // The evaluation (interface specification 2.1 + SPEC.md 6) and the requests that create one (SPEC.md 4, 5).
 import * as z from "zod/mini";
 import { ChecksSnapshot, RiskCategory } from "./checks.js";
-import { Metadata, Timestamp } from "./common.js";
+import { Metadata, StoredMetadata, Timestamp } from "./common.js";
 import { ChallengeType, Verdict } from "./policy.js";
 import { Email, EmbeddedUser, Phone, UserId, UserToken } from "./user.js";
 
@@ -64,7 +64,7 @@ export const Evaluation = z.object({
   device: z.optional(z.string()),
   access: z.optional(z.string()),
   risks: z.optional(z.array(Risk)),
-  metadata: z.optional(Metadata),
+  metadata: z.optional(StoredMetadata),
   checks: z.optional(ChecksSnapshot),
   consumed: z.optional(z.boolean()),
   consumed_at: z.optional(Timestamp),

@@ -1,6 +1,6 @@
 // Legacy /v2/proj envelopes (SPEC.md 8).
 import * as z from "zod/mini";
-import { Timestamp } from "./common.js";
+import { boundedMetadata, MetadataString, Timestamp } from "./common.js";
 
 export const AccessHistoryQuery = z.object({
   user: z.optional(z.string().check(z.maxLength(256))),
@@ -40,9 +40,9 @@ export const IdentificationCompleteResponse = z.object({
   metadata_fields: z.record(z.string(), z.array(z.string())),
 });
 
-export const LegacyDeviceMetadataRequest = z.object({
-  metadata_fields: z.record(z.string().check(z.maxLength(100)), z.array(z.string().check(z.maxLength(1000))).check(z.maxLength(100))),
-});
+/** Lists of strings under the bounds of every `metadata` (common.ts); the device's metadata they merge into too. */
+export const LegacyMetadataFields = boundedMetadata(z.array(MetadataString));
+export const LegacyDeviceMetadataRequest = z.object({ metadata_fields: LegacyMetadataFields });
 
 export const LegacyDeviceParam = z.object({ device: z.string().check(z.minLength(1), z.maxLength(200)) });
 export const LegacySuccess = z.object({ success: z.literal(true) });

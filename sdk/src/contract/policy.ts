@@ -22,7 +22,14 @@ export const OPS = ["eq", "ne", "gt", "gte", "lt", "lte", "in", "not_in", "in_li
 export const Op = z.enum(OPS);
 export type Op = z.infer<typeof Op>;
 
-export const ConditionValue = z.union([z.boolean(), z.number(), z.string(), z.array(z.union([z.string(), z.number()])), z.null()]);
+/**
+ * Values of one condition (an `in` or `not_in` list, list ids): every evaluation the policy applies to compares
+ * against them, and a backtest does so for each stored evaluation; a longer set belongs in a list (`in_list`). Checked
+ * with the rest of the tree (condition-check.ts), where the error can name the condition (a zod union cannot).
+ */
+export const CONDITION_MAX_VALUES = 1000;
+export const ConditionValues = z.array(z.union([z.string(), z.number()])).check(z.meta({ maxItems: CONDITION_MAX_VALUES }));
+export const ConditionValue = z.union([z.boolean(), z.number(), z.string(), ConditionValues, z.null()]);
 
 export const Comparison = z.object({
   check: z.string().check(z.minLength(1), z.maxLength(100)),

@@ -4,7 +4,8 @@ import { Metadata } from "./common.js";
 
 /** The customer application's own user id, as sent by the SDK or a backend. */
 export const UserId = z.string().check(z.minLength(1), z.maxLength(256));
-export const Email = z.string().check(z.maxLength(320));
+/** At most 254 characters, the longest a mail path carries; the server checks the rest (one dot-atom addr-spec). */
+export const Email = z.string().check(z.maxLength(254));
 /** International format with leading + (E.164: up to 15 digits). */
 export const Phone = z.string().check(z.regex(/^\+[1-9]\d{6,14}$/, "phone must be in international format, e.g. +33612345678"));
 

@@ -1,7 +1,7 @@
 // Webhook endpoints, events and deliveries (SPEC.md 9).
 import * as z from "zod/mini";
 import { Challenge } from "./challenge.js";
-import { Metadata, Page, Timestamp } from "./common.js";
+import { Page, StoredMetadata, Timestamp } from "./common.js";
 import { Device } from "./device.js";
 
 export const WEBHOOK_EVENTS = [
@@ -67,7 +67,7 @@ export const WebhookUser = z.object({
   id: z.optional(z.string()),
   email: z.optional(z.string()),
   phone: z.optional(z.string()),
-  metadata: Metadata,
+  metadata: StoredMetadata,
   groups: z.array(z.string()),
   converted_at: z.optional(Timestamp),
   createdAt: Timestamp,

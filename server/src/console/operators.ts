@@ -6,6 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { ConsoleProject, ConsoleSession, Role } from "@tessera/sdk/contract";
 import type { Config } from "../config.js";
 import { ApiError, badRequest, rateLimited } from "../errors.js";
+import { perIpKey } from "../geo/ip.js";
 import type { RateLimiter } from "../rate-limit/limiter.js";
 import type { OperatorRow } from "../store/operators.js";
 import type { Repos } from "../store/repos.js";
@@ -17,7 +18,7 @@ import { strongest } from "./roles.js";
 export const SESSION_TTL_MS = 12 * 3600 * 1000;
 /** A sign-in link is for the person it was made for, today. */
 export const LINK_TTL_MS = 24 * 3600 * 1000;
-/** Sign-in attempts per address and per email in SIGN_IN_WINDOW_MS: a person mistypes a few times, a guesser needs millions. */
+/** Sign-in attempts per address (IPv6 by /64) and per email in SIGN_IN_WINDOW_MS: a person mistypes a few times, a guesser needs millions. */
 export const SIGN_IN_IP_LIMIT = 20;
 export const SIGN_IN_EMAIL_LIMIT = 10;
 const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
@@ -75,7 +76,7 @@ export class OperatorsService {
   async signIn(email: string, password: string, ip: string): Promise<SignedIn> {
     const normal = email.trim().toLowerCase();
     await this.limit([
-      { key: `console-sign-in-ip:${ip}`, limit: SIGN_IN_IP_LIMIT },
+      { key: `console-sign-in-ip:${perIpKey(ip)}`, limit: SIGN_IN_IP_LIMIT },
       { key: `console-sign-in:${normal}`, limit: SIGN_IN_EMAIL_LIMIT },
     ]);
     const operator = await this.repos.operators.findByEmail(normal);
@@ -86,7 +87,7 @@ export class OperatorsService {
 
   /** A one-time link's token and a new password → the password is set, the link spent, earlier sessions ended. */
   async useLink(token: string, password: string, ip: string): Promise<SignedIn> {
-    await this.limit([{ key: `console-sign-in-ip:${ip}`, limit: SIGN_IN_IP_LIMIT }]);
+    await this.limit([{ key: `console-sign-in-ip:${perIpKey(ip)}`, limit: SIGN_IN_IP_LIMIT }]);
     const at = now();
     const hash = sha256(token);
     const operator = await this.repos.operators.findByLink(hash, at);

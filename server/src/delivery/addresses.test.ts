@@ -1,5 +1,6 @@
 // Code destinations (SPEC.md 12): one RFC 5322 addr-spec per email, valid E.164 phones; the rest is refused.
-import { describe, expect, it } from "vitest";
+import emailAddresses from "email-addresses";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { checkContacts, destinationKey, parseEmail, parsePhone } from "./addresses.js";
 
 describe("code destinations", () => {
@@ -23,12 +24,94 @@ describe("code destinations", () => {
     ["no @", "not-an-email"],
   ])("refuses %s", (_why, email) => expect(parseEmail(email)).toBeUndefined());
 
-  it("answers a second time as the first (the parser's answers are remembered, refusals included)", () => {
+  it.each([
+    ["a local part of 64 characters", `${"a".repeat(64)}@example.com`],
+    ["254 characters", `${"a".repeat(64)}@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(57)}.com`],
+    ["many dots", `${"a.".repeat(31)}z@${"b.".repeat(90)}com`],
+  ])("accepts an address at the length bounds: %s", (_why, email) => expect(parseEmail(email)).toBe(email));
+
+  it.each([
+    ["255 characters", `${"a".repeat(64)}@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(58)}.com`],
+    ["a local part of 65 characters", `${"a".repeat(65)}@example.com`],
+  ])("refuses an address past the length bounds: %s", (_why, email) => expect(parseEmail(email)).toBeUndefined());
+
+  it("answers a second time as the first (the parser's answers are remembered)", () => {
     for (let i = 0; i < 2; i++) {
       expect(parseEmail("again@example.com")).toBe("again@example.com");
       expect(parseEmail("Again <again@example.com>")).toBeUndefined();
       expect(parseEmail("again@example.com\r\nBcc: c@evil.example")).toBeUndefined();
     }
+  });
+
+  describe("hostile addresses cost a bounded amount of work", () => {
+    /**
+     * Runs the RFC 5322 parser on what parseEmail hands it, counting the characters the parser reads (its every step
+     * reads one: a backtracking parser reads the same ones again and again). The input is a String wrapped in a proxy
+     * that counts index reads; the parser takes it for the string it is.
+     */
+    function countParser() {
+      const original = emailAddresses.parseOneAddress.bind(emailAddresses);
+      const seen: { input: string; reads: number }[] = [];
+      vi.spyOn(emailAddresses, "parseOneAddress").mockImplementation(((opts: { input: string }) => {
+        const entry = { input: opts.input, reads: 0 };
+        seen.push(entry);
+        const input = new Proxy(new String(opts.input), {
+          get(target, key) {
+            if (key === Symbol.toStringTag) return "String";
+            if (typeof key === "string" && /^\d+$/.test(key)) entry.reads++;
+            const value = Reflect.get(target, key);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        });
+        return original({ ...opts, input: input as unknown as string });
+      }) as typeof emailAddresses.parseOneAddress);
+      return seen;
+    }
+    afterEach(() => vi.restoreAllMocks());
+    /** The reads of a parse without backtracking: about 4 a character on a dot-atom address, and about 100 to start. */
+    const linear = (input: string) => 128 + 4 * input.length;
+
+    // What an outsider sends to burn the parser: each a unique string, so that no remembered answer hides the work.
+    const hostile = (n: number) => [
+      `a${"(".repeat(150)}${")".repeat(150)}${n}@example.com`,
+      `${"(a".repeat(100)}${")".repeat(100)}b${n}@example.com`,
+      `"${"a".repeat(300)}${n}"@example.com`,
+      `"${"\\a".repeat(120)}${n}"@example.com`,
+      `${"a..".repeat(21)}${n}@${"b..".repeat(60)}com`,
+      `${"a.".repeat(127)}${n}`,
+      `a${n}@${"b".repeat(300)}.com`,
+      `a${n} @example.com`,
+      `a${n}@example.com\r\n`,
+      `${" ".repeat(200)}a${n}@example.com`,
+    ];
+
+    it("comments, quoted strings, whitespace, runs of dots and over-long input never reach the parser", () => {
+      const seen = countParser();
+      for (const raw of hostile(1)) expect(parseEmail(raw), raw).toBeUndefined();
+      expect(seen).toEqual([]);
+    });
+
+    it("what reaches the parser is read in linear time: a few reads per character, many dots included", () => {
+      const seen = countParser();
+      const honest = [
+        "first.last+count@mail.example.org",
+        "o'neill@example.ie",
+        "ü@exämple.de",
+        `${"c.".repeat(31)}y@${"d.".repeat(90)}com`,
+        `${"e".repeat(64)}@${"f-".repeat(90)}g.com`,
+        `${"x".repeat(64)}@${"y".repeat(63)}.${"z".repeat(63)}.${"w".repeat(57)}.org`,
+      ];
+      // None met before in this file: the parser runs on each.
+      for (const raw of honest) expect(parseEmail(raw), raw).toBe(raw);
+      expect(seen).toHaveLength(honest.length);
+      for (const s of seen) expect(s.reads, s.input).toBeLessThanOrEqual(linear(s.input));
+    });
+
+    it("without the shape check the parser reads nested comments many times over (the count above can fail)", () => {
+      const seen = countParser();
+      emailAddresses.parseOneAddress({ input: `a${"(".repeat(150)}${")".repeat(150)}@example.com`, rfc6532: true, rejectTLD: true });
+      expect(seen[0]!.reads).toBeGreaterThan(4 * linear(seen[0]!.input));
+    });
   });
 
   it("accepts valid E.164 numbers only", () => {

@@ -1,6 +1,8 @@
 // Where codes may go (SPEC.md 12 "Code destinations"): an email is one RFC 5322 addr-spec — no list, no display name,
 // no comment, no CR/LF — and a phone is a valid E.164 number. Checked at every entry that carries contacts (client
-// and server evaluations, user updates: 400 naming the field) and again before a code is sent.
+// and server evaluations, user updates: 400 naming the field) and again before a code is sent. An address is shaped
+// in one linear pass before the RFC 5322 parser sees it (docs/security.md "Bounded input"): that parser backtracks,
+// and 300 characters of nested comments cost it a quarter of a second.
 import { createHash } from "node:crypto";
 import emailAddresses from "email-addresses";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
@@ -10,12 +12,40 @@ import { badRequest } from "../errors.js";
 // The RFC 5322 parser was 3 % of an evaluation's CPU in the bench's profile; a returning user sends the same address.
 const emails = new BoundedMap<string, string | null>(10_000);
 
+/** The longest address a mail path carries (RFC 5321: 256 octets less the angle brackets), and its local part's. */
+export const EMAIL_MAX_LENGTH = 254;
+export const EMAIL_LOCAL_MAX_LENGTH = 64;
+
 /**
- * The address if `raw` is exactly one addr-spec in dot-atom form, else undefined. The parser reads RFC 5322 (UTF-8
- * allowed, RFC 6532); anything it had to drop or rebuild (a display name, a comment, quotes, surrounding space) makes
- * the address differ from the input and is refused, and so are domain literals ("a@[10.0.0.1]") and dotless domains.
+ * What no dot-atom holds: whitespace and control characters, and RFC 5322's specials — the parentheses of comments,
+ * the quotes and backslash of quoted strings, the brackets of domain literals, the separators of lists, groups and
+ * display names, and a second @. One character class tested once: no backtracking.
+ */
+const NOT_IN_DOT_ATOM = /[\s\p{Cc}"(),:;<>@[\\\]]/u;
+
+/** A dot-atom: atoms joined by single dots, none at either end. */
+const isDotAtom = (s: string) => s !== "" && !NOT_IN_DOT_ATOM.test(s) && s[0] !== "." && s.at(-1) !== "." && !s.includes("..");
+
+/**
+ * Whether `raw` has the shape of a dot-atom address (local@domain, each a dot-atom, within the lengths), checked in
+ * one pass over at most EMAIL_MAX_LENGTH characters. Everything the parser could backtrack on — comments, quoted local
+ * parts, folding whitespace, runs of dots — fails here, so the parser only ever reads a short dot-atom address.
+ */
+export function hasAddressShape(raw: string): boolean {
+  if (raw.length > EMAIL_MAX_LENGTH) return false;
+  const at = raw.indexOf("@");
+  if (at <= 0 || at > EMAIL_LOCAL_MAX_LENGTH) return false;
+  return isDotAtom(raw.slice(0, at)) && isDotAtom(raw.slice(at + 1));
+}
+
+/**
+ * The address if `raw` is exactly one addr-spec in dot-atom form, else undefined. Its shape is checked first
+ * (hasAddressShape); then the parser reads RFC 5322 (UTF-8 allowed, RFC 6532), and anything it had to drop or rebuild
+ * makes the address differ from the input and is refused, and so are dotless domains. Only the parser's answers are
+ * remembered: a refused shape costs less than the cache would.
  */
 export function parseEmail(raw: string): string | undefined {
+  if (!hasAddressShape(raw)) return undefined;
   let known = emails.get(raw);
   if (known === undefined) {
     known = parseEmailUncached(raw) ?? null;
@@ -40,7 +70,10 @@ export function parsePhone(raw: string): string | undefined {
 /** Refuses an email or phone that could not be a single code destination, naming the field (null clears: allowed). */
 export function checkContacts(fields: { email?: string | null; phone?: string | null }): void {
   if (typeof fields.email === "string" && !parseEmail(fields.email))
-    throw badRequest("email must be a single address (local@domain): no list, name, comment or line break", "email");
+    throw badRequest(
+      `email must be a single address (local@domain) of at most ${EMAIL_MAX_LENGTH} characters: no list, name, comment, quotes or spaces`,
+      "email",
+    );
   if (typeof fields.phone === "string" && !parsePhone(fields.phone))
     throw badRequest("phone must be a valid number in international format, e.g. +33612345678", "phone");
 }

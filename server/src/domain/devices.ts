@@ -1,6 +1,7 @@
 // Devices (SPEC.md 5, 7): a user's devices, detach (also the challenges' "kick"), metadata, and the client device
 // operations of SPEC.md 4 (attach, detach, fingerprint, hash, identify), which resolve identity like an evaluation.
-import type { Device, Metadata } from "@tessera/sdk/contract";
+import { type Device, Metadata } from "@tessera/sdk/contract";
+import * as z from "zod/mini";
 import { badRequest, conflict, notFound } from "../errors.js";
 import { exactHash, fingerprintComponents } from "../fingerprint/index.js";
 import { newId } from "../ids.js";
@@ -84,7 +85,11 @@ export class DevicesService {
     return this.wire({ ...row, ...patch });
   }
 
-  /** Legacy metadata fields (`{ key: [values] }`) merge into the device metadata, values de-duplicated per key. */
+  /**
+   * Legacy metadata fields (`{ key: [values] }`) merge into the device metadata, values de-duplicated per key. Each call
+   * is within the metadata bounds (the contract), and so must the merged metadata be: otherwise calls would grow it
+   * without end.
+   */
   async mergeMetadataFields(environmentId: string, deviceId: string, fields: Record<string, string[]>): Promise<void> {
     const row = await this.repos.devices.find(environmentId, deviceId);
     if (!row) throw notFound("Device");
@@ -92,6 +97,11 @@ export class DevicesService {
     for (const [key, values] of Object.entries(fields)) {
       const prev = Array.isArray(metadata[key]) ? (metadata[key] as unknown[]).filter((v): v is string => typeof v === "string") : [];
       metadata[key] = [...new Set([...prev, ...values])];
+    }
+    const merged = z.safeParse(Metadata, metadata);
+    if (!merged.success) {
+      const issue = merged.error.issues[0];
+      throw badRequest(`The device's metadata would exceed its bounds: ${issue?.message ?? "too large"}`, "metadata_fields");
     }
     await this.repos.devices.update(row.id, { metadata: JSON.stringify(metadata), updated_at: now() });
   }

@@ -63,3 +63,17 @@ export function networkOf(ip: string | null | undefined): string | undefined {
   const [a, b, c] = (addr as ipaddr.IPv6).parts;
   return `${(a as number).toString(16)}:${(b as number).toString(16)}:${(c as number).toString(16)}::/48`;
 }
+
+/**
+ * The key a per-IP limit counts (docs/security.md "Per-IP means per /64"): the IPv4 address, or the /64 of an IPv6 one
+ * (IPv4-mapped IPv6 as IPv4). An ISP gives each subscriber a /64 at least, and one machine may take any address in it,
+ * so counting IPv6 addresses let one client be 2^64 clients. A string that is no address is its own key. Not for
+ * detection: networkOf's /24 and /48 answer "have we seen this network", a different question.
+ */
+export function perIpKey(ip: string): string {
+  const addr = parseIp(ip);
+  if (!addr) return ip;
+  if (addr.kind() === "ipv4") return addr.toString();
+  const [a, b, c, d] = (addr as ipaddr.IPv6).parts as [number, number, number, number];
+  return `${a.toString(16)}:${b.toString(16)}:${c.toString(16)}:${d.toString(16)}::/64`;
+}

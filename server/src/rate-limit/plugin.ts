@@ -1,8 +1,9 @@
-// Rate limits of the client API (SPEC.md 5: 429 with Retry-After): per client IP and per client id, counted by the
-// shared limiter so that every instance behind a load balancer agrees. Applies to every /v3/client route, present
+// Rate limits of the client API (SPEC.md 5: 429 with Retry-After): per client IP (an IPv6 client by its /64) and per
+// client id, counted by the shared limiter so that every instance behind a load balancer agrees. Applies to every /v3/client route, present
 // and future, without each route opting in.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { rateLimited } from "../errors.js";
+import { perIpKey } from "../geo/ip.js";
 import type { Services } from "../services.js";
 import type { RateLimitRule } from "./limiter.js";
 
@@ -21,7 +22,7 @@ export function registerClientRateLimit(app: FastifyInstance, services: Services
   // preValidation: the body is parsed (the client id is in it) but no work has been done for the request yet.
   app.addHook("preValidation", async (req, reply) => {
     if (req.method === "OPTIONS" || !req.routeOptions.url?.startsWith("/v3/client/")) return;
-    const rules: RateLimitRule[] = [{ key: `client-ip:${req.ip}`, limit: config.CLIENT_RATE_LIMIT, windowMs: CLIENT_WINDOW_MS }];
+    const rules: RateLimitRule[] = [{ key: `client-ip:${perIpKey(req.ip)}`, limit: config.CLIENT_RATE_LIMIT, windowMs: CLIENT_WINDOW_MS }];
     const clientId = clientIdOf(req);
     if (clientId) rules.push({ key: `client-id:${clientId}`, limit: config.CLIENT_ID_RATE_LIMIT, windowMs: CLIENT_WINDOW_MS });
     const results = await rateLimiter.hitMany(rules);

@@ -346,6 +346,7 @@ export const EXAMPLES: Examples = {
       },
     ],
     truncated: false,
+    partial: false,
   },
   AuditLogPage: {
     data: [

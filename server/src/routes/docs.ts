@@ -8,10 +8,11 @@ import * as contract from "@tessera/sdk/contract";
 import type { FastifyInstance } from "fastify";
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { OpenAPIV3_1 } from "openapi-types";
-import { $ZodRegistry, $ZodType } from "zod/v4/core";
+import { $ZodRegistry, $ZodType, globalRegistry } from "zod/v4/core";
 import { EXAMPLES } from "./docs-examples.js";
 
-type Meta = { id?: string; description?: string; examples?: unknown[] };
+/** A component's name, description and example, and the bounds JSON Schema states that no zod check shows. */
+type Meta = { id?: string; description?: string; examples?: unknown[]; maxProperties?: number; maxItems?: number };
 
 /** Kinds of schema that are wire objects (named components); strings, numbers and records stay inline. */
 const NAMED_KINDS = new Set(["object", "union", "enum", "array", "tuple"]);
@@ -23,10 +24,22 @@ const NAMED_KINDS = new Set(["object", "union", "enum", "array", "tuple"]);
 export const REGISTRY: $ZodRegistry<Meta> = (() => {
   const registry = new $ZodRegistry<Meta>();
   for (const [name, value] of Object.entries(contract)) {
-    if (!(value instanceof $ZodType) || /(Param|Params|Query)$/.test(name) || !NAMED_KINDS.has(value._zod.def.type)) continue;
+    if (!(value instanceof $ZodType) || /(Param|Params|Query)$/.test(name)) continue;
+    // What the contract says of a schema itself (z.meta: a bound no JSON Schema keyword states, like Metadata's size).
+    const own = globalRegistry.get(value) as Meta | undefined;
+    if (!NAMED_KINDS.has(value._zod.def.type)) {
+      if (own) registry.add(value, own);
+      continue;
+    }
     const example = (EXAMPLES as Record<string, unknown>)[name];
-    registry.add(value, { id: name, ...(example !== undefined ? { examples: [example] } : {}) });
+    registry.add(value, { ...own, id: name, ...(example !== undefined ? { examples: [example] } : {}) });
   }
+  // Metadata's bounds that no zod check of it shows (kept out of the schema's own z.meta: the browser SDK bundles it).
+  registry.add(contract.Metadata, contract.METADATA_DOC);
+  registry.add(contract.LegacyMetadataFields, {
+    description: `At most ${contract.METADATA_MAX_KEYS} keys, ${contract.METADATA_MAX_BYTES / 1024} KB as JSON, and so the device's metadata once they are merged into it.`,
+    maxProperties: contract.METADATA_MAX_KEYS,
+  });
   return registry;
 })();
 

@@ -22,6 +22,7 @@ import * as z from "zod/mini";
 import { envOf, requireSecret } from "../../auth.js";
 import { maskUserContacts } from "../../challenges/codes.js";
 import { ApiError, forbidden, rateLimited, unauthorized } from "../../errors.js";
+import { perIpKey } from "../../geo/ip.js";
 import type { Services } from "../../services.js";
 import { ok, SECURITY } from "../describe.js";
 
@@ -55,13 +56,13 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
   // A challenge link reads masked contacts only (SPEC.md 12); a secret key reads them whole.
   app.addHook("preSerialization", async (req, _reply, payload) => (viaLink(req) ? maskUserContacts(payload) : payload));
 
-  // Challenge operations that act (send, verify, kick…) are limited per client IP and per challenge, counted by the
+  // Challenge operations that act (send, verify, kick…) are limited per client IP (IPv6 by /64) and per challenge, counted by the
   // shared limiter so every instance agrees; code resends and wrong codes have their own caps in the service.
   app.addHook("preHandler", async (req) => {
     if (req.method !== "POST") return;
     const id = (req.params as { id?: string }).id ?? "";
     const results = await services.rateLimiter.hitMany([
-      { key: `challenge-ip:${req.ip}`, limit: services.config.CHALLENGE_IP_RATE_LIMIT, windowMs: CHALLENGE_WINDOW_MS },
+      { key: `challenge-ip:${perIpKey(req.ip)}`, limit: services.config.CHALLENGE_IP_RATE_LIMIT, windowMs: CHALLENGE_WINDOW_MS },
       { key: `challenge-op:${id}`, limit: CHALLENGE_OP_LIMIT, windowMs: CHALLENGE_WINDOW_MS },
     ]);
     const wait = Math.max(0, ...results.filter((r) => !r.allowed).map((r) => r.retryAfterMs));
