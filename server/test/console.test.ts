@@ -373,6 +373,26 @@ describeStores("console on %s", (kind) => {
     expect(moved.changed).toBe(count("u2") + count("u3"));
     expect(moved.transitions.every((x) => (x.from === "deny") !== (x.to === "deny"))).toBe(true);
     expect(moved.transitions.filter((x) => x.from === "deny").reduce((n, x) => n + x.count, 0)).toBe(count("u3"));
+    // A draft that switches "Deny u3" off is judged without it: u3's denials become what the rest decide.
+    const off = strict(BacktestResult).parse(
+      (
+        await consoleCall(t, viewer, dev, "POST", "/v3/policies/backtest", {
+          policy: {
+            id: denyU3.id,
+            name: "Deny u3",
+            priority: 900,
+            enabled: false,
+            conditions: { check: "user_id", op: "eq", value: "u3" },
+            verdict: "deny",
+          },
+        })
+      ).json(),
+    );
+    expect(off.matched).toBe(count("u3"));
+    expect(off.changed).toBe(count("u3"));
+    expect(off.transitions.every((x) => x.from === "deny" && x.to !== "deny")).toBe(true);
+    expect(off.examples.length).toBe(Math.min(20, count("u3")));
+    expect(off.examples.every((e) => e.user === "u3" && e.current === "deny" && e.draft !== "deny")).toBe(true);
     // `limit` stops the run, and says so.
     const few = await consoleCall(t, viewer, dev, "POST", "/v3/policies/backtest", {
       policy: { name: "x", conditions: { check: "user_id", op: "eq", value: "u0" }, verdict: "deny" },

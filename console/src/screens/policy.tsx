@@ -85,19 +85,30 @@ function BacktestPanel({ draft, id }: { draft: Draft; id?: string }) {
           {result.examples.length > 0 && (
             <>
               <h3>{m.examples}</h3>
-              <Table headers={[t.value.evaluations.time, t.value.evaluations.user, m.current, m.draft]}>
+              <Table
+                headers={[
+                  t.value.evaluations.time,
+                  t.value.evaluations.user,
+                  t.value.evaluations.action,
+                  m.current,
+                  m.draft,
+                  t.value.evaluations.reasons,
+                ]}
+              >
                 {result.examples.map((x) => (
-                  <tr key={x.evaluation}>
+                  <tr key={x.evaluation} class="backtest-example">
                     <td>
                       <Link to={`evaluations/${x.evaluation}`}>{when(x.createdAt)}</Link>
                     </td>
                     <td dir="ltr">{x.user ?? ""}</td>
+                    <td dir="ltr">{x.action}</td>
                     <td>
                       <Verdict v={x.current} />
                     </td>
                     <td>
                       <Verdict v={x.draft} />
                     </td>
+                    <td dir="ltr">{x.reasons.join(", ")}</td>
                   </tr>
                 ))}
               </Table>

@@ -116,13 +116,16 @@ export async function backtest(services: Services, env: EnvironmentRecord, req: 
 
   const current = await policiesFor(services.repos, env);
   const { id, environment: _e, ...fields } = req.policy;
-  // The draft is run as enabled: the question is what it would do once switched on.
+  const stored = id === undefined ? undefined : current.find((p) => p.id === id);
+  // A draft that switches an enabled policy off is judged without it: that is what saving it would do. Any other draft
+  // is judged switched on, a disabled one included: the question is what it would do once enabled.
+  const switchesOff = fields.enabled === false && stored?.enabled === true;
   const draft: StoredPolicy = {
     ...fields,
     id: id ?? "draft",
     environment: env.name,
-    enabled: true,
-    createdAt: current.find((p) => p.id === id)?.createdAt ?? iso(Date.now()),
+    enabled: !switchesOff,
+    createdAt: stored?.createdAt ?? iso(Date.now()),
     updatedAt: iso(Date.now()),
     source: "api",
   };
@@ -174,7 +177,8 @@ export async function backtest(services: Services, env: EnvironmentRecord, req: 
     // The reasons these runs name are not read (the risks they would take indicators from are not loaded): an
     // example runs its policies again with them.
     const now = selectPolicy(current, row.action, ctx, NO_RISKS);
-    const applies = (draft.actions.length === 0 || draft.actions.includes(row.action)) && evaluateCondition(ctx, draft.conditions);
+    const matches = (draft.actions.length === 0 || draft.actions.includes(row.action)) && evaluateCondition(ctx, draft.conditions);
+    const applies = draft.enabled && matches;
     // With the draft the outcome differs only where the draft matches ahead of the current winner, or where the
     // current winner is the policy the draft replaces: only those run the policies again.
     const rerun = (applies && (!now || byPriority(draft, now.policy) < 0)) || now?.policy.id === draft.id;
@@ -182,7 +186,7 @@ export async function backtest(services: Services, env: EnvironmentRecord, req: 
     const currentVerdict: Verdict = now?.policy.verdict ?? "allow";
     const draftVerdict: Verdict = next?.policy.verdict ?? "allow";
     result.evaluated++;
-    if (applies) result.matched++;
+    if (matches) result.matched++;
     if (currentVerdict !== row.verdict) result.differs_from_stored++;
     if (currentVerdict === draftVerdict) return;
     result.changed++;
