@@ -2,7 +2,7 @@
 // "create my own account" on a device and later signs up from it as a new user (`user.converted`).
 import { type Group, Metadata, type UserUpdateRequest } from "@tessera/sdk/contract";
 import * as z from "zod/mini";
-import { badRequest } from "../errors.js";
+import { badRequest, conflict } from "../errors.js";
 import { accountEmailKey } from "../pipeline/account-email.js";
 import type { EvaluationStep, EventSink } from "../pipeline/ports.js";
 import type { Repos } from "../store/repos.js";
@@ -83,7 +83,8 @@ export class UsersService {
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.updateOnce(environmentId, externalId, req);
       if (outcome !== "conflict") return outcome;
-      if (attempt >= 4) throw new Error(`User ${externalId}: metadata changed under five updates in a row`);
+      // Five lost races in a row: writers of this user keep colliding. Saying so (409, retryable) beats a 500.
+      if (attempt >= 4) throw conflict("conflict", `User ${externalId} was being changed by other requests meanwhile: retry the update`);
     }
   }
 
