@@ -63,3 +63,16 @@ export function networkOf(ip: string | null | undefined): string | undefined {
   const [a, b, c] = (addr as ipaddr.IPv6).parts;
   return `${(a as number).toString(16)}:${(b as number).toString(16)}:${(c as number).toString(16)}::/48`;
 }
+
+/**
+ * The key a per-IP limit counts under: an IPv4 address itself (IPv4-mapped IPv6 as IPv4), an IPv6 address as its /64
+ * (`2001:db8:1:2::/64`): one subscriber is routinely given a whole /64 and may pick any address in it, so counting
+ * single IPv6 addresses would give one machine 2^64 budgets. A string that is no address is its own key.
+ */
+export function perIpKey(ip: string): string {
+  const addr = parseIp(ip);
+  if (!addr) return ip;
+  if (addr.kind() === "ipv4") return addr.toString();
+  const [a, b, c, d] = (addr as ipaddr.IPv6).parts.map((p) => (p as number).toString(16));
+  return `${a}:${b}:${c}:${d}::/64`;
+}
