@@ -59,8 +59,9 @@ export function Welcome({ token }: { token: string }) {
           setWeak(null);
           void act(() =>
             useLink(token, password).catch((err: unknown) => {
-              if (err instanceof ApiError && err.param === "password") setWeak(err.message);
-              throw err;
+              // Said once, where it belongs (not again in the shell's notice); anything else goes to the notice.
+              if (!(err instanceof ApiError && err.param === "password")) throw err;
+              setWeak(err.message);
             }),
           );
         }}
@@ -81,7 +82,7 @@ export function Welcome({ token }: { token: string }) {
           )}
         </Field>
         {weak && (
-          <p id="password-weak" class="error">
+          <p id="password-weak" class="error" role="alert">
             {weak}
           </p>
         )}
