@@ -200,6 +200,33 @@ describeStores("audit coverage on %s", (kind) => {
     expect(detach?.after).toMatchObject({ status: "detached" });
   });
 
+  it("a server evaluation changing a user's email is an entry (before, after, the evaluation); the same email again, or a browser's claim, is none", async () => {
+    const evaluate = (body: object) => t.app.inject(key("POST", "/v3/evaluate/login", body));
+    expect((await evaluate({ user: "moved", email: "old@example.com", ip: "203.0.113.9" })).statusCode).toBe(200);
+    const entries = () => log("action=user.update&target=moved");
+    // Created with its first contacts: not a change.
+    expect(await entries()).toEqual([]);
+    const changed = await evaluate({ user: "moved", email: "new@example.com", ip: "203.0.113.9" });
+    expect(changed.statusCode).toBe(200);
+    const [entry, ...rest] = await entries();
+    expect(rest).toEqual([]);
+    expect(entry).toMatchObject({
+      actor: { type: "key", id: keyId },
+      target: { type: "user", id: "moved" },
+      before: { email: "old@example.com", phone: null },
+      after: { email: "new@example.com", evaluation: changed.json().id },
+      status: 200,
+    });
+    expect((await evaluate({ user: "moved", email: "new@example.com", ip: "203.0.113.9" })).statusCode).toBe(200);
+    const claimed = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/login",
+      payload: { client_id: t.clientId, user: "moved", email: "attacker@example.com", signals: { components: fakeComponents("x") } },
+    });
+    expect(claimed.statusCode).toBe(200);
+    expect(await entries()).toHaveLength(1);
+  });
+
   it("the challenge link's own steps are the user's, not an administrator's change: no entry", async () => {
     const policy = await t.app.inject(
       key("POST", "/v3/policies", {

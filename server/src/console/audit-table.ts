@@ -104,7 +104,8 @@ export const AUDITED: Record<string, AuditSpec> = {
 
 /** Write routes that are not audited, each with the reason (where the change is recorded instead). */
 export const NOT_AUDITED: Record<string, string> = {
-  "POST /v3/evaluate/:action": "an evaluation, stored whole (checks, verdict, the contacts it was sent) as the evaluation itself",
+  "POST /v3/evaluate/:action":
+    "an evaluation, stored whole; one that changes an existing user's email or phone is written by the evaluation step auditContactChanges (audit.ts)",
   "POST /v3/evaluations/:id/consume": "the backend confirming one login it let in: the evaluation's consumed_at",
   "POST /v3/policies/backtest": "reads only: a backtest changes nothing",
   "POST /v3/challenges/:id/open": "the user's own step on the challenge link: the challenge's history",
