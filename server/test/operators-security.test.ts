@@ -236,6 +236,25 @@ describeStores("tessera operators remove, role and link on %s", (kind) => {
     expect(await services.repos.operators.findByEmail("ana@example.com")).toBeUndefined();
   });
 
+  it("keys create and keys revoke from the CLI are in the environment's audit log (actor cli), never with the secret", async () => {
+    const created = await cli(["keys", "create", p1.id, "--env", "development", "--label", "billing worker", "--json"]);
+    expect(created.code, created.stderr).toBe(0);
+    const made = JSON.parse(created.stdout) as { id: string; secret: string };
+    expect((await cli(["keys", "revoke", made.id])).code).toBe(0);
+    const res = await app.inject({
+      method: "GET",
+      url: `/v3/audit-log?target=${made.id}`,
+      headers: { authorization: `Bearer ${p1.environments.development.secret}` },
+    });
+    const log = strict(AuditLogPage).parse(res.json());
+    expect(log.data.map((e) => [e.action, e.actor.type])).toEqual([
+      ["key.revoke", "cli"],
+      ["key.create", "cli"],
+    ]);
+    expect(log.data[1]?.after).toMatchObject({ id: made.id, environment: "development", label: "billing worker" });
+    expect(res.body).not.toContain(made.secret);
+  });
+
   it("the last installation administrator cannot be removed or demoted; with a second one it can", async () => {
     const removed = await cli(["operators", "remove", "--email", "admin@example.com"]);
     expect(removed.code).toBe(1);
