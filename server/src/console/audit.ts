@@ -1,4 +1,4 @@
-// The audit log (SPEC.md 14, docs/console.md): every change made through a route of the audit table
+// The audit log (docs/console.md "The audit log"): every change made through a route of the audit table
 // (console/audit-table.ts), by a console operator or a secret key, is recorded with who, what, when, and the target
 // before and after. The entry is written before the change runs and given its outcome before the answer leaves, so an
 // acknowledged change always has its entry and a change cut short by a crash still shows (without an outcome). One

@@ -1,4 +1,4 @@
-// What a console session may do on the server API (SPEC.md 14), as one table: each route the console uses and the
+// What a console session may do on the server API (docs/console.md), as one table: each route the console uses and the
 // least role it needs. A route missing here answers 403 to a session (a script's secret key is not limited by this
 // table, except for `consoleOnly` routes, which keys may not use). What the audit log records is audit-table.ts.
 import type { Role } from "@tessera/sdk/contract";
