@@ -4,6 +4,7 @@
 // from what the API answered.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { loggedPath } from "./log.js";
 import type { Services } from "./services.js";
 
 interface RequestNotes {
@@ -73,13 +74,12 @@ export function registerObservation(app: FastifyInstance, services: Services): v
       metrics.evaluations.inc({ action: metrics.actionLabel(ev.action), verdict: ev.verdict, source: ev.source });
       metrics.evaluationDuration.observe({ source: ev.source }, reply.elapsedTime / 1000);
     }
-    const path = req.url.split("?")[0] as string;
-    if (reply.statusCode < 400 && QUIET.has(path)) return;
-    // Query strings carry challenge tokens: the path only.
+    if (reply.statusCode < 400 && QUIET.has(req.url.split("?")[0] as string)) return;
+    // Query strings and some paths carry tokens: the path, credentials redacted (log.ts).
     req.log.info(
       {
         method: req.method,
-        path,
+        path: loggedPath(req.url, req.routeOptions.url),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
         ...(ev ? { evaluation: ev.id, verdict: ev.verdict } : {}),

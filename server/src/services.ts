@@ -5,6 +5,7 @@ import type { DestinationStream } from "pino";
 import { ChallengeService } from "./challenges/service.js";
 import { ChallengeTokens } from "./challenges/tokens.js";
 import type { Config } from "./config.js";
+import { auditContactChanges } from "./console/audit.js";
 import { OperatorsService } from "./console/operators.js";
 import { createCodeDelivery } from "./delivery/index.js";
 import { DevicesService } from "./domain/devices.js";
@@ -114,7 +115,7 @@ export async function createServices(
   );
   const accountSharing = new AccountSharingNotifier(repos, events, jobs, rateLimiter, adminMailer);
   // The consequences of an evaluation for other areas, run in its transaction (their events and jobs commit with it).
-  const pipeline = new Pipeline(repos, challenges, [accountSharing.onEvaluation, users.onEvaluation]);
+  const pipeline = new Pipeline(repos, challenges, [accountSharing.onEvaluation, users.onEvaluation, auditContactChanges(repos)]);
   const evaluationsService = new EvaluationsService(repos, (id) => challenges.summary(id));
   const privacy = new PrivacyService(repos, [
     async (ctx) => ({ challenges: await repos.challenges.eraseForUser(ctx.environmentId, ctx.userId) }),

@@ -35,7 +35,8 @@ export const en = {
     password: "Password",
     submit: "Sign in",
     welcome: "Choose your password",
-    welcomeHelp: "This one-time link lets you choose the password you will sign in with (at least 12 characters).",
+    welcomeHelp:
+      "This one-time link lets you choose the password you will sign in with (at least 12 characters, hard to guess: a few unrelated words work well).",
     newPassword: "New password",
     setPassword: "Set password and sign in",
     noProjects: "Your account has no project yet: ask an administrator to add you to one.",

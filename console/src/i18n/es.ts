@@ -36,7 +36,8 @@ export const es: Messages = {
     password: "Contraseña",
     submit: "Iniciar sesión",
     welcome: "Elija su contraseña",
-    welcomeHelp: "Este enlace de un solo uso le permite elegir la contraseña con la que iniciará sesión (al menos 12 caracteres).",
+    welcomeHelp:
+      "Este enlace de un solo uso le permite elegir la contraseña con la que iniciará sesión (al menos 12 caracteres, difícil de adivinar: unas cuantas palabras sin relación entre sí sirven).",
     newPassword: "Nueva contraseña",
     setPassword: "Guardar la contraseña e iniciar sesión",
     noProjects: "Su cuenta aún no tiene proyectos: pida a un administrador que le añada a uno.",

@@ -36,7 +36,8 @@ export const fr: Messages = {
     password: "Mot de passe",
     submit: "Se connecter",
     welcome: "Choisissez votre mot de passe",
-    welcomeHelp: "Ce lien à usage unique vous permet de choisir le mot de passe de connexion (12 caractères au moins).",
+    welcomeHelp:
+      "Ce lien à usage unique vous permet de choisir le mot de passe de connexion (12 caractères au moins, difficile à deviner : quelques mots sans rapport entre eux conviennent).",
     newPassword: "Nouveau mot de passe",
     setPassword: "Définir le mot de passe et se connecter",
     noProjects: "Votre compte n’a encore aucun projet : demandez à un administrateur de vous y ajouter.",

@@ -1,5 +1,6 @@
 // Signing in (SPEC.md 14): email and password; or, from a one-time link, choosing the password first.
 import { useState } from "preact/hooks";
+import { ApiError } from "../api.js";
 import { t } from "../i18n/index.js";
 import { signIn, useLink } from "../state.js";
 import { act, Field, Title } from "../ui.js";
@@ -45,6 +46,9 @@ export function SignIn() {
 export function Welcome({ token }: { token: string }) {
   const m = t.value.signIn;
   const [password, setPassword] = useState("");
+  // The server's strength check (console/password-strength.ts) says why a password is too easy to guess: shown under
+  // the field it is about, and read out with it.
+  const [weak, setWeak] = useState<string | null>(null);
   return (
     <section aria-labelledby="screen-title">
       <Title>{m.welcome}</Title>
@@ -52,7 +56,14 @@ export function Welcome({ token }: { token: string }) {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          void act(() => useLink(token, password));
+          setWeak(null);
+          void act(() =>
+            useLink(token, password).catch((err: unknown) => {
+              // Said once, where it belongs (not again in the shell's notice); anything else goes to the notice.
+              if (!(err instanceof ApiError && err.param === "password")) throw err;
+              setWeak(err.message);
+            }),
+          );
         }}
       >
         <Field label={m.newPassword}>
@@ -64,10 +75,17 @@ export function Welcome({ token }: { token: string }) {
               minLength={12}
               required
               value={password}
+              aria-invalid={weak ? true : undefined}
+              aria-describedby={weak ? "password-weak" : undefined}
               onInput={(e) => setPassword(e.currentTarget.value)}
             />
           )}
         </Field>
+        {weak && (
+          <p id="password-weak" class="error" role="alert">
+            {weak}
+          </p>
+        )}
         <button type="submit" class="primary">
           {m.setPassword}
         </button>

@@ -1,7 +1,7 @@
 // Console operators (SPEC.md 14): created by the CLI with a role on some projects (or on all, for the installation's
 // administrators), they choose their password through a one-time sign-in link and then sign in with it. Sessions are
-// random tokens in an HttpOnly cookie, kept hashed. Sign-in attempts are limited per address and per email through
-// the shared limiter (every instance counts together on PostgreSQL).
+// random tokens in an HttpOnly cookie, kept hashed. Sign-in attempts are limited per (email, address) and per address
+// through the shared limiter (every instance counts together on PostgreSQL).
 import { createHash, randomBytes } from "node:crypto";
 import type { ConsoleProject, ConsoleSession, Role } from "@tessera/sdk/contract";
 import type { Config } from "../config.js";
@@ -11,6 +11,7 @@ import type { RateLimiter } from "../rate-limit/limiter.js";
 import type { OperatorRow } from "../store/operators.js";
 import type { Repos } from "../store/repos.js";
 import { now } from "../time.js";
+import { checkPasswordStrength } from "./password-strength.js";
 import { hashPassword, verifyPassword } from "./passwords.js";
 import { strongest } from "./roles.js";
 
@@ -18,7 +19,13 @@ import { strongest } from "./roles.js";
 export const SESSION_TTL_MS = 12 * 3600 * 1000;
 /** A sign-in link is for the person it was made for, today. */
 export const LINK_TTL_MS = 24 * 3600 * 1000;
-/** Sign-in attempts per address (IPv6 by /64) and per email in SIGN_IN_WINDOW_MS: a person mistypes a few times, a guesser needs millions. */
+/**
+ * Sign-in attempts in SIGN_IN_WINDOW_MS, per address (IPv6 by /64) whatever the email, and per email from one address: a
+ * person mistypes a few times, a guesser needs millions. Never per email alone: failures from one address must not
+ * lock the operator out from another (a stranger who knows the email could otherwise keep it locked out for good).
+ * A guesser spread over many addresses still gets 10 tries per address per window against a password the strength
+ * check made worth at least 10^8 guesses (console/password-strength.ts).
+ */
 export const SIGN_IN_IP_LIMIT = 20;
 export const SIGN_IN_EMAIL_LIMIT = 10;
 const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
@@ -31,6 +38,25 @@ export interface SignedIn {
   /** The session token for the cookie. */
   token: string;
   operator: OperatorRow;
+}
+
+/** An operator's roles: on every project (installation administrators) and on each project granted. */
+export interface OperatorAccess {
+  allProjects: Role | null;
+  projects: { id: string; role: Role }[];
+}
+
+/** Which of an operator's roles a command acts on: the projects named, its all-projects role, or (neither) all. */
+export interface OperatorScope {
+  projectIds: string[];
+  allProjects: boolean;
+}
+
+export interface OperatorChange {
+  operator: OperatorRow;
+  before: OperatorAccess;
+  /** Null when the operator was removed. */
+  after: OperatorAccess | null;
 }
 
 export class OperatorsService {
@@ -60,10 +86,96 @@ export class OperatorsService {
     return { operator, created, link: await this.issueLink(operator.id) };
   }
 
+  /**
+   * A fresh one-time sign-in link (replacing any earlier one), which also ends the operator's sessions: a new link is
+   * asked for when a password is forgotten or may be known to someone else, and a session opened with that password
+   * must not outlive it.
+   */
   async issueLink(operatorId: string): Promise<string> {
     const token = newToken();
-    await this.repos.operators.setLink(operatorId, sha256(token), now() + LINK_TTL_MS);
+    await this.repos.transaction(async () => {
+      await this.repos.operators.setLink(operatorId, sha256(token), now() + LINK_TTL_MS);
+      await this.repos.operators.deleteSessionsOf(operatorId);
+    });
     return this.linkUrl(token);
+  }
+
+  /** The operator's roles: on every project (an installation administrator) and per project. */
+  async access(operator: OperatorRow): Promise<OperatorAccess> {
+    return {
+      allProjects: (operator.all_projects_role ?? null) as Role | null,
+      projects: (await this.repos.operators.grants(operator.id)).map((g) => ({ id: g.project_id, role: g.role as Role })),
+    };
+  }
+
+  private async existing(email: string): Promise<OperatorRow> {
+    const operator = await this.repos.operators.findByEmail(email);
+    if (!operator) throw badRequest(`No operator ${email.trim().toLowerCase()} (tessera operators create makes one)`, "email");
+    return operator;
+  }
+
+  /** The projects named must be ones the operator has a role on (create gives new ones). */
+  private checkScope(operator: OperatorRow, access: OperatorAccess, scope: OperatorScope): void {
+    for (const id of scope.projectIds)
+      if (!access.projects.some((p) => p.id === id))
+        throw badRequest(`${operator.email} has no role on project ${id} (tessera operators create adds projects)`, "project");
+    if (scope.allProjects && !access.allProjects) throw badRequest(`${operator.email} has no all-projects role`, "all-projects");
+  }
+
+  /**
+   * Refuses a change that would leave the installation without an administrator (an owner of every project, present
+   * and future): a project created next would have no owner in the console until someone with shell access noticed.
+   * The CLI can always make another administrator; the refusal only keeps an installation from drifting there.
+   */
+  private async refuseLastAdministrator(operator: OperatorRow, what: string): Promise<void> {
+    if (operator.all_projects_role !== "owner") return;
+    if ((await this.repos.operators.countAllProjects("owner")) > 1) return;
+    throw new ApiError(
+      409,
+      "conflict",
+      `cannot ${what} ${operator.email}: it is the installation's last administrator (owner of every project); make another one first with tessera operators create --email … --role owner --all-projects`,
+    );
+  }
+
+  /**
+   * Removes the operator (no scope), or takes it off the projects named, or takes its all-projects role away; every
+   * session of the operator ends either way. Answers what it had before and has after.
+   */
+  async remove(email: string, scope: OperatorScope): Promise<OperatorChange> {
+    const operator = await this.existing(email);
+    const before = await this.access(operator);
+    this.checkScope(operator, before, scope);
+    const whole = !scope.allProjects && scope.projectIds.length === 0;
+    if (whole) await this.refuseLastAdministrator(operator, "remove");
+    else if (scope.allProjects) await this.refuseLastAdministrator(operator, "take every project from");
+    await this.repos.transaction(async () => {
+      if (whole) return this.repos.operators.remove(operator.id);
+      if (scope.allProjects) await this.repos.operators.setAllProjectsRole(operator.id, null);
+      await this.repos.operators.revoke(operator.id, scope.projectIds);
+      await this.repos.operators.deleteSessionsOf(operator.id);
+    });
+    const after = whole ? null : await this.access(operator);
+    return { operator, before, after };
+  }
+
+  /**
+   * Gives the operator `role` on the projects named, or on its all-projects role, or (no scope) wherever it has one;
+   * every session of the operator ends, so that its next one has the new rights from the start.
+   */
+  async setRole(email: string, role: Role, scope: OperatorScope): Promise<OperatorChange> {
+    const operator = await this.existing(email);
+    const before = await this.access(operator);
+    this.checkScope(operator, before, scope);
+    const whole = !scope.allProjects && scope.projectIds.length === 0;
+    const projectIds = whole ? before.projects.map((p) => p.id) : scope.projectIds;
+    const allProjects = whole ? before.allProjects !== null : scope.allProjects;
+    if (allProjects && role !== "owner") await this.refuseLastAdministrator(operator, `make ${role}`);
+    await this.repos.transaction(async () => {
+      if (allProjects) await this.repos.operators.setAllProjectsRole(operator.id, role);
+      for (const id of projectIds) await this.repos.operators.grant(operator.id, id, role);
+      await this.repos.operators.deleteSessionsOf(operator.id);
+    });
+    return { operator, before, after: await this.access(operator) };
   }
 
   private async limit(keys: { key: string; limit: number }[]): Promise<void> {
@@ -75,9 +187,11 @@ export class OperatorsService {
   /** Email and password → a new session; one answer for an unknown email and a wrong password. */
   async signIn(email: string, password: string, ip: string): Promise<SignedIn> {
     const normal = email.trim().toLowerCase();
+    const address = perIpKey(ip);
     await this.limit([
-      { key: `console-sign-in-ip:${perIpKey(ip)}`, limit: SIGN_IN_IP_LIMIT },
-      { key: `console-sign-in:${normal}`, limit: SIGN_IN_EMAIL_LIMIT },
+      { key: `console-sign-in-ip:${address}`, limit: SIGN_IN_IP_LIMIT },
+      // Both parts escaped: no email can name another pair's counter.
+      { key: `console-sign-in:${encodeURIComponent(normal)}:${encodeURIComponent(address)}`, limit: SIGN_IN_EMAIL_LIMIT },
     ]);
     const operator = await this.repos.operators.findByEmail(normal);
     if (!(await verifyPassword(password, operator?.password_hash)) || !operator)
@@ -92,6 +206,8 @@ export class OperatorsService {
     const hash = sha256(token);
     const operator = await this.repos.operators.findByLink(hash, at);
     if (!operator) throw new ApiError(401, "unauthorized", "This sign-in link is not valid or has expired: ask for a new one");
+    // Refused before the link is spent: the operator tries another password with the same link.
+    await checkPasswordStrength(password, operator.email);
     const passwordHash = await hashPassword(password);
     if (!(await this.repos.operators.usePasswordLink(operator.id, hash, passwordHash, at)))
       throw new ApiError(401, "unauthorized", "This sign-in link was already used");

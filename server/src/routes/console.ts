@@ -81,7 +81,7 @@ const consoleRoutes: FastifyPluginAsyncZod<{ services: Services; distDir?: strin
         tags,
         summary: "Sign in with email and password (sets the session cookie)",
         description:
-          "The console's own API: sets an HttpOnly, SameSite=Strict session cookie (Secure in production) for 12 hours. The request's Origin must be this server. Attempts are rate-limited per address and per email (429).",
+          "The console's own API: sets an HttpOnly, SameSite=Strict session cookie (Secure in production) for 12 hours. The request's Origin must be this server. Attempts are rate-limited per (email, address) and per address, an IPv6 address counting as its /64 (429).",
         security: SECURITY.none,
         body: SignInRequest,
         response: { 200: ok(ConsoleSession, "Signed in: the operator and its projects"), ...errors },
@@ -100,7 +100,7 @@ const consoleRoutes: FastifyPluginAsyncZod<{ services: Services; distDir?: strin
         tags,
         summary: "Choose a password with a one-time sign-in link and sign in",
         description:
-          "The console's own API: the token of a link printed by `tessera operators create` or `operators link` (usable once, for 24 hours) and the password the operator chooses (12 characters or more). Ends the operator's other sessions.",
+          "The console's own API: the token of a link printed by `tessera operators create` or `operators link` (usable once, for 24 hours) and the password the operator chooses: 12 characters or more, and hard to guess (zxcvbn score 3 or more, the operator's email counted as known words; else 400 naming `password` with the reason). Ends the operator's other sessions.",
         security: SECURITY.none,
         body: LinkSignInRequest,
         response: { 200: ok(ConsoleSession, "Signed in: the operator and its projects"), ...errors },

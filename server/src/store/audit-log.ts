@@ -39,6 +39,19 @@ export class AuditLogRepo extends Repository {
     return (await this.db.selectFrom("api_keys").select("id").where("hash", "=", hash).executeTakeFirst())?.id;
   }
 
+  /** Where a key belongs (by id or by the hash of its secret), for an entry about the key itself. */
+  async keyScope(
+    id: string,
+    hash: string,
+  ): Promise<{ id: string; environment_id: string; project_id: string; prefix: string } | undefined> {
+    return this.db
+      .selectFrom("api_keys")
+      .innerJoin("environments", "environments.id", "api_keys.environment_id")
+      .select(["api_keys.id", "api_keys.environment_id", "environments.project_id", "api_keys.prefix"])
+      .where((eb) => eb.or([eb("api_keys.id", "=", id), eb("api_keys.hash", "=", hash)]))
+      .executeTakeFirst();
+  }
+
   /** The environment's entries and its project's environment-less ones (settings of the project), newest first. */
   async list(f: AuditFilters): Promise<AuditRow[]> {
     let q = this.db

@@ -66,6 +66,29 @@ export class OperatorsRepo extends Repository {
     await this.db.updateTable("operators").set({ all_projects_role: role, updated_at: now() }).where("id", "=", operatorId).execute();
   }
 
+  /** Takes the operator off these projects (its grants there; an all-projects role is not a grant). */
+  async revoke(operatorId: string, projectIds: string[]): Promise<void> {
+    if (projectIds.length === 0) return;
+    await this.db.deleteFrom("operator_projects").where("operator_id", "=", operatorId).where("project_id", "in", projectIds).execute();
+  }
+
+  /** Deletes the operator with its grants and sessions (explicitly: SQLite enforces no foreign keys here). */
+  async remove(operatorId: string): Promise<void> {
+    await this.db.deleteFrom("operator_sessions").where("operator_id", "=", operatorId).execute();
+    await this.db.deleteFrom("operator_projects").where("operator_id", "=", operatorId).execute();
+    await this.db.deleteFrom("operators").where("id", "=", operatorId).execute();
+  }
+
+  /** How many operators hold this role on every project (the installation's administrators, for owner). */
+  async countAllProjects(role: string): Promise<number> {
+    const r = await this.db
+      .selectFrom("operators")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("all_projects_role", "=", role)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
   async grants(operatorId: string): Promise<{ project_id: string; role: string }[]> {
     return this.db.selectFrom("operator_projects").select(["project_id", "role"]).where("operator_id", "=", operatorId).execute();
   }
