@@ -4,6 +4,7 @@
 import v8 from "node:v8";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
+import { SERVED_URL_SETTING } from "./console/operators.js";
 import type { DemoOptions } from "./routes/demo.js";
 import { seal, unseal } from "./secrets.js";
 import { createServices, type Services } from "./services.js";
@@ -110,5 +111,7 @@ export async function serve(config: Config): Promise<void> {
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
   await app.listen({ port: config.PORT, host: config.host });
+  // Where this server answers, for the sign-in links the CLI prints from another process (console/operators.ts).
+  await services.repos.projects.writeSetting(SERVED_URL_SETTING, config.publicUrl);
   app.log.info(`Tessera ${config.NODE_ENV} on ${config.publicUrl} (store: ${services.store.dialect})`);
 }

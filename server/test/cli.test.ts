@@ -168,6 +168,21 @@ describeStores("tessera commands on %s", (kind) => {
     }
   });
 
+  it("operators create, run beside a server on another port, prints a link to that server (not :8080)", async () => {
+    const server = await startServer(db.env);
+    try {
+      // The CLI has neither the server's PORT nor its PUBLIC_URL: only the store.
+      const out = await runCli(db.env, ["operators", "create", "--email", "port@example.com", "--role", "owner", "--all-projects"]);
+      expect(out).toContain(`${server.url}/console/#/welcome?token=`);
+      expect(out).not.toContain(":8080");
+    } finally {
+      await server.stop();
+    }
+    // PUBLIC_URL, when the CLI has it, still decides.
+    const own = await runCli({ ...db.env, PUBLIC_URL: "https://tessera.example.com" }, ["operators", "link", "--email", "port@example.com"]);
+    expect(own).toContain("https://tessera.example.com/console/#/welcome?token=");
+  });
+
   it("development starts reuse one labelled key for the demo site instead of adding one per start", async () => {
     const env = { ...db.env, NODE_ENV: "development", BOOTSTRAP_PROJECT: "1" };
     for (let i = 0; i < 2; i++) {

@@ -17,6 +17,8 @@ import { strongest } from "./roles.js";
 
 /** A session lasts a working day; signing in again is cheap, a stolen cookie ages out. */
 export const SESSION_TTL_MS = 12 * 3600 * 1000;
+/** The installation setting holding the public URL the server last started on (server.ts writes it). */
+export const SERVED_URL_SETTING = "served_url";
 /** A sign-in link is for the person it was made for, today. */
 export const LINK_TTL_MS = 24 * 3600 * 1000;
 /**
@@ -66,9 +68,16 @@ export class OperatorsService {
     private readonly limiter: RateLimiter,
   ) {}
 
-  /** Where an operator opens a sign-in link (the token rides in the fragment, which no server log sees). */
-  linkUrl(token: string): string {
-    return `${this.config.publicUrl}/console/#/welcome?token=${token}`;
+  /**
+   * Where an operator opens a sign-in link (the token rides in the fragment, which no server log sees). The CLI runs in
+   * another process than the server, often without its PORT or PUBLIC_URL: without PUBLIC_URL the link points at the
+   * URL the server last served on (SERVED_URL_SETTING, written at each start), else at this process's own default.
+   */
+  async linkUrl(token: string): Promise<string> {
+    const base = this.config.PUBLIC_URL
+      ? this.config.publicUrl
+      : ((await this.repos.projects.readSetting(SERVED_URL_SETTING)) ?? this.config.publicUrl);
+    return `${base}/console/#/welcome?token=${token}`;
   }
 
   /**
@@ -97,7 +106,7 @@ export class OperatorsService {
       await this.repos.operators.setLink(operatorId, sha256(token), now() + LINK_TTL_MS);
       await this.repos.operators.deleteSessionsOf(operatorId);
     });
-    return this.linkUrl(token);
+    return await this.linkUrl(token);
   }
 
   /** The operator's roles: on every project (an installation administrator) and per project. */
