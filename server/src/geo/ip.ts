@@ -63,3 +63,37 @@ export function networkOf(ip: string | null | undefined): string | undefined {
   const [a, b, c] = (addr as ipaddr.IPv6).parts;
   return `${(a as number).toString(16)}:${(b as number).toString(16)}:${(c as number).toString(16)}::/48`;
 }
+
+/** The first four groups of an IPv6 address, as its /64 in CIDR form. */
+function slash64(addr: ipaddr.IPv6): string {
+  return `${addr.parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(":")}::/64`;
+}
+
+/**
+ * The network a per-source budget counts (docs/security.md, "Budgets per source"): an IPv4 address's /24, an IPv6
+ * address's /64 — what one household, office or phone is given, and within which a host changes its address at will
+ * (IPv6 privacy addresses change daily). Not networkOf, whose /48 for IPv6 is detection's "have we seen this network".
+ * Undefined for a string that is no address.
+ */
+export function budgetNetworkOf(ip: string | null | undefined): string | undefined {
+  const addr = ip ? parseIp(ip) : undefined;
+  if (!addr) return undefined;
+  if (addr.kind() === "ipv4") {
+    const [a, b, c] = (addr as ipaddr.IPv4).octets;
+    return `${a}.${b}.${c}.0/24`;
+  }
+  return slash64(addr as ipaddr.IPv6);
+}
+
+/**
+ * The client a per-IP limit counts: an IPv4 address itself, an IPv6 address's /64 (one host may take every address
+ * of its /64, so counting addresses there would count nothing). Undefined for a string that is no address.
+ */
+export function perIpKeyOf(ip: string | null | undefined): string | undefined {
+  const addr = ip ? parseIp(ip) : undefined;
+  if (!addr) return undefined;
+  return addr.kind() === "ipv4" ? addr.toString() : slash64(addr as ipaddr.IPv6);
+}
