@@ -49,4 +49,14 @@ describe("code destinations", () => {
     expect(destinationKey("email", "alice@example.com")).not.toContain("alice");
     expect(destinationKey("text", "+33612345678")).not.toBe(destinationKey("email", "+33612345678"));
   });
+
+  it("destination keys make one inbox one recipient: Gmail's dots and sub-addresses, as accounts are keyed", () => {
+    const inbox = destinationKey("email", "jdoe@gmail.com");
+    for (const spelling of ["j.doe@gmail.com", "jd.oe@gmail.com", "JDoe+1@gmail.com", "j.d.o.e+pump@googlemail.com"])
+      expect(destinationKey("email", spelling), spelling).toBe(inbox);
+    expect(destinationKey("email", "name+tag@outlook.com")).toBe(destinationKey("email", "name@outlook.com"));
+    // Two people of one household, two inboxes; a domain whose server may tell dots apart keeps them.
+    expect(destinationKey("email", "alice.martin@gmail.com")).not.toBe(destinationKey("email", "bob.martin@gmail.com"));
+    expect(destinationKey("email", "j.doe@example.com")).not.toBe(destinationKey("email", "jdoe@example.com"));
+  });
 });

@@ -6,6 +6,7 @@ import emailAddresses from "email-addresses";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { BoundedMap } from "../caches.js";
 import { badRequest } from "../errors.js";
+import { accountEmailKey } from "../pipeline/account-email.js";
 
 // The RFC 5322 parser was 3 % of an evaluation's CPU in the bench's profile; a returning user sends the same address.
 const emails = new BoundedMap<string, string | null>(10_000);
@@ -46,10 +47,12 @@ export function checkContacts(fields: { email?: string | null; phone?: string | 
 }
 
 /**
- * A stable key for one destination, for the send caps (SPEC.md 12): the address as mail servers compare it in
- * practice (case-insensitive), hashed so that the shared counters hold no address in clear.
+ * A stable key for one destination, for the send caps (docs/security.md, "Sends capped where pumping happens"): one
+ * inbox is one recipient, so an email is keyed as accounts are (pipeline/account-email.ts: case, and the spellings a
+ * webmail provider delivers to one inbox — Gmail's dots, "+tag" sub-addresses); hashed so that the shared counters
+ * hold no address in clear.
  */
 export function destinationKey(channel: "email" | "text", to: string): string {
-  const normal = channel === "email" ? to.toLowerCase() : to;
+  const normal = channel === "email" ? accountEmailKey(to) : to;
   return createHash("sha256").update(`${channel}:${normal}`).digest("base64url").slice(0, 22);
 }
