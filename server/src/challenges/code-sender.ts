@@ -1,12 +1,12 @@
-// Sending a challenge's code (SPEC.md 7, 12): the checks before a send (channel offered, destination valid, the
-// challenge's own resend limits, then the budgets of budgets.ts: per recipient and per user for the challenge's
-// source, per client IP, per project), then the code recorded (hashed) with a "pending" delivery and
+// Sending a challenge's code (SPEC.md 7, 12): the checks before a send (channel offered, destination valid, a text's
+// country allowed, the challenge's own resend limits, then the budgets of budgets.ts: per recipient and per user for
+// the challenge's source, per client IP, per project), then the code recorded (hashed) with a "pending" delivery and
 // committed before the send, so a crash mid-send leaves an honest state (recovery.ts); then the provider's outcome and
 // challenge.pending. The send is awaited: the answer says whether the code went out (502 otherwise, and a send the
 // transport failed gives its budgets back).
 import type { ChallengeStatus, ChallengeType, Channel, Language } from "@tessera/sdk/contract";
 import type { Config } from "../config.js";
-import { destinationKey, parseEmail, parsePhone } from "../delivery/addresses.js";
+import { destinationKey, parseEmail, parsePhone, phoneCountry } from "../delivery/addresses.js";
 import { callbackUrl } from "../delivery/callbacks.js";
 import type { CodeDelivery } from "../delivery/index.js";
 import { ApiError, badRequest, conflict } from "../errors.js";
@@ -52,6 +52,16 @@ export class CodeSender {
     // Stored before the address rules existed, or by hand: a code goes to one valid destination or nowhere.
     if (!(channel === "email" ? parseEmail(to) : parsePhone(to)))
       throw badRequest(`The user's ${channel === "email" ? "email address" : "phone number"} is not a valid destination`, "channel");
+    // Texts go only to the countries the environment allows (toll fraud pumps texts to numbers that pay per text).
+    const countries = env.environmentSettings.sms_countries;
+    if (channel === "text" && countries) {
+      const country = phoneCountry(to);
+      if (!country || !countries.includes(country))
+        throw badRequest(
+          `This environment sends texts only to ${countries.join(", ")} (its sms_countries setting); the user's phone number is ${country ? `in ${country}` : "in no country"}`,
+          "channel",
+        );
+    }
     const at = Date.now();
     if (row.send_count >= MAX_SENDS)
       throw new ApiError(429, "rate_limited", "Too many codes sent for this challenge", undefined, {

@@ -1,6 +1,6 @@
 // Code destinations (SPEC.md 12): one RFC 5322 addr-spec per email, valid E.164 phones; the rest is refused.
 import { describe, expect, it } from "vitest";
-import { checkContacts, destinationKey, parseEmail, parsePhone } from "./addresses.js";
+import { checkContacts, destinationKey, parseEmail, parsePhone, phoneCountry, smsCountries } from "./addresses.js";
 
 describe("code destinations", () => {
   it.each(["a@example.com", "first.last+tag@mail.example.org", "o'brien@example.ie", "é@exämple.fr", "a@example.c0m"])(
@@ -58,5 +58,19 @@ describe("code destinations", () => {
     // Two people of one household, two inboxes; a domain whose server may tell dots apart keeps them.
     expect(destinationKey("email", "alice.martin@gmail.com")).not.toBe(destinationKey("email", "bob.martin@gmail.com"));
     expect(destinationKey("email", "j.doe@example.com")).not.toBe(destinationKey("email", "jdoe@example.com"));
+  });
+
+  it("a phone's country is its ISO code; a non-geographic number has none", () => {
+    expect(phoneCountry("+33612345678")).toBe("FR");
+    expect(phoneCountry("+14155550199")).toBe("US");
+    expect(phoneCountry("+447400123456")).toBe("GB");
+    expect(phoneCountry("+80012345678")).toBeUndefined();
+  });
+
+  it("sms_countries are stored upper case, once each; an unknown code is named by its position", () => {
+    expect(smsCountries(["fr", "BE", "FR"])).toEqual({ countries: ["FR", "BE"] });
+    expect(smsCountries(["FR", "ZZ"])).toEqual({ invalid: 1 });
+    expect(smsCountries(["FRA"])).toEqual({ invalid: 0 });
+    expect(smsCountries([])).toEqual({ countries: [] });
   });
 });

@@ -3,7 +3,7 @@
 // and server evaluations, user updates: 400 naming the field) and again before a code is sent.
 import { createHash } from "node:crypto";
 import emailAddresses from "email-addresses";
-import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { isSupportedCountry, parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { BoundedMap } from "../caches.js";
 import { badRequest } from "../errors.js";
 import { accountEmailKey } from "../pipeline/account-email.js";
@@ -36,6 +36,25 @@ function parseEmailUncached(raw: string): string | undefined {
 export function parsePhone(raw: string): string | undefined {
   const n = parsePhoneNumberFromString(raw);
   return n?.isValid() && n.number === raw ? n.number : undefined;
+}
+
+/** The ISO 3166 alpha-2 country of a phone number (e.g. FR for +33…), or undefined for a non-geographic one (+800…). */
+export function phoneCountry(phone: string): string | undefined {
+  return parsePhoneNumberFromString(phone)?.country;
+}
+
+/**
+ * An environment's sms_countries as stored: upper case, each once, in the order given; or the position of the first
+ * that is no ISO 3166 alpha-2 country with phone numbers (libphonenumber-js's list), for the caller to name.
+ */
+export function smsCountries(codes: readonly string[]): { countries: string[] } | { invalid: number } {
+  const countries: string[] = [];
+  for (const [i, raw] of codes.entries()) {
+    const code = raw.trim().toUpperCase();
+    if (!/^[A-Z]{2}$/.test(code) || !isSupportedCountry(code)) return { invalid: i };
+    if (!countries.includes(code)) countries.push(code);
+  }
+  return { countries };
 }
 
 /** Refuses an email or phone that could not be a single code destination, naming the field (null clears: allowed). */
