@@ -39,11 +39,14 @@ describe("challenge sources", () => {
     expect(challengeSource(input({}), identity("tok-owner"), decision({ signedIn: true })).vouched).toBe(true);
     // The owner's device found by a look-alike fingerprint under another token (or none): a stranger's browser.
     expect(challengeSource(input({}), identity("tok-other"), decision({ signedIn: true })).vouched).toBe(false);
-    expect(challengeSource(input({ signals: {} }), identity("tok-owner"), decision({ signedIn: true })).vouched).toBe(false);
-    expect(challengeSource(input({}), identity(null), decision({ checks: { identity_verified: true } })).vouched).toBe(true);
-    expect(challengeSource(input({ source: "server", signals: {} }), { deviceInfo: {} } as unknown as Identity, decision({})).vouched).toBe(
-      true,
+    expect(challengeSource(input({ signals: { components: {} } }), identity("tok-owner"), decision({ signedIn: true })).vouched).toBe(
+      false,
     );
+    expect(challengeSource(input({}), identity(null), decision({ checks: { identity_verified: true } })).vouched).toBe(true);
+    expect(
+      challengeSource(input({ source: "server", signals: { components: {} } }), { deviceInfo: {} } as unknown as Identity, decision({}))
+        .vouched,
+    ).toBe(true);
   });
 
   it("records a challenge raised only by claimed contacts", () => {
