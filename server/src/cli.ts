@@ -15,6 +15,7 @@ import { importCommand } from "./cli/import.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { recordCliChange } from "./console/audit.js";
 import type { OperatorAccess, OperatorChange, OperatorScope } from "./console/operators.js";
+import { smsCountries } from "./delivery/addresses.js";
 import { ApiError } from "./errors.js";
 import { serve } from "./server.js";
 import { createServices, type Services } from "./services.js";
@@ -75,6 +76,21 @@ function originsOption(v: Value): string[] {
       throw new UsageError(`--origins: not an origin: ${s}`);
     }
   });
+}
+
+/** --sms-countries: "all", or ISO 3166 codes separated by commas (stored upper case, once each). */
+function smsCountriesOption(v: Value): string[] | "all" | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== "string" || !v.trim())
+    throw new UsageError("--sms-countries must be ISO 3166 country codes separated by commas (FR,BE), or all");
+  if (v.trim().toLowerCase() === "all") return "all";
+  const codes = v.split(",");
+  const parsed = smsCountries(codes);
+  if ("invalid" in parsed)
+    throw new UsageError(
+      `--sms-countries: not a country with phone numbers (ISO 3166 alpha-2): ${codes[parsed.invalid]?.trim() || "(empty)"}`,
+    );
+  return parsed.countries;
 }
 
 function projectId(positionals: string[]): string {
@@ -190,8 +206,9 @@ const COMMANDS: Command[] = [
   {
     name: "projects settings",
     usage:
-      "PROJECT_ID [--logo-url URL] [--color #RRGGBB] [--device-limit N] [--admin-email EMAIL] [--env ENV --identity-verification MODE]",
-    summary: "Branding of the challenge page and code emails, the default device limit, the admin emailed about shared accounts",
+      "PROJECT_ID [--logo-url URL] [--color #RRGGBB] [--device-limit N] [--admin-email EMAIL] [--env ENV --identity-verification MODE] [--env ENV --sms-countries CODES]",
+    summary:
+      "Branding of the challenge page and code emails, the default device limit, the admin emailed about shared accounts; per environment, identity verification and where codes may be texted",
     details: [
       "  --logo-url              https: or data:image/ URL of the logo",
       "  --color                 brand colour, #rgb or #rrggbb",
@@ -199,6 +216,9 @@ const COMMANDS: Command[] = [
       "  --admin-email           who is emailed when an account looks shared",
       "  --env ENV --identity-verification off|optional|required",
       "                          whether client calls naming a user need your backend's user_token (default optional)",
+      "  --env ENV --sms-countries FR,BE|all",
+      "                          the countries (ISO 3166 codes) codes may be texted to; all (the default) is every",
+      "                          country: set it in production so that no one can make you text numbers abroad",
     ].join("\n"),
     options: {
       "logo-url": { type: "string" },
@@ -207,10 +227,12 @@ const COMMANDS: Command[] = [
       "admin-email": { type: "string" },
       env: { type: "string" },
       "identity-verification": { type: "string" },
+      "sms-countries": { type: "string" },
     },
     run: async ({ repos: { projects } }, { values, positionals }) => {
       const id = projectId(positionals);
       const mode = str(values["identity-verification"]);
+      const sms = smsCountriesOption(values["sms-countries"]);
       const patch: ProjectSettings = {};
       const logo = str(values["logo-url"]);
       if (logo !== undefined) {
@@ -233,7 +255,7 @@ const COMMANDS: Command[] = [
         if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(admin)) throw new UsageError("--admin-email must be an email address");
         patch.admin_email = admin;
       }
-      if (mode === undefined && !Object.keys(patch).length) throw new UsageError("name at least one setting");
+      if (mode === undefined && sms === undefined && !Object.keys(patch).length) throw new UsageError("name at least one setting");
       if (mode !== undefined) {
         if (!(IDENTITY_VERIFICATION_MODES as readonly string[]).includes(mode))
           throw new UsageError(`--identity-verification must be one of ${IDENTITY_VERIFICATION_MODES.join(", ")}`);
@@ -241,6 +263,13 @@ const COMMANDS: Command[] = [
         if (!(await projects.updateEnvironmentSettings(id, env, { identity_verification: mode as IdentityVerificationMode })))
           throw noProject(id);
         console.log(`Identity verification of ${env}: ${mode}`);
+      }
+      if (sms !== undefined) {
+        const env = envOption(values.env);
+        // "all" clears the setting: texts may go to every country.
+        const countries = sms === "all" ? undefined : sms;
+        if (!(await projects.updateEnvironmentSettings(id, env, { sms_countries: countries }))) throw noProject(id);
+        console.log(`Texts from ${env} go to: ${countries ? countries.join(", ") : "every country"}`);
       }
       if (Object.keys(patch).length) {
         if (!(await projects.updateSettings(id, patch))) throw noProject(id);

@@ -136,6 +136,19 @@ const ConfigSchema = z.object({
    * (docs/console.md). 0 examines one slice only (tests).
    */
   BACKTEST_BUDGET_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  /**
+   * One-time codes asked for through challenge links from one client IP (an IPv6 client: its /64) per hour, all users
+   * and projects together (secret-key sends are the backend's, not counted). 20: an office or a school behind one
+   * address rarely has more than a handful of people challenged within an hour, while a script signing up accounts
+   * from one address got thousands of codes an hour without it.
+   */
+  CODE_SENDS_PER_IP: z.coerce.number().int().min(1).default(20),
+  /**
+   * One-time codes one project sends per hour, all environments, users and addresses together: the most a pumping
+   * attack spread over many addresses can cost (1000 texts at a few cents each), well above what a service challenging
+   * a few percent of half a million logins a day sends. Raise it with the project's traffic.
+   */
+  CODE_SENDS_PER_PROJECT: z.coerce.number().int().min(1).default(1000),
   /** A request must arrive whole within this time (slow clients are cut off, answered 408). */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(30_000),
   /** A connection silent for this long is closed. */

@@ -220,6 +220,8 @@ export const ar: Messages = {
     adminEmail: "بريد المسؤول (الحسابات المشتركة)",
     identity: "التحقق من الهوية",
     identityModes: { off: "معطّل", optional: "اختياري", required: "إلزامي" },
+    smsCountries: "البلدان التي تُرسَل إليها الرموز برسائل نصية",
+    smsCountriesHint: "رموز ISO مفصولة بفواصل، مثل FR, BE. فارغ: كل البلدان — عيّنه في بيئة الإنتاج.",
     keys: "المفاتيح السرية",
     prefix: "المفتاح",
     created: "تاريخ الإنشاء",

@@ -225,6 +225,8 @@ export const en = {
     adminEmail: "Admin email (shared accounts)",
     identity: "Identity verification",
     identityModes: { off: "Off", optional: "Optional", required: "Required" } as Record<string, string>,
+    smsCountries: "Countries codes may be texted to (SMS)",
+    smsCountriesHint: "ISO codes separated by commas, e.g. FR, BE. Empty: every country — set it in production.",
     keys: "Secret keys",
     prefix: "Key",
     created: "Created",

@@ -226,6 +226,8 @@ export const es: Messages = {
     adminEmail: "Correo del administrador (cuentas compartidas)",
     identity: "Verificación de identidad",
     identityModes: { off: "Desactivada", optional: "Opcional", required: "Obligatoria" },
+    smsCountries: "Países a los que enviar códigos por SMS",
+    smsCountriesHint: "Códigos ISO separados por comas, p. ej. FR, BE. Vacío: todos los países; configúrelo en producción.",
     keys: "Claves secretas",
     prefix: "Clave",
     created: "Creada",

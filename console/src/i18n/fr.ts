@@ -226,6 +226,8 @@ export const fr: Messages = {
     adminEmail: "E-mail de l’administrateur (comptes partagés)",
     identity: "Vérification d’identité",
     identityModes: { off: "Désactivée", optional: "Facultative", required: "Obligatoire" },
+    smsCountries: "Pays où envoyer les codes par SMS",
+    smsCountriesHint: "Codes ISO séparés par des virgules, p. ex. FR, BE. Vide : tous les pays — à renseigner en production.",
     keys: "Clés secrètes",
     prefix: "Clé",
     created: "Créée",

@@ -1,5 +1,6 @@
 // Settings (SPEC.md 14): client id and allowed origins, the challenge page's branding with a live preview, the
-// default device limit, the admin email, identity verification; and the secret keys (owners only).
+// default device limit, the admin email, identity verification, the countries codes may be texted to; and the secret
+// keys (owners only).
 import type { EnvironmentSettings } from "@tessera/sdk/contract";
 import { IDENTITY_VERIFICATION_MODES } from "@tessera/sdk/contract";
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -106,6 +107,7 @@ function Form({ s, reload }: { s: EnvironmentSettings; reload: () => void }) {
   const [limit, setLimit] = useState(s.default_device_limit);
   const [admin, setAdmin] = useState(s.admin_email ?? "");
   const [identity, setIdentity] = useState(s.identity_verification);
+  const [sms, setSms] = useState(s.sms_countries?.join(", ") ?? "");
   const owner = can("owner");
   return (
     <form
@@ -123,6 +125,8 @@ function Form({ s, reload }: { s: EnvironmentSettings; reload: () => void }) {
               default_device_limit: limit,
               admin_email: admin || null,
               identity_verification: identity,
+              // Empty: every country (the setting cleared); the server checks each code and names a wrong one.
+              sms_countries: sms.trim() ? sms.split(/[\s,]+/).filter(Boolean) : null,
             }),
           t.value.saved,
         ).then(reload);
@@ -169,6 +173,9 @@ function Form({ s, reload }: { s: EnvironmentSettings; reload: () => void }) {
                 ))}
               </select>
             )}
+          </Field>
+          <Field label={m.smsCountries} hint={m.smsCountriesHint}>
+            {(id) => <input id={id} dir="ltr" value={sms} placeholder="FR, BE" onInput={(e) => setSms(e.currentTarget.value)} />}
           </Field>
         </div>
         <button type="submit" class="primary">

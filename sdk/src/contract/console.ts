@@ -195,8 +195,13 @@ export const EnvironmentSettings = z.object({
   default_device_limit: z.number(),
   admin_email: z.optional(z.string()),
   identity_verification: IdentityVerificationMode,
+  /** The countries (ISO 3166 alpha-2) the environment sends texts to; absent: every country. */
+  sms_countries: z.optional(z.array(z.string())),
 });
 export type EnvironmentSettings = z.infer<typeof EnvironmentSettings>;
+
+/** A country as ISO 3166 alpha-2 (FR, BE); the server also checks that phone numbers exist there. */
+const CountryCode = z.string().check(z.regex(/^[A-Za-z]{2}$/, "a country is its two-letter ISO 3166 code, e.g. FR"));
 
 export const EnvironmentSettingsPatch = z.object({
   allowed_origins: z.optional(z.array(z.string().check(z.maxLength(300))).check(z.maxLength(100))),
@@ -211,6 +216,8 @@ export const EnvironmentSettingsPatch = z.object({
     z.nullable(z.string().check(z.maxLength(320), z.regex(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, "admin_email must be an email address"))),
   ),
   identity_verification: z.optional(IdentityVerificationMode),
+  /** The countries texts may go to (at least one); null: every country again. */
+  sms_countries: z.optional(z.nullable(z.array(CountryCode).check(z.minLength(1), z.maxLength(250)))),
 });
 export type EnvironmentSettingsPatch = z.infer<typeof EnvironmentSettingsPatch>;
 

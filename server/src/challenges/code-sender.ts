@@ -1,13 +1,15 @@
-// Sending a challenge's code (SPEC.md 7, 12): the checks before a send (channel offered, destination valid, the
-// challenge's own resend limits, caps per recipient and per user), then the code recorded (hashed) with a "pending"
-// delivery and committed before the send, so a crash mid-send leaves an honest state (recovery.ts); then the provider's
-// outcome and challenge.pending. The send is awaited: the answer says whether the code went out (502 otherwise).
+// Sending a challenge's code (SPEC.md 7, 12): the checks before a send (channel offered, destination valid, a text's
+// country allowed, the challenge's own resend limits, then the budgets of budgets.ts: per recipient and per user for
+// the challenge's source, per client IP, per project), then the code recorded (hashed) with a "pending" delivery and
+// committed before the send, so a crash mid-send leaves an honest state (recovery.ts); then the provider's outcome and
+// challenge.pending. The send is awaited: the answer says whether the code went out (502 otherwise, and a send the
+// transport failed gives its budgets back).
 import type { ChallengeStatus, ChallengeType, Channel, Language } from "@tessera/sdk/contract";
 import type { Config } from "../config.js";
-import { destinationKey, parseEmail, parsePhone } from "../delivery/addresses.js";
+import { destinationKey, parseEmail, parsePhone, phoneCountry } from "../delivery/addresses.js";
 import { callbackUrl } from "../delivery/callbacks.js";
 import type { CodeDelivery } from "../delivery/index.js";
-import { ApiError, badRequest, conflict, rateLimited } from "../errors.js";
+import { ApiError, badRequest, conflict } from "../errors.js";
 import { newId } from "../ids.js";
 import type { EventSink } from "../pipeline/ports.js";
 import type { RateLimiter } from "../rate-limit/limiter.js";
@@ -15,13 +17,11 @@ import type { ServerKeys } from "../secrets.js";
 import type { ChallengeRow } from "../store/challenges.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
+import { refuseIfSpent, sendBudgets } from "./budgets.js";
 import { hashCode, MAX_SENDS, newCode, RESEND_COOLDOWN_MS } from "./codes.js";
 import { moveChallenge } from "./lifecycle.js";
 import { transition } from "./transitions.js";
 import { type ChallengeViews, parseConfig, parseList } from "./wire.js";
-
-const HOUR = 3600_000;
-const DAY = 24 * HOUR;
 
 export class CodeSender {
   constructor(
@@ -32,12 +32,15 @@ export class CodeSender {
     private readonly views: ChallengeViews,
     /** The server's derived keys: code hashes, signed delivery-callback URLs. */
     private readonly keys: Pick<ServerKeys, "codeHash" | "deliveryCallback">,
-    /** The shared limiter: sends per recipient and per user (SPEC.md 12). */
+    /** The shared limiter: the budgets a send spends (budgets.ts). */
     private readonly limiter: RateLimiter,
   ) {}
 
-  /** Sends a new code for `row` over `channel`; answers the challenge after the send. */
-  async send(env: EnvironmentRecord, row: ChallengeRow, channel: Channel, language: Language): Promise<ChallengeRow> {
+  /**
+   * Sends a new code for `row` over `channel`; answers the challenge after the send. `requesterIp`: the client's
+   * address when the challenge link asks, for the per-IP cap.
+   */
+  async send(env: EnvironmentRecord, row: ChallengeRow, channel: Channel, language: Language, requesterIp?: string): Promise<ChallengeRow> {
     transition(row.status as ChallengeStatus, "send"); // 409 early for terminal states
     const cfg = parseConfig(row);
     if (!(cfg.channels ?? ["email"]).includes(channel)) throw badRequest(`This challenge does not offer the ${channel} channel`, "channel");
@@ -49,6 +52,16 @@ export class CodeSender {
     // Stored before the address rules existed, or by hand: a code goes to one valid destination or nowhere.
     if (!(channel === "email" ? parseEmail(to) : parsePhone(to)))
       throw badRequest(`The user's ${channel === "email" ? "email address" : "phone number"} is not a valid destination`, "channel");
+    // Texts go only to the countries the environment allows (toll fraud pumps texts to numbers that pay per text).
+    const countries = env.environmentSettings.sms_countries;
+    if (channel === "text" && countries) {
+      const country = phoneCountry(to);
+      if (!country || !countries.includes(country))
+        throw badRequest(
+          `This environment sends texts only to ${countries.join(", ")} (its sms_countries setting); the user's phone number is ${country ? `in ${country}` : "in no country"}`,
+          "channel",
+        );
+    }
     const at = Date.now();
     if (row.send_count >= MAX_SENDS)
       throw new ApiError(429, "rate_limited", "Too many codes sent for this challenge", undefined, {
@@ -58,13 +71,10 @@ export class CodeSender {
       const wait = Math.ceil((row.last_sent_at + RESEND_COOLDOWN_MS - at) / 1000);
       throw new ApiError(429, "rate_limited", `Wait ${wait} s before asking for another code`, undefined, { "retry-after": String(wait) });
     }
-    // Beyond this challenge's own limits: codes per destination and per user, across challenges and instances.
-    const caps = await this.limiter.hitMany([
-      { key: `code-to:${destinationKey(channel, to)}`, limit: this.config.CODE_SENDS_PER_RECIPIENT, windowMs: HOUR },
-      ...(row.user_id ? [{ key: `code-user:${row.user_id}`, limit: this.config.CODE_SENDS_PER_USER, windowMs: DAY }] : []),
-    ]);
-    const capped = caps.filter((c) => !c.allowed);
-    if (capped.length) throw rateLimited(Math.max(...capped.map((c) => c.retryAfterMs)) / 1000, "Too many codes sent: try again later");
+    // Beyond this challenge's own limits, across challenges and instances: the budgets of the challenge's source for
+    // this recipient and this user, the requesting client's, the project's (budgets.ts).
+    const budgets = sendBudgets(this.config, row, destinationKey(channel, to), env.projectId, requesterIp);
+    refuseIfSpent(budgets, await this.limiter.hitMany(budgets));
     const code = newCode();
     const channels = parseList<Channel>(row.channels);
     if (channels[channels.length - 1] !== channel) channels.push(channel);
@@ -91,6 +101,9 @@ export class CodeSender {
         channel === "text" ? callbackUrl(this.config.publicUrl, this.keys.deliveryCallback, row.id, moved.send_count) : undefined,
     });
     if ("error" in result) {
+      // Nothing reached anyone: the budgets are for codes delivered, so an outage or a refused number spends none. A
+      // bounce stays counted: the recipient's own mail server took the message and refused the address.
+      if (result.status === "failed") for (const b of budgets) await this.limiter.refund(b.key, b.windowMs);
       moved =
         (await this.repos.challenges.updateIf(row.id, ["code_sent"], {
           delivery_status: result.status,

@@ -5,7 +5,8 @@ import { PolicyChallenge } from "@tessera/sdk/contract";
 import { DEFAULT_DEVICE_LIMIT } from "../policies/defaults.js";
 
 /**
- * Challenges a user may have pending at once (SPEC.md 12): each holds its own code and its own 5 guesses, so more
+ * Challenges a user may have pending at once from one source (SPEC.md 12; counted as budgets.ts says: a stranger's
+ * fill the stranger's browser and network, never the owner's): each holds its own code and its own 5 guesses, so more
  * would multiply an attacker's guesses; 3 leaves room for the owner on a phone and a computer besides one stray.
  */
 export const MAX_PENDING_CHALLENGES = 3;

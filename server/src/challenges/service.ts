@@ -5,7 +5,7 @@ import type { Challenge, ChallengeStatus, ChallengeView, Channel, Device, DevOut
 import type { Config } from "../config.js";
 import { callbackValid, type Receipt } from "../delivery/callbacks.js";
 import type { CodeDelivery } from "../delivery/index.js";
-import { ApiError, badRequest, conflict, notFound, rateLimited } from "../errors.js";
+import { ApiError, badRequest, conflict, notFound } from "../errors.js";
 import { newId } from "../ids.js";
 import type { ChallengeIssuer, EventSink } from "../pipeline/ports.js";
 import type { RateLimiter } from "../rate-limit/limiter.js";
@@ -15,6 +15,7 @@ import { toWireDevice } from "../store/devices.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
+import { challengeSource, refuseIfSpent, sourceColumns, wrongCodeBudgets } from "./budgets.js";
 import { CodeSender } from "./code-sender.js";
 import { codeMatches, MAX_VERIFY_ATTEMPTS } from "./codes.js";
 import { expireIfDue, moveChallenge } from "./lifecycle.js";
@@ -22,9 +23,6 @@ import { MAX_PENDING_CHALLENGES, skipLimit } from "./limits.js";
 import type { ChallengeTokens } from "./tokens.js";
 import { INITIAL_STATUS, isPending, transition } from "./transitions.js";
 import { ChallengeViews, parseConfig } from "./wire.js";
-
-/** Wrong codes per user are counted over this window (SPEC.md 12: WRONG_CODES_PER_USER an hour). */
-const HOUR = 3600_000;
 
 export class ChallengeService implements ChallengeIssuer {
   constructor(
@@ -44,7 +42,7 @@ export class ChallengeService implements ChallengeIssuer {
     }) => Promise<void>,
     /** The server's derived keys: code hashes, signed delivery-callback URLs. */
     private readonly keys: Pick<ServerKeys, "codeHash" | "deliveryCallback">,
-    /** The shared limiter: sends per recipient and per user, wrong codes per user (SPEC.md 12). */
+    /** The shared limiter: the budgets of sends and wrong codes (budgets.ts). */
     private readonly limiter: RateLimiter,
   ) {
     this.views = new ChallengeViews(repos, config.publicUrl);
@@ -58,7 +56,7 @@ export class ChallengeService implements ChallengeIssuer {
 
   // ---- issuing (inside the evaluation's transaction) ----
 
-  async admit({ input, identity }: Parameters<ChallengeIssuer["admit"]>[0]): Promise<boolean> {
+  async admit({ input, identity, decision }: Parameters<ChallengeIssuer["admit"]>[0]): Promise<boolean> {
     const userId = identity.user?.id;
     if (!userId) return true;
     await this.repos.challenges.lockUser(userId);
@@ -73,7 +71,9 @@ export class ChallengeService implements ChallengeIssuer {
         await this.repos.challenges.moveIf(old.id, from, transition(from, "override"), input.at);
       }
     }
-    return (await this.repos.challenges.countPending(input.env.id, userId, input.at)) < MAX_PENDING_CHALLENGES;
+    // Counted per source (budgets.ts): a stranger's challenges fill the stranger's budget, never the owner's.
+    const source = challengeSource(input, identity, decision);
+    return (await this.repos.challenges.countPendingFrom(input.env.id, userId, source, input.at)) < MAX_PENDING_CHALLENGES;
   }
 
   async issue(args: Parameters<ChallengeIssuer["issue"]>[0]) {
@@ -104,6 +104,7 @@ export class ChallengeService implements ChallengeIssuer {
       code_channel: null,
       code_expires_at: null,
       signup_chosen_at: null,
+      ...sourceColumns(challengeSource(input, identity, decision)),
       expires_at: at + this.config.CHALLENGE_TOKEN_TTL * 1000,
       created_at: at,
       updated_at: at,
@@ -175,20 +176,24 @@ export class ChallengeService implements ChallengeIssuer {
     return this.view(env, row);
   }
 
-  async send(env: EnvironmentRecord, id: string, channel: Channel, language: Language = "en"): Promise<ChallengeView> {
-    return this.view(env, await this.sender.send(env, await this.load(env, id), channel, language));
+  /** `requesterIp`: the client's address when the challenge link asks (a backend's secret-key send is not one client). */
+  async send(
+    env: EnvironmentRecord,
+    id: string,
+    channel: Channel,
+    language: Language = "en",
+    requesterIp?: string,
+  ): Promise<ChallengeView> {
+    return this.view(env, await this.sender.send(env, await this.load(env, id), channel, language, requesterIp));
   }
 
   async verify(env: EnvironmentRecord, id: string, code: string): Promise<ChallengeView> {
     const row = await this.load(env, id);
     if (row.status !== "code_sent") transition(row.status as ChallengeStatus, "verify");
-    // Wrong codes per user across challenges (SPEC.md 12): each attempt is counted first and given back if right, so
-    // that once the budget is spent no answer, right or wrong, tells a guesser anything.
-    const wrongKey = row.user_id ? `wrong-code:${row.user_id}` : undefined;
-    if (wrongKey) {
-      const budget = await this.limiter.hit(wrongKey, this.config.WRONG_CODES_PER_USER, HOUR);
-      if (!budget.allowed) throw rateLimited(budget.retryAfterMs / 1000, "Too many wrong codes for this account: try again later");
-    }
+    // Wrong codes per user and source across challenges (budgets.ts): each attempt is counted first and given back if
+    // right, so that once the budget is spent no answer, right or wrong, tells a guesser anything.
+    const budgets = wrongCodeBudgets(this.config, row);
+    if (budgets.length) refuseIfSpent(budgets, await this.limiter.hitMany(budgets));
     const at = Date.now();
     const counted = await this.repos.challenges.countAttempt(row.id, at);
     if (!counted) throw conflict("invalid_transition", "The challenge changed meanwhile; reload it");
@@ -204,7 +209,7 @@ export class ChallengeService implements ChallengeIssuer {
       const left = MAX_VERIFY_ATTEMPTS - counted.verify_attempts;
       throw new ApiError(400, "invalid_code", `Wrong code: ${left} attempt${left === 1 ? "" : "s"} left`, "code");
     }
-    if (wrongKey) await this.limiter.refund(wrongKey, HOUR);
+    for (const b of budgets) await this.limiter.refund(b.key, b.windowMs);
     if (counted.code_expires_at != null && at > counted.code_expires_at)
       throw new ApiError(400, "code_expired", "This code has expired: ask for a new one", "code");
     const channel = counted.code_channel as Channel;

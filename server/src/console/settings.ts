@@ -1,8 +1,10 @@
 // An environment's settings as the console shows and changes them (SPEC.md 14): its client id and allowed origins,
-// the project's branding (name, logo, colour) of the challenge page, the default device limit, the admin email and
-// the identity-verification setting; and the environment's secret keys (created shown once, revoked at once).
+// the project's branding (name, logo, colour) of the challenge page, the default device limit, the admin email, the
+// identity-verification setting and the countries texts may go to; and the environment's secret keys (created shown
+// once, revoked at once).
 import type { EnvironmentSettings, EnvironmentSettingsPatch } from "@tessera/sdk/contract";
 import { projectDeviceLimit } from "../challenges/limits.js";
+import { smsCountries } from "../delivery/addresses.js";
 import { badRequest, notFound } from "../errors.js";
 import type { Services } from "../services.js";
 import type { EnvironmentRecord, ProjectSettings } from "../store/projects.js";
@@ -25,6 +27,7 @@ export async function readSettings(services: Services, environmentId: string): P
     default_device_limit: projectDeviceLimit(s),
     ...(s.admin_email ? { admin_email: s.admin_email } : {}),
     identity_verification: env.environmentSettings.identity_verification ?? "optional",
+    ...(env.environmentSettings.sms_countries ? { sms_countries: env.environmentSettings.sms_countries } : {}),
   };
 }
 
@@ -60,6 +63,20 @@ export async function updateSettings(
   if (patch.default_device_limit !== undefined) project.default_device_limit = patch.default_device_limit;
   if (patch.identity_verification !== undefined)
     await projects.updateEnvironmentSettings(env.projectId, env.name, { identity_verification: patch.identity_verification });
+  if (patch.sms_countries !== undefined) {
+    let countries: string[] | undefined;
+    if (patch.sms_countries !== null) {
+      const parsed = smsCountries(patch.sms_countries);
+      if ("invalid" in parsed)
+        throw badRequest(
+          `Not a country with phone numbers (ISO 3166 alpha-2): ${patch.sms_countries[parsed.invalid]}`,
+          `sms_countries.${parsed.invalid}`,
+        );
+      countries = parsed.countries;
+    }
+    // undefined (null in the patch) clears it: texts may go to every country again.
+    await projects.updateEnvironmentSettings(env.projectId, env.name, { sms_countries: countries });
+  }
   if (Object.keys(project).length || cleared.length) {
     const current = { ...(env.settings as Settings), ...project };
     for (const key of cleared) delete current[key];

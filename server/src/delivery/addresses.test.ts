@@ -1,7 +1,7 @@
 // Code destinations (SPEC.md 12): one RFC 5322 addr-spec per email, valid E.164 phones; the rest is refused.
 import emailAddresses from "email-addresses";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { checkContacts, destinationKey, parseEmail, parsePhone } from "./addresses.js";
+import { checkContacts, destinationKey, parseEmail, parsePhone, phoneCountry, smsCountries } from "./addresses.js";
 
 describe("code destinations", () => {
   it.each(["a@example.com", "first.last+tag@mail.example.org", "o'brien@example.ie", "é@exämple.fr", "a@example.c0m"])(
@@ -131,5 +131,29 @@ describe("code destinations", () => {
     expect(destinationKey("email", "Alice@Example.com")).toBe(destinationKey("email", "alice@example.com"));
     expect(destinationKey("email", "alice@example.com")).not.toContain("alice");
     expect(destinationKey("text", "+33612345678")).not.toBe(destinationKey("email", "+33612345678"));
+  });
+
+  it("destination keys make one inbox one recipient: Gmail's dots and sub-addresses, as accounts are keyed", () => {
+    const inbox = destinationKey("email", "jdoe@gmail.com");
+    for (const spelling of ["j.doe@gmail.com", "jd.oe@gmail.com", "JDoe+1@gmail.com", "j.d.o.e+pump@googlemail.com"])
+      expect(destinationKey("email", spelling), spelling).toBe(inbox);
+    expect(destinationKey("email", "name+tag@outlook.com")).toBe(destinationKey("email", "name@outlook.com"));
+    // Two people of one household, two inboxes; a domain whose server may tell dots apart keeps them.
+    expect(destinationKey("email", "alice.martin@gmail.com")).not.toBe(destinationKey("email", "bob.martin@gmail.com"));
+    expect(destinationKey("email", "j.doe@example.com")).not.toBe(destinationKey("email", "jdoe@example.com"));
+  });
+
+  it("a phone's country is its ISO code; a non-geographic number has none", () => {
+    expect(phoneCountry("+33612345678")).toBe("FR");
+    expect(phoneCountry("+14155550199")).toBe("US");
+    expect(phoneCountry("+447400123456")).toBe("GB");
+    expect(phoneCountry("+80012345678")).toBeUndefined();
+  });
+
+  it("sms_countries are stored upper case, once each; an unknown code is named by its position", () => {
+    expect(smsCountries(["fr", "BE", "FR"])).toEqual({ countries: ["FR", "BE"] });
+    expect(smsCountries(["FR", "ZZ"])).toEqual({ invalid: 1 });
+    expect(smsCountries(["FRA"])).toEqual({ invalid: 0 });
+    expect(smsCountries([])).toEqual({ countries: [] });
   });
 });

@@ -5,9 +5,10 @@
 // and 300 characters of nested comments cost it a quarter of a second.
 import { createHash } from "node:crypto";
 import emailAddresses from "email-addresses";
-import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { isSupportedCountry, parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { BoundedMap } from "../caches.js";
 import { badRequest } from "../errors.js";
+import { accountEmailKey } from "../pipeline/account-email.js";
 
 // The RFC 5322 parser was 3 % of an evaluation's CPU in the bench's profile; a returning user sends the same address.
 const emails = new BoundedMap<string, string | null>(10_000);
@@ -67,6 +68,25 @@ export function parsePhone(raw: string): string | undefined {
   return n?.isValid() && n.number === raw ? n.number : undefined;
 }
 
+/** The ISO 3166 alpha-2 country of a phone number (e.g. FR for +33…), or undefined for a non-geographic one (+800…). */
+export function phoneCountry(phone: string): string | undefined {
+  return parsePhoneNumberFromString(phone)?.country;
+}
+
+/**
+ * An environment's sms_countries as stored: upper case, each once, in the order given; or the position of the first
+ * that is no ISO 3166 alpha-2 country with phone numbers (libphonenumber-js's list), for the caller to name.
+ */
+export function smsCountries(codes: readonly string[]): { countries: string[] } | { invalid: number } {
+  const countries: string[] = [];
+  for (const [i, raw] of codes.entries()) {
+    const code = raw.trim().toUpperCase();
+    if (!/^[A-Z]{2}$/.test(code) || !isSupportedCountry(code)) return { invalid: i };
+    if (!countries.includes(code)) countries.push(code);
+  }
+  return { countries };
+}
+
 /** Refuses an email or phone that could not be a single code destination, naming the field (null clears: allowed). */
 export function checkContacts(fields: { email?: string | null; phone?: string | null }): void {
   if (typeof fields.email === "string" && !parseEmail(fields.email))
@@ -79,10 +99,12 @@ export function checkContacts(fields: { email?: string | null; phone?: string | 
 }
 
 /**
- * A stable key for one destination, for the send caps (SPEC.md 12): the address as mail servers compare it in
- * practice (case-insensitive), hashed so that the shared counters hold no address in clear.
+ * A stable key for one destination, for the send caps (docs/security.md, "Sends capped where pumping happens"): one
+ * inbox is one recipient, so an email is keyed as accounts are (pipeline/account-email.ts: case, and the spellings a
+ * webmail provider delivers to one inbox — Gmail's dots, "+tag" sub-addresses); hashed so that the shared counters
+ * hold no address in clear.
  */
 export function destinationKey(channel: "email" | "text", to: string): string {
-  const normal = channel === "email" ? to.toLowerCase() : to;
+  const normal = channel === "email" ? accountEmailKey(to) : to;
   return createHash("sha256").update(`${channel}:${normal}`).digest("base64url").slice(0, 22);
 }

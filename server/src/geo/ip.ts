@@ -64,6 +64,14 @@ export function networkOf(ip: string | null | undefined): string | undefined {
   return `${(a as number).toString(16)}:${(b as number).toString(16)}:${(c as number).toString(16)}::/48`;
 }
 
+/** The first four groups of an IPv6 address, as its /64 in CIDR form. */
+function slash64(addr: ipaddr.IPv6): string {
+  return `${addr.parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(":")}::/64`;
+}
+
 /**
  * The key a per-IP limit counts (docs/security.md "Per-IP means per /64"): the IPv4 address, or the /64 of an IPv6 one
  * (IPv4-mapped IPv6 as IPv4). An ISP gives each subscriber a /64 at least, and one machine may take any address in it,
@@ -73,7 +81,21 @@ export function networkOf(ip: string | null | undefined): string | undefined {
 export function perIpKey(ip: string): string {
   const addr = parseIp(ip);
   if (!addr) return ip;
-  if (addr.kind() === "ipv4") return addr.toString();
-  const [a, b, c, d] = (addr as ipaddr.IPv6).parts as [number, number, number, number];
-  return `${a.toString(16)}:${b.toString(16)}:${c.toString(16)}:${d.toString(16)}::/64`;
+  return addr.kind() === "ipv4" ? addr.toString() : slash64(addr as ipaddr.IPv6);
+}
+
+/**
+ * The network a per-source budget counts (docs/security.md, "Budgets per source"): an IPv4 address's /24, an IPv6
+ * address's /64 — what one household, office or phone is given, and within which a host changes its address at will
+ * (IPv6 privacy addresses change daily). Not networkOf, whose /48 for IPv6 is detection's "have we seen this network".
+ * Undefined for a string that is no address.
+ */
+export function budgetNetworkOf(ip: string | null | undefined): string | undefined {
+  const addr = ip ? parseIp(ip) : undefined;
+  if (!addr) return undefined;
+  if (addr.kind() === "ipv4") {
+    const [a, b, c] = (addr as ipaddr.IPv4).octets;
+    return `${a}.${b}.${c}.0/24`;
+  }
+  return slash64(addr as ipaddr.IPv6);
 }

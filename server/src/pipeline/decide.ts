@@ -33,7 +33,14 @@ export interface Decision {
   language?: string;
   /** The user signed in on this device (device_confirmations): what it lets the user do now is theirs (migration 23). */
   signedIn?: boolean;
+  /**
+   * For challenge verdicts: challenged only because the browser claimed contacts other than the stored ones: such a
+   * challenge never counts against another browser's pending challenges (challenges/budgets.ts).
+   */
+  contactOnly?: boolean;
 }
+
+const challenges = (verdict: Verdict): boolean => verdict === "challenge" || verdict === "challenge_and_restrict";
 
 export async function decide(repos: Repos, input: EvaluationInput, identity: Identity, evaluationId: string): Promise<Decision> {
   const signals = collectSignals({ input, identity, geo: geo() });
@@ -42,9 +49,9 @@ export async function decide(repos: Repos, input: EvaluationInput, identity: Ide
   const checks = computeChecks(input, identity, signals, history, { deviceLimit });
   const risks = scoreRisks(checks, evaluationId);
   const lists = listMemberships(input, identity, signals, history);
-  const match =
-    testModeMatch(input.env, input.action, lists) ??
-    selectPolicy(policies, input.action, { checks: { ...checks, ...riskChecks(risks) }, lists }, risks);
+  const select = (c: ChecksSnapshot, r: Risk[]) =>
+    testModeMatch(input.env, input.action, lists) ?? selectPolicy(policies, input.action, { checks: { ...c, ...riskChecks(r) }, lists }, r);
+  const match = select(checks, risks);
 
   const decision: Decision = { verdict: match?.policy.verdict ?? "allow", reasons: match?.reasons ?? [], checks, risks };
   if (signals.content) decision.contentHash = signals.content.hash;
@@ -73,8 +80,16 @@ export async function decide(repos: Repos, input: EvaluationInput, identity: Ide
   }
   if (match) {
     decision.policy = { id: match.policy.id, name: match.policy.name, action: { type: match.policy.verdict } };
-    if ((match.policy.verdict === "challenge" || match.policy.verdict === "challenge_and_restrict") && match.policy.challenge) {
+    if (challenges(match.policy.verdict) && match.policy.challenge) {
       decision.challenge = match.policy.challenge;
+      // Raised only by the claimed contacts? Asked of the outcome — the same policies, the risks scored again, without
+      // the claim — rather than of the matched policy's reasons, so that it holds however the claim made a policy
+      // match: its own comparison, a risk it pushed past a cutoff (risk.ato), or a lower policy it displaced.
+      if (checks.contact_mismatch === true) {
+        const unclaimed = { ...checks, contact_mismatch: false };
+        const without = select(unclaimed, scoreRisks(unclaimed, evaluationId));
+        decision.contactOnly = !(without && challenges(without.policy.verdict) && without.policy.challenge);
+      }
     }
   }
   return decision;

@@ -107,10 +107,10 @@ export class Pipeline {
         });
       }
 
-      // Too many challenges pending for this user: deny rather than open another (SPEC.md 12).
+      // Too many challenges pending for this user from this source: deny rather than open another (docs/security.md).
       const wantsChallenge = decision.verdict === "challenge" || decision.verdict === "challenge_and_restrict";
       if (wantsChallenge && decision.challenge) {
-        if (!(await this.challenges.admit({ input, identity: { ...identity, user: userRow } }))) {
+        if (!(await this.challenges.admit({ input, identity: { ...identity, user: userRow }, decision }))) {
           decision.verdict = "deny";
           decision.reasons = [...decision.reasons, TOO_MANY_CHALLENGES];
         }

@@ -8,10 +8,11 @@ import type { Identity } from "./identity.js";
 /** Issues a challenge inside the evaluation's transaction (implemented by the challenges service). */
 export interface ChallengeIssuer {
   /**
-   * Whether another challenge may open for this user (SPEC.md 12: at most 3 pending), after superseding the ones it
-   * replaces; asked first, in the same transaction, so that a refusal is stored as the evaluation's verdict.
+   * Whether another challenge may open for this user (at most 3 pending, counted per source: challenges/budgets.ts,
+   * docs/security.md), after superseding the ones it replaces; asked first, in the same transaction, so that a refusal
+   * is stored as the evaluation's verdict.
    */
-  admit(args: { input: EvaluationInput; identity: Identity }): Promise<boolean>;
+  admit(args: { input: EvaluationInput; identity: Identity; decision: Decision }): Promise<boolean>;
   issue(args: {
     input: EvaluationInput;
     evaluationId: string;

@@ -168,6 +168,7 @@ const settings: z.input<Contract["EnvironmentSettings"]> = {
   default_device_limit: 3,
   admin_email: "security@example.com",
   identity_verification: "required",
+  sms_countries: ["FR", "BE"],
 };
 const key: z.input<Contract["ApiKeySummary"]> = {
   id: "key_W3eR5tY7uI9oP1aS3dF5gH7j",
@@ -370,7 +371,7 @@ export const EXAMPLES: Examples = {
   SignInRequest: { email: "security@example.com", password: "correct horse battery staple" },
   LinkSignInRequest: { token: "b1H9kQ2xV7mT4rP8wZ3nC6dF0gJ5sL1a", password: "correct horse battery staple" },
   EnvironmentSettings: settings,
-  EnvironmentSettingsPatch: { color: "#0f766e", identity_verification: "required" },
+  EnvironmentSettingsPatch: { color: "#0f766e", identity_verification: "required", sms_countries: ["FR", "BE"] },
   ApiKeySummary: { ...key, secret: "sk_live_7QmXcR2vT9yB4nM8kJ3hG6fD1sA5pL0o" },
   ApiKeyList: { data: [key] },
   ListSummaries: { data: [{ id: "blocked_ips", entries: 13, updatedAt: AT }] },

@@ -108,12 +108,32 @@ export class ChallengesRepo extends Repository {
       .executeTakeFirst();
   }
 
-  /** Pending challenges of a user not yet past their expiry (expiry is applied lazily, so the time is checked here). */
-  async countPending(environmentId: string, userId: string, at: number): Promise<number> {
+  /**
+   * Pending challenges of a user, not yet past their expiry (expiry is applied lazily, so the time is checked here),
+   * that count against one source's budget (challenges/budgets.ts): a vouched browser's own; else those of the same
+   * unvouched browser, and those of its network not raised only by claimed contacts.
+   */
+  async countPendingFrom(
+    environmentId: string,
+    userId: string,
+    source: { key: string; network: string | null; vouched: boolean },
+    at: number,
+  ): Promise<number> {
     const r = await pending(this.db, { env: environmentId, user: userId })
       .clearSelect()
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .where("expires_at", ">", at)
+      .where((eb) =>
+        source.vouched
+          ? eb.and([eb("source_vouched", "=", 1), eb("source_key", "=", source.key)])
+          : eb.and([
+              eb("source_vouched", "=", 0),
+              eb.or([
+                eb("source_key", "=", source.key),
+                ...(source.network ? [eb.and([eb("source_network", "=", source.network), eb("contact_only", "=", 0)])] : []),
+              ]),
+            ]),
+      )
       .executeTakeFirstOrThrow();
     return Number(r.n);
   }

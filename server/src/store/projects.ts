@@ -17,6 +17,8 @@ export interface ProjectSettings {
 export interface EnvironmentSettings {
   /** SPEC.md 12: whether client calls naming a user need a backend-signed user_token (default optional). */
   identity_verification?: IdentityVerificationMode;
+  /** The countries (ISO 3166 alpha-2) texts may go to; absent: every country (challenges/code-sender.ts). */
+  sms_countries?: string[];
 }
 
 export interface EnvironmentRecord {

@@ -143,14 +143,14 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
         tags: ["challenges"],
         summary: "Send a challenge code",
         description:
-          "Sends a new 6-digit code to the user's stored email or phone (never to one the browser named), in the page's language: → code_sent (`challenge.pending`). Limited: a cooldown between sends, 5 per challenge, and per recipient and per user across challenges (429 with Retry-After). A delivery the transport refused answers 502 delivery_failed.",
+          "Sends a new 6-digit code to the user's stored email or phone (never to one the browser named), in the page's language: → code_sent (`challenge.pending`). A text goes only to a country of the environment's `sms_countries` setting (400 naming `channel` otherwise). Limited: a cooldown between sends, 5 per challenge; across challenges per recipient and per user for the browser and network that raised the challenge, per client IP (through the challenge link) and per project (429 with Retry-After). A delivery the transport refused answers 502 delivery_failed and spends none of these.",
         security: SECURITY.secretKeyOrChallengeToken,
         params: IdParam,
         body: SendCodeRequest,
         response: { 200: ok(ChallengeView, "The code is on its way (`delivery_status` says how far)"), 502: ErrorBody, ...errors },
       },
     },
-    async (req) => challenges.send(envOf(req), req.params.id, req.body.channel, req.body.language),
+    async (req) => challenges.send(envOf(req), req.params.id, req.body.channel, req.body.language, viaLink(req) ? req.ip : undefined),
   );
   app.post(
     "/v3/challenges/:id/verify",
@@ -160,7 +160,7 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
         tags: ["challenges"],
         summary: "Verify a challenge code",
         description:
-          "The right code (compared in constant time, within its lifetime): → verified. A wrong one answers 400 invalid_code with the attempts left; the 5th fails the challenge (409 too_many_attempts); wrong codes are also counted per user across challenges (429).",
+          "The right code (compared in constant time, within its lifetime): → verified. A wrong one answers 400 invalid_code with the attempts left; the 5th fails the challenge (409 too_many_attempts); wrong codes are also counted per user across challenges, for the browser and network that raised the challenge (429).",
         security: SECURITY.secretKeyOrChallengeToken,
         params: IdParam,
         body: VerifyCodeRequest,

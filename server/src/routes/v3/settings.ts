@@ -1,5 +1,5 @@
 // Environment settings and secret keys for the console (SPEC.md 14): client id, allowed origins, branding, device
-// limit, identity verification; list, create (secret shown once) and revoke keys. Reading the settings is open to
+// limit, identity verification, the countries texts may go to; list, create (secret shown once) and revoke keys. Reading the settings is open to
 // scripts; changing them and managing keys only to a signed-in owner (a leaked key must not mint more keys).
 import { ApiKeyList, ApiKeySummary, EnvironmentSettings, EnvironmentSettingsPatch, ErrorBody, IdParam } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -20,7 +20,7 @@ const settingsRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app
         tags: ["settings"],
         summary: "The environment's settings",
         description:
-          "Client id, allowed origins and identity verification of this environment; the project's branding, default device limit and admin email.",
+          "Client id, allowed origins, identity verification and the countries texts may go to (`sms_countries`; absent: every country) of this environment; the project's branding, default device limit and admin email.",
         response: { 200: ok(EnvironmentSettings, "The settings"), ...errors },
       },
     },
@@ -38,7 +38,7 @@ const settingsRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app
         tags: ["settings"],
         summary: "Change the environment's settings (console owners only)",
         description:
-          "Allowed origins are the environment's; branding, device limit, admin email and identity verification are the project's. null clears a setting.",
+          "Allowed origins, identity verification and `sms_countries` (ISO 3166 alpha-2 codes; set it in production so that texts go only where your users are) are the environment's; branding, device limit and admin email are the project's. null clears a setting (`sms_countries`: every country).",
         body: EnvironmentSettingsPatch,
         response: { 200: ok(EnvironmentSettings, "The settings after the change"), ...errors },
       },

@@ -25,6 +25,14 @@ export interface ChallengesTable {
   code_channel: string | null;
   code_expires_at: number | null;
   signup_chosen_at: number | null;
+  /** The browser that raised it: a hash of its visitor token, else of its device (challenges/budgets.ts; migration 26). */
+  source_key: string | null;
+  /** That request's network as a per-source budget counts it (IPv4 /24, IPv6 /64). */
+  source_network: string | null;
+  /** 1: the user's backend vouched for that browser; its budgets are its own. */
+  source_vouched: number;
+  /** 1: raised only because the browser claimed other contacts (contact_mismatch). */
+  contact_only: number;
   expires_at: number;
   created_at: number;
   updated_at: number;
