@@ -179,7 +179,12 @@ describeStores("tessera commands on %s", (kind) => {
       await server.stop();
     }
     // PUBLIC_URL, when the CLI has it, still decides.
-    const own = await runCli({ ...db.env, PUBLIC_URL: "https://tessera.example.com" }, ["operators", "link", "--email", "port@example.com"]);
+    const own = await runCli({ ...db.env, PUBLIC_URL: "https://tessera.example.com" }, [
+      "operators",
+      "link",
+      "--email",
+      "port@example.com",
+    ]);
     expect(own).toContain("https://tessera.example.com/console/#/welcome?token=");
   });
 
