@@ -15,6 +15,7 @@ import { importCommand } from "./cli/import.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { recordCliChange } from "./console/audit.js";
 import type { OperatorAccess, OperatorChange, OperatorScope } from "./console/operators.js";
+import { readSettings } from "./console/settings.js";
 import { smsCountries } from "./delivery/addresses.js";
 import { ApiError } from "./errors.js";
 import { serve } from "./server.js";
@@ -196,9 +197,12 @@ const COMMANDS: Command[] = [
     usage: "PROJECT_ID --env ENV --set URL,URL",
     summary: "Set the browser origins allowed to use the environment's client id",
     options: { env: { type: "string" }, set: { type: "string" } },
-    run: async ({ repos: { projects } }, { values, positionals }) => {
+    run: async (services, { values, positionals }) => {
       const id = projectId(positionals);
-      if (!(await projects.setAllowedOrigins(id, envOption(values.env), originsOption(values.set)))) throw noProject(id);
+      const env = envOption(values.env);
+      const origins = originsOption(values.set);
+      if (!(await auditSettings(services, id, [env], () => services.repos.projects.setAllowedOrigins(id, env, origins))))
+        throw noProject(id);
       console.log("Allowed origins updated");
       return 0;
     },
@@ -229,7 +233,8 @@ const COMMANDS: Command[] = [
       "identity-verification": { type: "string" },
       "sms-countries": { type: "string" },
     },
-    run: async ({ repos: { projects } }, { values, positionals }) => {
+    run: async (services, { values, positionals }) => {
+      const { projects } = services.repos;
       const id = projectId(positionals);
       const mode = str(values["identity-verification"]);
       const sms = smsCountriesOption(values["sms-countries"]);
@@ -260,19 +265,20 @@ const COMMANDS: Command[] = [
         if (!(IDENTITY_VERIFICATION_MODES as readonly string[]).includes(mode))
           throw new UsageError(`--identity-verification must be one of ${IDENTITY_VERIFICATION_MODES.join(", ")}`);
         const env = envOption(values.env);
-        if (!(await projects.updateEnvironmentSettings(id, env, { identity_verification: mode as IdentityVerificationMode })))
-          throw noProject(id);
+        const set = () => projects.updateEnvironmentSettings(id, env, { identity_verification: mode as IdentityVerificationMode });
+        if (!(await auditSettings(services, id, [env], set))) throw noProject(id);
         console.log(`Identity verification of ${env}: ${mode}`);
       }
       if (sms !== undefined) {
         const env = envOption(values.env);
         // "all" clears the setting: texts may go to every country.
         const countries = sms === "all" ? undefined : sms;
-        if (!(await projects.updateEnvironmentSettings(id, env, { sms_countries: countries }))) throw noProject(id);
+        if (!(await auditSettings(services, id, [env], () => projects.updateEnvironmentSettings(id, env, { sms_countries: countries }))))
+          throw noProject(id);
         console.log(`Texts from ${env} go to: ${countries ? countries.join(", ") : "every country"}`);
       }
       if (Object.keys(patch).length) {
-        if (!(await projects.updateSettings(id, patch))) throw noProject(id);
+        if (!(await auditSettings(services, id, ENVIRONMENTS, () => projects.updateSettings(id, patch)))) throw noProject(id);
         console.log("Project settings updated");
       }
       return 0;
@@ -348,8 +354,13 @@ const COMMANDS: Command[] = [
     run: async (services, { values, positionals }) => {
       const id = projectId(positionals);
       const env = envOption(values.env);
-      const secret = await services.identity.rotate(id, env);
-      if (!secret) throw noProject(id);
+      let secret: string | undefined;
+      // The entry names the rotation; the secret itself is never in it.
+      const rotate = async () => {
+        secret = await services.identity.rotate(id, env);
+        return secret !== undefined;
+      };
+      if (!(await auditSettings(services, id, [env], rotate, "identity_secret.rotate")) || !secret) throw noProject(id);
       console.log(
         values.json
           ? JSON.stringify({ environment: env, identity_secret: secret })
@@ -502,6 +513,35 @@ const describeAccess = (a: OperatorAccess): string =>
  * The audit log of each project the change touched shows it (actor cli); a change to the all-projects role is also
  * kept as an installation-wide entry. Roles, never passwords or links.
  */
+/**
+ * Runs a CLI change to a project's settings (origins, branding, limits, identity verification, where texts may go) and
+ * writes it to the audit log of each environment it touched, before and after as the settings API shows them (the
+ * same entry the console's PATCH /v3/settings leaves, with the CLI as actor).
+ */
+async function auditSettings(
+  services: Services,
+  projectId: string,
+  envs: readonly Environment[],
+  change: () => Promise<boolean>,
+  action = "settings.update",
+): Promise<boolean> {
+  const ids = (await Promise.all(envs.map((e) => services.repos.projects.environmentOf(projectId, e)))).flatMap((e) => (e ? [e.id] : []));
+  const before = await Promise.all(ids.map((id) => readSettings(services, id)));
+  if (!(await change())) return false;
+  for (const [i, id] of ids.entries()) {
+    await recordCliChange(services.repos, {
+      projectId,
+      environmentId: id,
+      action,
+      targetType: "environment",
+      targetId: id,
+      before: before[i],
+      after: await readSettings(services, id),
+    });
+  }
+  return true;
+}
+
 async function auditOperator(services: Services, action: string, change: OperatorChange): Promise<void> {
   const target = { operator: change.operator.email };
   const projects = new Set([...change.before.projects.map((p) => p.id), ...(change.after?.projects.map((p) => p.id) ?? [])]);

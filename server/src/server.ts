@@ -112,6 +112,6 @@ export async function serve(config: Config): Promise<void> {
   process.on("SIGINT", () => void shutdown("SIGINT"));
   await app.listen({ port: config.PORT, host: config.host });
   // Where this server answers, for the sign-in links the CLI prints from another process (console/operators.ts).
-  await services.repos.projects.writeSetting(SERVED_URL_SETTING, config.publicUrl);
+  await services.repos.projects.putSetting(SERVED_URL_SETTING, config.publicUrl);
   app.log.info(`Tessera ${config.NODE_ENV} on ${config.publicUrl} (store: ${services.store.dialect})`);
 }

@@ -255,6 +255,34 @@ describeStores("tessera operators remove, role and link on %s", (kind) => {
     expect(res.body).not.toContain(made.secret);
   });
 
+  it("settings, origins and identity-secret changes from the CLI are in the audit log, before and after, never the secret", async () => {
+    const env = p1.environments.development;
+    expect((await cli(["projects", "settings", p1.id, "--env", "development", "--sms-countries", "FR,BE"])).code).toBe(0);
+    expect((await cli(["projects", "origins", p1.id, "--env", "development", "--set", "https://app.example.com"])).code).toBe(0);
+    expect((await cli(["projects", "settings", p1.id, "--device-limit", "4"])).code).toBe(0);
+    const rotated = await cli(["keys", "identity-secret", p1.id, "--env", "development", "--json"]);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const res = await app.inject({
+      method: "GET",
+      url: `/v3/audit-log?target=${env.id}`,
+      headers: { authorization: `Bearer ${env.secret}` },
+    });
+    const log = strict(AuditLogPage).parse(res.json());
+    expect(log.data.map((e) => [e.action, e.actor.type])).toEqual([
+      ["identity_secret.rotate", "cli"],
+      ["settings.update", "cli"],
+      ["settings.update", "cli"],
+      ["settings.update", "cli"],
+    ]);
+    const [, limit, origins, sms] = log.data;
+    expect(sms?.after).toMatchObject({ sms_countries: ["FR", "BE"] });
+    expect(sms?.before).not.toHaveProperty("sms_countries");
+    expect(origins?.after).toMatchObject({ allowed_origins: ["https://app.example.com"] });
+    expect(limit?.before).toMatchObject({ default_device_limit: 3 });
+    expect(limit?.after).toMatchObject({ default_device_limit: 4 });
+    expect(res.body).not.toContain(JSON.parse(rotated.stdout).identity_secret);
+  });
+
   it("the last installation administrator cannot be removed or demoted; with a second one it can", async () => {
     const removed = await cli(["operators", "remove", "--email", "admin@example.com"]);
     expect(removed.code).toBe(1);

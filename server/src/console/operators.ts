@@ -76,7 +76,7 @@ export class OperatorsService {
   async linkUrl(token: string): Promise<string> {
     const base = this.config.PUBLIC_URL
       ? this.config.publicUrl
-      : ((await this.repos.projects.readSetting(SERVED_URL_SETTING)) ?? this.config.publicUrl);
+      : ((await this.repos.projects.getSetting(SERVED_URL_SETTING)) ?? this.config.publicUrl);
     return `${base}/console/#/welcome?token=${token}`;
   }
 

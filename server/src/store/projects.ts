@@ -311,20 +311,6 @@ export class ProjectsRepo extends Repository {
   }
 
   /** A store-wide setting (e.g. the generated challenge-token secret), created once with `make` if absent. */
-  /** An installation setting, if it was ever written. */
-  async readSetting(key: string): Promise<string | undefined> {
-    return (await this.db.selectFrom("settings").select("value").where("key", "=", key).executeTakeFirst())?.value;
-  }
-
-  /** Writes an installation setting (replacing its value). */
-  async writeSetting(key: string, value: string): Promise<void> {
-    await this.db
-      .insertInto("settings")
-      .values({ key, value })
-      .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
-      .execute();
-  }
-
   async setting(key: string, make: () => string): Promise<string> {
     const found = await this.db.selectFrom("settings").select("value").where("key", "=", key).executeTakeFirst();
     if (found) return found.value;
