@@ -1,10 +1,23 @@
-// Before any test: find out once whether PostgreSQL is reachable. With CI=true an unreachable PostgreSQL fails the
-// run; elsewhere its tests are skipped with a loud notice (README: how to start it).
+// Before any test: check the store switch (test-stores.ts), find out once whether PostgreSQL is reachable, and make the
+// migrated templates the tests copy (templates.ts). With CI=true an unreachable PostgreSQL fails the run; elsewhere its
+// tests are skipped with a loud notice (README: how to start it).
 import pg from "pg";
+import { dropOtherPgTemplates, dropOtherSqliteTemplates, pgTemplate, schemaHash, sqliteTemplate } from "./templates.js";
+import { testStores } from "./test-stores.js";
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export default async function setup(): Promise<void> {
+  const stores = testStores();
+  const hash = schemaHash();
+  dropOtherSqliteTemplates(hash);
+  // Tests that need just some store use SQLite, whatever the switch says.
+  await sqliteTemplate(hash);
+  if (!stores.includes("postgres")) {
+    process.env.TESSERA_TEST_PG = "0";
+    console.warn(`\nTESSERA_TEST_STORES=${process.env.TESSERA_TEST_STORES}: the PostgreSQL suites are skipped.\n`);
+    return;
+  }
   const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
@@ -18,7 +31,10 @@ export default async function setup(): Promise<void> {
     console.warn(
       `\n${line}\n!!! PostgreSQL unreachable at ${ADMIN_URL}: every PostgreSQL store test is SKIPPED.\n!!! Start it (see README) or set TEST_DATABASE_URL.\n${line}\n`,
     );
+    return;
   } finally {
     await client.end().catch(() => {});
   }
+  await dropOtherPgTemplates(ADMIN_URL, hash);
+  await pgTemplate(ADMIN_URL, hash);
 }
