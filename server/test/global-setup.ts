@@ -8,6 +8,16 @@ import { testStores } from "./test-stores.js";
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export default async function setup(): Promise<void> {
+  try {
+    await prepare();
+  } catch (e) {
+    // Said here too: vitest 4.1 with experimental.fsModuleCache (vite.config.ts) fails to print a global setup's error.
+    console.error(`\n${(e as Error).message}\n`);
+    throw e;
+  }
+}
+
+async function prepare(): Promise<void> {
   const stores = testStores();
   const hash = schemaHash();
   dropOtherSqliteTemplates(hash);
