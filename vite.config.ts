@@ -47,7 +47,12 @@ export default defineConfig({
     // again does not transform the server's sources again: about a second less per run.
     experimental: { fsModuleCache: true },
     projects: [
-      { extends: true, test: { name: "unit", include: TESTS, exclude: PROCESS_TESTS } },
+      {
+        extends: true,
+        // The unit files share one worker's modules instead of importing the server again for each file (a second or more
+        // per file on a loaded machine): a test must not depend on module state another file left (none does today).
+        test: { name: "unit", include: TESTS, exclude: PROCESS_TESTS, isolate: false },
+      },
       {
         extends: true,
         // A server start takes seconds on a loaded 2-core machine, several in one test more.
