@@ -85,22 +85,24 @@ export async function pgTemplate(adminUrl: string, hash = schemaHash()): Promise
   });
 }
 
-/** The template this process last copied: asked once per test file, not once per copy. */
-let knownPgTemplate: string | undefined;
+/** The template this process last copied, by hash: its existence is checked once, not before every copy. */
+const knownPgTemplates = new Map<string, string>();
 
 /** A new PostgreSQL database `name`, a copy of the migrated template. */
 export async function clonePg(adminUrl: string, name: string): Promise<void> {
-  let template = knownPgTemplate ?? (await pgTemplate(adminUrl));
+  // Hashed at each copy: in watch mode a migration edited since the last copy must give a new template.
+  const hash = schemaHash();
+  let template = knownPgTemplates.get(hash) ?? (await pgTemplate(adminUrl, hash));
   for (let attempt = 1; ; attempt++) {
     try {
       await withAdmin(adminUrl, (admin) => admin.query(`create database ${name} template ${template}`));
-      knownPgTemplate = template;
+      knownPgTemplates.set(hash, template);
       return;
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (attempt >= 20) throw e;
       // 3D000: the template was dropped since (another checkout's run, with other migrations, cleans up): make it again.
-      if (code === "3D000") template = await pgTemplate(adminUrl);
+      if (code === "3D000") template = await pgTemplate(adminUrl, hash);
       // 55006: someone is connected to the template (an autovacuum worker, which PostgreSQL asks to leave): wait.
       else if (code === "55006") await new Promise((r) => setTimeout(r, 100 * attempt));
       else throw e;
