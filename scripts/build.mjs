@@ -59,8 +59,9 @@ export function inputsHash(ws) {
     hash.update(`${path.relative(ROOT, dir)}\n`);
     hashFolder(hash, dir);
   }
-  // Shared build files outside the workspaces: the Vite plugins that the challenge app and the console import.
-  for (const file of ["package-lock.json", "tsconfig.json", "scripts/vite-pure-contract.ts", "scripts/vite-precompress.ts"]) {
+  // Shared build files outside the workspaces: the compiler options every workspace's tsconfig.json extends, the Vite
+  // plugins that the challenge app and the console import.
+  for (const file of ["package-lock.json", "tsconfig.base.json", "scripts/vite-pure-contract.ts", "scripts/vite-precompress.ts"]) {
     const full = path.join(ROOT, file);
     if (fs.existsSync(full)) hash.update(fs.readFileSync(full));
   }

@@ -12,7 +12,7 @@ import {
   BROWSER_UA,
   describeStores,
   fakeComponents,
-  freshDatabase,
+  migratedDatabase,
   startTestApp,
   type TestApp,
   type TestDatabase,
@@ -184,7 +184,7 @@ describeStores("an admin email interrupted by a stop on %s", (kind) => {
   const open: Array<{ close(): Promise<unknown> }> = [];
   beforeAll(async () => {
     smtp = await startSmtp();
-    db = await freshDatabase(kind);
+    db = await migratedDatabase(kind);
   });
   afterAll(async () => {
     for (const o of open.reverse()) await o.close();

@@ -8,7 +8,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../src/cli.js";
-import { describeStores, freshDatabase } from "./helpers.js";
+import { describeStores, migratedDatabase } from "./helpers.js";
 import { freePort, ROOT, runCli, startServer } from "./server-process.js";
 
 const run = promisify(execFile);
@@ -127,10 +127,10 @@ describe("tessera help and errors", () => {
 });
 
 describeStores("tessera commands on %s", (kind) => {
-  let db: Awaited<ReturnType<typeof freshDatabase>>;
+  let db: Awaited<ReturnType<typeof migratedDatabase>>;
   const saved = { ...process.env };
   beforeEach(async () => {
-    db = await freshDatabase(kind);
+    db = await migratedDatabase(kind);
     Object.assign(process.env, { NODE_ENV: "test", LOG_LEVEL: "silent", BOOTSTRAP_PROJECT: "0", ...db.env });
   });
   afterEach(async () => {

@@ -10,7 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildApp } from "../src/app.js";
 import { createServices } from "../src/services.js";
-import { describeStores, freshDatabase, type TestDatabase, testConfig } from "./helpers.js";
+import { describeStores, migratedDatabase, type TestDatabase, testConfig } from "./helpers.js";
 import { strict } from "./strict.js";
 import { eventually, type Receiver, startReceiver } from "./webhook-receiver.js";
 
@@ -21,7 +21,7 @@ describeStores("CONFIG_FILE on %s", (kind) => {
   let receiver: Receiver;
   let dir: string;
   beforeAll(async () => {
-    db = await freshDatabase(kind);
+    db = await migratedDatabase(kind);
     receiver = await startReceiver();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "tessera-config-"));
   });

@@ -2,7 +2,7 @@
 // server process, SIGKILL mid-run, restart on the same store, and every 2xx answer is still true — on both stores.
 import { Evaluation } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeStores, fakeComponents, freshDatabase, type TestDatabase } from "./helpers.js";
+import { describeStores, fakeComponents, migratedDatabase, type TestDatabase } from "./helpers.js";
 import { type CliProject, createProjectCli, type ServerProcess, startServer } from "./server-process.js";
 import { strict } from "./strict.js";
 
@@ -18,7 +18,7 @@ describeStores("crash safety on %s", (kind) => {
   let server: ServerProcess | undefined;
 
   beforeAll(async () => {
-    db = await freshDatabase(kind);
+    db = await migratedDatabase(kind);
     project = await createProjectCli(db.env);
   });
   afterAll(async () => {

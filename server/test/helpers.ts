@@ -18,21 +18,24 @@ import { createServices, type Services } from "../src/services.js";
 import { openStore, type Store } from "../src/store/db.js";
 import { migrate } from "../src/store/migrations/index.js";
 import type { CreatedProject } from "../src/store/projects.js";
+import { clonePg, cloneSqlite } from "./templates.js";
+import { ALL_STORES, type StoreKind, testStores } from "./test-stores.js";
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const PG_AVAILABLE = process.env.TESSERA_TEST_PG === "1";
 
-export type StoreKind = "sqlite" | "postgres";
-/** The stores every store test runs on. */
-export const STORES: StoreKind[] = ["sqlite", "postgres"];
+export type { StoreKind };
+/** The stores every store test runs on: both, unless TESSERA_TEST_STORES names one (test-stores.ts; never in CI). */
+export const STORES: StoreKind[] = testStores();
 
 /**
- * `describe.each(STORES)`: the suite on each store, `%s` in its name standing for the store. When PostgreSQL is
- * unreachable outside CI (global-setup.ts says so loudly), its suite is still registered and reported as skipped, so
- * the counts show what did not run instead of losing it.
+ * `describe.each(STORES)`: the suite on each store, `%s` in its name standing for the store. A store left out (by
+ * TESSERA_TEST_STORES, or PostgreSQL unreachable outside CI, which global-setup.ts says loudly) still has its suite
+ * registered and reported as skipped, so the counts show what did not run instead of losing it.
  */
 export function describeStores(name: string, fn: (kind: StoreKind) => void): void {
-  for (const kind of STORES) describe.skipIf(kind === "postgres" && !PG_AVAILABLE)(name.replace("%s", kind), () => fn(kind));
+  for (const kind of ALL_STORES)
+    describe.skipIf(!STORES.includes(kind) || (kind === "postgres" && !PG_AVAILABLE))(name.replace("%s", kind), () => fn(kind));
 }
 
 export interface TestDatabase {
@@ -40,17 +43,37 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty store: a temp SQLite file, or a new PostgreSQL database dropped afterwards. */
+/**
+ * A fresh, empty store: a temp SQLite folder, or a new PostgreSQL database dropped afterwards. For the tests of the
+ * migrations and of what a server does on an empty store; the others take a migratedDatabase.
+ */
 export async function freshDatabase(kind: StoreKind): Promise<TestDatabase> {
+  return newDatabase(kind, false);
+}
+
+/**
+ * A fresh store already migrated to this version: a copy of the migrated template (templates.ts), which costs a file
+ * copy or a CREATE DATABASE instead of running every migration. The SQLite file is `DATA_DIR/tessera.db`, where the
+ * server looks.
+ */
+export async function migratedDatabase(kind: StoreKind): Promise<TestDatabase> {
+  return newDatabase(kind, true);
+}
+
+async function newDatabase(kind: StoreKind, migrated: boolean): Promise<TestDatabase> {
   if (kind === "sqlite") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tessera-test-"));
+    if (migrated) await cloneSqlite(path.join(dir, "tessera.db"));
     return { env: { DATA_DIR: dir }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
   }
   const name = `tessera_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  if (migrated) await clonePg(ADMIN_URL, name);
+  else {
+    const admin = new pg.Client({ connectionString: ADMIN_URL });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+  }
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   return {
@@ -105,8 +128,8 @@ export interface TestApp {
 export const BROWSER_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
 
 export async function startTestApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
-  const db = await freshDatabase(kind);
-  const services = await createServices(testConfig({ ...db.env, ...env }));
+  const db = await migratedDatabase(kind);
+  const services = await createServices(testConfig({ ...db.env, ...env }), { migrate: false });
   const app = await buildApp(services, { logger: false });
   await app.ready();
   const inject = app.inject.bind(app);

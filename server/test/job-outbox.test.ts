@@ -4,14 +4,14 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { JOB_MAX_ATTEMPTS, JobDoorbell, JobWorker, OutboxJobs } from "../src/jobs/outbox.js";
 import { createServices, type Services } from "../src/services.js";
-import { describeStores, freshDatabase, type TestDatabase, testConfig } from "./helpers.js";
+import { describeStores, migratedDatabase, type TestDatabase, testConfig } from "./helpers.js";
 import { eventually } from "./webhook-receiver.js";
 
 describeStores("the job outbox on %s", (kind) => {
   let db: TestDatabase;
   let s: Services;
   beforeAll(async () => {
-    db = await freshDatabase(kind);
+    db = await migratedDatabase(kind);
     s = await createServices({ ...testConfig(db.env), WORKERS: false });
   });
   afterAll(async () => {

@@ -12,7 +12,7 @@ import {
   BROWSER_UA,
   describeStores,
   fakeComponents,
-  freshDatabase,
+  migratedDatabase,
   startTestApp,
   type TestApp,
   type TestDatabase,
@@ -206,7 +206,7 @@ describeStores("the access log on %s", (kind) => {
   let app: FastifyInstance;
   const lines: Array<Record<string, unknown>> = [];
   beforeAll(async () => {
-    db = await freshDatabase(kind);
+    db = await migratedDatabase(kind);
     const sink = new Writable({
       write(chunk, _enc, done) {
         for (const l of String(chunk).split("\n")) if (l.trim()) lines.push(JSON.parse(l) as Record<string, unknown>);

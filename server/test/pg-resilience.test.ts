@@ -5,7 +5,7 @@ import { once } from "node:events";
 import net from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_URL, BROWSER_UA, fakeComponents, freshDatabase, PG_AVAILABLE, type TestDatabase } from "./helpers.js";
+import { ADMIN_URL, BROWSER_UA, fakeComponents, migratedDatabase, PG_AVAILABLE, type TestDatabase } from "./helpers.js";
 import { type CliProject, createProjectCli, type ServerProcess, startServer } from "./server-process.js";
 
 /** The load comes from one address: no rate limit may answer for the store. */
@@ -78,7 +78,7 @@ describe.skipIf(!PG_AVAILABLE)("a server on PostgreSQL when connections drop", (
   let project: CliProject;
 
   beforeAll(async () => {
-    db = await freshDatabase("postgres");
+    db = await migratedDatabase("postgres");
     project = await createProjectCli(db.env);
   });
   afterAll(async () => {

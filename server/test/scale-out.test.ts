@@ -3,7 +3,7 @@
 // limits, velocity and device counts agree. (The webhook outbox drained by both is covered by the webhooks tests.)
 import { ClientEvaluateResponse, ErrorBody, Evaluation } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BROWSER_UA, fakeComponents, freshDatabase, PG_AVAILABLE, type TestDatabase } from "./helpers.js";
+import { BROWSER_UA, fakeComponents, migratedDatabase, PG_AVAILABLE, type TestDatabase } from "./helpers.js";
 import { type CliProject, createProjectCli, type ServerProcess, startServer } from "./server-process.js";
 import { strict } from "./strict.js";
 
@@ -20,7 +20,7 @@ describe.skipIf(!PG_AVAILABLE)("two instances on one PostgreSQL database", () =>
   const nextIp = () => `10.${(++ipSeq >> 16) & 255}.${(ipSeq >> 8) & 255}.${ipSeq & 255}`;
 
   beforeAll(async () => {
-    db = await freshDatabase("postgres");
+    db = await migratedDatabase("postgres");
     project = await createProjectCli(db.env);
     const env = { ...db.env, TRUST_PROXY: "1", CLIENT_RATE_LIMIT: String(IP_LIMIT), DATABASE_POOL_SIZE: "8" };
     [a, b] = await Promise.all([startServer(env), startServer(env)]);

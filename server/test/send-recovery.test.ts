@@ -7,7 +7,7 @@ import net from "node:net";
 import { Challenge, ChallengeView } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INTERRUPTED_SEND_ERROR, recoverInterruptedSends, SEND_DEADLINE_MS } from "../src/challenges/recovery.js";
-import { BROWSER_UA, describeStores, fakeComponents, freshDatabase, startTestApp, type TestApp, type TestDatabase } from "./helpers.js";
+import { BROWSER_UA, describeStores, fakeComponents, migratedDatabase, startTestApp, type TestApp, type TestDatabase } from "./helpers.js";
 import { type CliProject, createProjectCli, type ServerProcess, startServer } from "./server-process.js";
 import { strict } from "./strict.js";
 import { eventually } from "./webhook-receiver.js";
@@ -96,7 +96,7 @@ describe("an embedded-store server killed mid-send", () => {
   let server: ServerProcess | undefined;
   let smtp: Awaited<ReturnType<typeof silentSmtp>>;
   beforeAll(async () => {
-    db = await freshDatabase("sqlite");
+    db = await migratedDatabase("sqlite");
     project = await createProjectCli(db.env);
     smtp = await silentSmtp();
   });

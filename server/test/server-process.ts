@@ -72,7 +72,7 @@ export interface ServerProcess {
 export interface StartOptions {
   /** Extra node flags for the server (e.g. --cpu-prof). */
   nodeArgs?: string[];
-  /** How long to wait for /readyz before giving up. */
+  /** How long to wait for /readyz before giving up (default 60 s: a start takes seconds on a loaded 2-core machine). */
   readyTimeoutMs?: number;
 }
 
@@ -128,7 +128,7 @@ export async function startServer(env: Record<string, string>, opts: StartOption
     dead = true;
   });
 
-  const deadline = Date.now() + (opts.readyTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
   for (;;) {
     if (dead) throw new Error(`server exited before it was ready:\n${err}`);
     if (Date.now() > deadline) {

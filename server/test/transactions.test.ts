@@ -7,14 +7,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServices, type Services } from "../src/services.js";
-import { describeStores, eventUser, freshDatabase, type TestDatabase, testConfig } from "./helpers.js";
+import { describeStores, eventUser, migratedDatabase, type TestDatabase, testConfig } from "./helpers.js";
 
 describeStores("transactions on %s", (kind) => {
   let db: TestDatabase;
   let s: Services;
   let envId: string;
   beforeAll(async () => {
-    db = await freshDatabase(kind);
+    db = await migratedDatabase(kind);
     s = await createServices({ ...testConfig(db.env), WORKERS: false });
     envId = (await s.repos.projects.create("Tx")).environments.development.id;
   });

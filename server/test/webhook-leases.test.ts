@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, expect, it } from "vitest";
 import { createServices, type Services } from "../src/services.js";
 import { LEASE_MARGIN_MS, WebhookWorker } from "../src/webhooks/worker.js";
-import { describeStores, eventUser, freshDatabase, type TestDatabase, testConfig } from "./helpers.js";
+import { describeStores, eventUser, migratedDatabase, type TestDatabase, testConfig } from "./helpers.js";
 import { eventually, startReceiver } from "./webhook-receiver.js";
 
 const TIMEOUT_MS = 2_000;
@@ -36,7 +36,7 @@ describeStores("webhook leases and logs on %s", (kind) => {
   });
 
   async function setUp(url: string) {
-    db = await freshDatabase(kind);
+    db = await migratedDatabase(kind);
     const config = testConfig({ ...db.env, WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_RETRY_BASE_MS: "60000" });
     services = await createServices({ ...config, WORKERS: false });
     const s = services;
