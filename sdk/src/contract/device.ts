@@ -62,6 +62,18 @@ export const IdentifyResponse = z.object({ identification_id: z.string() });
 export const DeviceList = z.array(Device);
 
 /**
+ * The fastest heartbeat the SDK accepts (`heartbeat: { interval }`, ms): a kicked device hears of it within two seconds,
+ * and a faster beat would be load, not news.
+ */
+export const HEARTBEAT_MIN_INTERVAL_MS = 2_000;
+/**
+ * Heartbeats per minute per visitor token that the server answers: twice what one window beating at the fastest
+ * interval sends (30), so that two open windows of one browser (a hidden tab skips its beats) and timers firing a
+ * little early in a sliding window all pass.
+ */
+export const HEARTBEATS_PER_MINUTE = 2 * (60_000 / HEARTBEAT_MIN_INTERVAL_MS);
+
+/**
  * The SDK's heartbeat (`heartbeat` option): a light call naming only this browser's visitor token, so that a device
  * kicked from the account learns it within a minute instead of at its next evaluation.
  */
