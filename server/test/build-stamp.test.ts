@@ -48,7 +48,7 @@ describe("builds as the launcher sees them", () => {
       JSON.stringify({ name: "@tessera/server", type: "module", scripts: { build: "exit 1" }, dependencies: { "@tessera/sdk": "*" } }),
     );
     write("server/src/cli.ts", "// the CLI's source\n");
-    write("server/dist/cli.js", 'export async function main(argv) { console.log(`help of ${argv.join(" ")}`); return 0; }\n');
+    write("server/dist/cli.js", 'export async function main(argv) { console.log("help of " + argv.join(" ")); return 0; }\n');
     await stampAll();
   });
   afterAll(() => {
