@@ -108,6 +108,11 @@ export const DevOutboxMessage = z.object({
   body: z.string(),
   /** The one-time code the message carries. */
   code: z.optional(z.string()),
+  createdAt: Timestamp,
+  /**
+   * @deprecated The same time as `createdAt`, under the name this object had before it followed the API's convention
+   * (docs/server-api.md, "Dates"). Still sent for a while; read `createdAt`.
+   */
   created_at: Timestamp,
 });
 export type DevOutboxMessage = z.infer<typeof DevOutboxMessage>;

@@ -1,7 +1,7 @@
 // Devices (SPEC.md 5, 7): a user's devices, detach (also the challenges' "kick"), metadata, and the client device
 // operations of SPEC.md 4 (attach, detach, fingerprint, hash, identify), which resolve identity like an evaluation.
 import type { Device, Metadata } from "@tessera/sdk/contract";
-import { badRequest, conflict, notFound } from "../errors.js";
+import { badRequest, conflict, notFound, userNotFound } from "../errors.js";
 import { exactHash, fingerprintComponents } from "../fingerprint/index.js";
 import { newId } from "../ids.js";
 import type { EvaluationInput } from "../pipeline/context.js";
@@ -52,7 +52,7 @@ export class DevicesService {
 
   private async userOrThrow(environmentId: string, externalId: string): Promise<UserRow> {
     const user = await this.repos.users.findByExternal(environmentId, externalId);
-    if (!user) throw notFound("User");
+    if (!user) throw userNotFound(externalId);
     return user;
   }
 

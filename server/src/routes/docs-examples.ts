@@ -241,6 +241,7 @@ export const EXAMPLES: Examples = {
         subject: "Your Acme Notes verification code",
         body: "We noticed a sign-in to your Acme Notes account …\n\n493021\n\nIt expires in 10 minutes.",
         code: "493021",
+        createdAt: AT,
         created_at: AT,
       },
     ],

@@ -126,7 +126,7 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
         tags: ["challenges"],
         summary: "Open a challenge (created → presented)",
         description:
-          "The hosted page opened the link: created → presented, once (`challenge.viewed`); a later open answers 409. Takes no body.",
+          "The hosted page opened the link: created → presented, once (`challenge.viewed`). A later open (a reload of the page) changes nothing and answers the view as it is, whatever the status: it is never a 409. Takes no body.",
         security: SECURITY.secretKeyOrChallengeToken,
         params: IdParam,
         response: { 200: ok(ChallengeView, "The challenge, presented"), ...errors },
