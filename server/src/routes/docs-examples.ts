@@ -175,6 +175,7 @@ const key: z.input<Contract["ApiKeySummary"]> = {
   environment: "production",
   label: "billing backend",
   createdAt: AT,
+  last_used_at: LATER,
 };
 
 export const EXAMPLES: Examples = {
@@ -373,6 +374,7 @@ export const EXAMPLES: Examples = {
   EnvironmentSettingsPatch: { color: "#0f766e", identity_verification: "required" },
   ApiKeySummary: { ...key, secret: "sk_live_7QmXcR2vT9yB4nM8kJ3hG6fD1sA5pL0o" },
   ApiKeyList: { data: [key] },
+  ApiKeyCreateRequest: { label: "billing backend" },
   ListSummaries: { data: [{ id: "blocked_ips", entries: 13, updatedAt: AT }] },
   WebhookTestRequest: { event: "challenge.completed" },
 };
