@@ -76,7 +76,11 @@ export type SendCodeRequest = z.infer<typeof SendCodeRequest>;
 export const VerifyCodeRequest = z.object({ code: z.string().check(z.regex(/^\d{6}$/, "code must be 6 digits")) });
 export type VerifyCodeRequest = z.infer<typeof VerifyCodeRequest>;
 
-export const KickDeviceRequest = z.object({ device: z.string().check(z.minLength(1), z.maxLength(200)) });
+/** Log out one device (`device`), or every device of the account but the one the challenge was opened from (`others`). */
+export const KickDeviceRequest = z.object({
+  device: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  others: z.optional(z.literal(true)),
+});
 export type KickDeviceRequest = z.infer<typeof KickDeviceRequest>;
 
 export const SignupChoiceResponse = z.object({ redirect: z.string() });

@@ -20,6 +20,15 @@ export const DeviceInfo = z.object({
 });
 export type DeviceInfo = z.infer<typeof DeviceInfo>;
 
+/** Where an IP address is, from the offline databases: what tells two otherwise alike devices apart. */
+export const DevicePlace = z.object({
+  city: z.optional(z.string()),
+  region: z.optional(z.string()),
+  country: z.optional(z.string()),
+  country_code: z.optional(z.string()),
+});
+export type DevicePlace = z.infer<typeof DevicePlace>;
+
 export const Device = z.object({
   id: z.string(),
   user: z.optional(z.string()),
@@ -30,6 +39,10 @@ export const Device = z.object({
   attached_at: z.optional(Timestamp),
   detached_at: z.optional(Timestamp),
   last_seen_at: z.optional(Timestamp),
+  /** The IP address the device was last seen from. */
+  last_ip: z.optional(z.string()),
+  /** Where that address is, when the offline databases know (device lists: the user's, a challenge's). */
+  last_location: z.optional(DevicePlace),
   actively_connected: z.boolean(),
   /** Set by the challenge devices list: this is the browser the challenge was opened from. */
   current: z.optional(z.boolean()),

@@ -3,6 +3,7 @@
 import type { Device, Metadata } from "@tessera/sdk/contract";
 import { badRequest, conflict, notFound, userNotFound } from "../errors.js";
 import { exactHash, fingerprintComponents } from "../fingerprint/index.js";
+import { withLastPlace } from "../geo/place.js";
 import { newId } from "../ids.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import { type Identity, newDeviceRow, parseUserAgent, resolveIdentity } from "../pipeline/identity.js";
@@ -59,7 +60,7 @@ export class DevicesService {
   async listForUser(environmentId: string, externalId: string): Promise<Device[]> {
     const user = await this.userOrThrow(environmentId, externalId);
     const at = now();
-    return (await this.repos.devices.listForUser(environmentId, user.id)).map((d) => toWireDevice(d, user.external_id, at));
+    return (await this.repos.devices.listForUser(environmentId, user.id)).map((d) => withLastPlace(toWireDevice(d, user.external_id, at)));
   }
 
   async detach(environmentId: string, deviceId: string, opts: DetachOptions = {}): Promise<Device> {

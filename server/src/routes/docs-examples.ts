@@ -23,6 +23,8 @@ const device: z.input<Contract["Device"]> = {
   metadata: { label: "work laptop" },
   attached_at: AT,
   last_seen_at: LATER,
+  last_ip: "90.84.23.1",
+  last_location: { city: "Paris", region: "Ile-de-France", country: "France", country_code: "FR" },
   actively_connected: true,
   createdAt: AT,
   updatedAt: LATER,
