@@ -1,7 +1,7 @@
 // Account sharing (SPEC.md 7, 11): the verified owner sees the account's devices and logs out the ones they do
 // not use until the account is within its device limit, then continues. Two devices of one model and browser look
-// alike by name, so each also says its versions, when it was added and last seen, and the place and address it was
-// last seen from; "Log out all other devices" leaves only the one in hand.
+// alike by name, so each also says when it was added and last seen, and the place and address it was last seen from;
+// "Log out all other devices" leaves only the one in hand.
 import type { Device } from "@tessera/sdk/contract";
 import type { Messages } from "../i18n/en.js";
 import { lang, t } from "../i18n/index.js";
@@ -27,12 +27,8 @@ function ago(iso: string | undefined): string | null {
   return format.format(0, "minute");
 }
 
-/** "Chrome 142 on Windows 10": the browser's major version and the system's, which often tell two devices apart. */
 export const describe = (d: Device, m: Messages) =>
-  m.devices.on(
-    [d.info.browser ?? m.devices.unknown, d.info.browser && d.info.browser_version?.split(".")[0]].filter(Boolean).join(" "),
-    [d.info.os, d.info.os_version].filter(Boolean).join(" ") || m.devices.unknown,
-  );
+  m.devices.on(d.info.browser ?? m.devices.unknown, [d.info.os, d.info.os_version].filter(Boolean).join(" ") || m.devices.unknown);
 
 /** "Stockholm, Sweden": the city and country of the device's last address, when known. */
 const placeName = (d: Device) => [d.last_location?.city, d.last_location?.country].filter(Boolean).join(", ");
