@@ -10,7 +10,13 @@ export default defineConfig({
   resolve: { conditions: [SOURCE, ...defaultClientConditions] },
   ssr: { resolve: { conditions: [SOURCE, ...defaultServerConditions] } },
   test: {
-    include: ["sdk/src/**/*.test.ts", "server/src/**/*.test.ts", "server/test/**/*.test.ts", "challenge-app/src/**/*.test.{ts,tsx}"],
+    include: [
+      "sdk/src/**/*.test.ts",
+      "server/src/**/*.test.ts",
+      "server/test/**/*.test.ts",
+      "challenge-app/src/**/*.test.{ts,tsx}",
+      "console/src/**/*.test.{ts,tsx}",
+    ],
     exclude: ["**/node_modules/**", "**/dist/**", "e2e/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
