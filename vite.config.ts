@@ -11,7 +11,13 @@ import { defineConfig } from "vitest/config";
 // tests never run a stale sdk/dist; an installed package resolves to the built JS.
 const SOURCE = "@tessera/source";
 
-const TESTS = ["sdk/src/**/*.test.ts", "server/src/**/*.test.ts", "server/test/**/*.test.ts", "challenge-app/src/**/*.test.{ts,tsx}"];
+const TESTS = [
+  "sdk/src/**/*.test.ts",
+  "server/src/**/*.test.ts",
+  "server/test/**/*.test.ts",
+  "challenge-app/src/**/*.test.{ts,tsx}",
+  "console/src/**/*.test.{ts,tsx}",
+];
 
 /**
  * The test files that start child processes: the real server, the CLI, a migration killed mid-way, the bundles'

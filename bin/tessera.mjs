@@ -12,6 +12,11 @@ import { pathToFileURL } from "node:url";
 import { BuildError, buildableWorkspaces, buildState, canBuild, ensureBuilt, isBundle, ROOT } from "../scripts/build.mjs";
 
 const argv = process.argv.slice(2);
+// `--help`, `--version` and a bare `tessera` only print (SPEC.md 15: help does nothing else), so they build nothing: a
+// build of stale bundles before `serve --help` took 10 s and more on a busy machine. They print from the server's
+// build as it is, and build it only when there is none at all (the help lives in it).
+const onlyPrints =
+  argv.length === 0 || argv.includes("--help") || argv.includes("-h") || ["--version", "-v", "version", "help"].includes(argv[0]);
 
 // The open transaction travels in the async context (server/src/store/transactions.ts). Node 22 carries that context
 // through promise hooks, which tax every promise the server makes; AsyncContextFrame, Node 24's default, does not
@@ -21,6 +26,7 @@ const argv = process.argv.slice(2);
 const ASYNC_CONTEXT_FRAME = "--experimental-async-context-frame";
 if (
   argv[0] === "serve" &&
+  !onlyPrints &&
   Number(process.versions.node.split(".")[0]) < 24 &&
   !process.execArgv.includes(ASYNC_CONTEXT_FRAME) &&
   typeof process.execve === "function"
@@ -65,7 +71,8 @@ const quietly = { log: (line) => console.error(line), quiet: true };
 
 async function entry() {
   const server = buildableWorkspaces().find((w) => !isBundle(w));
-  if (buildState(server) !== "current") {
+  const state = buildState(server);
+  if (state === "missing" || (state === "stale" && !onlyPrints)) {
     // Development builds where it can; production too, else ensureBuilt throws what to do.
     if (production || !canBuild()) ensureBuilt({ only: (w) => w.name === server.name, ...quietly });
     else await withBuildLock(() => ensureBuilt({ only: (w) => w.name === server.name, ...quietly }));
@@ -75,7 +82,7 @@ async function entry() {
 }
 
 try {
-  if (argv[0] === "serve") {
+  if (argv[0] === "serve" && !onlyPrints) {
     if (canBuild()) await withBuildLock(() => ensureBuilt({ only: isBundle }));
     else ensureBuilt({ only: isBundle });
   }

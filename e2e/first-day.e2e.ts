@@ -43,7 +43,11 @@ describe("a first day on the demo site", () => {
     await expect.poll(() => status(page), { timeout: 30_000 }).toBe("Refused: denied by policy");
 
     await setTestMode(page, "challenge");
-    await expect.poll(() => status(page)).toBe("Test mode: every evaluation of acct_42 is now challenge (test_challenge list)");
+    await expect
+      .poll(() => status(page))
+      .toBe(
+        "Test mode: the pages acct_42 opens are let in; every login, sign-up and other action of acct_42 is now challenge (test_challenge list)",
+      );
     await logIn(page);
     await page.waitForURL(/\/challenge\/\?challenge=/, { timeout: 30_000 });
     await page.getByRole("button", { name: "Send code" }).click();

@@ -164,7 +164,7 @@ describe("browser SDK", () => {
       }
     });
     expect(syncThrow).toBe("rejected options.clientId");
-    // A heartbeat faster than a second would be a load, not a check: refused the same way.
+    // A heartbeat faster than every 2 s would be a load, not a check (and past the server's limit): refused the same way.
     const fastBeat = await page.evaluate(() => {
       const T = (window as unknown as { Tessera: new (o: unknown) => { evaluate: { login(): Promise<unknown> } } }).Tessera;
       return new T({ clientId: "pk_test_x", heartbeat: { interval: 5 } }).evaluate.login().then(

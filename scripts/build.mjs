@@ -2,7 +2,8 @@
 // The production build (SPEC.md 15): every workspace with a `build` script — the browser SDK, the challenge app, the
 // console, the server — is built to its dist/ unless that build is current. Each build leaves dist/.build-stamp.json
 // with a hash of its inputs (its own files, the @tessera workspaces it imports, the lockfile), so a changed source is
-// rebuilt and never served stale, and an unchanged one is not rebuilt. Builds are always production builds
+// rebuilt and never served stale, and an unchanged one is not rebuilt. The stamp also keeps a short hash per input
+// file, so that a stale build names the files that changed since it was made. Builds are always production builds
 // (NODE_ENV=production, whatever the caller's).
 //
 // Plain JavaScript with no dependency: bin/tessera.mjs runs it before starting the server, also after
@@ -22,7 +23,11 @@ export const ROOT = path.resolve(import.meta.dirname, "..");
 const STAMP = ".build-stamp.json";
 /** Folders that are no input of a build: outputs, installs, tests and data read at run time. */
 const NOT_INPUTS = new Set(["node_modules", "dist", "test", "scenarios", "data", "artifacts", ".tmp"]);
-const TEST_FILE = /\.test\.[cm]?[jt]sx?$/;
+/**
+ * Files that are no input either: tests, and package tarballs (`npm pack` in a workspace leaves one there; it is an
+ * output of the build, and counting it made every bundle stale, so that a production start refused to run).
+ */
+const NOT_INPUT_FILE = /\.test\.[cm]?[jt]sx?$|\.tgz$/;
 
 /** A build that cannot be made or is not there: its message says what to do, in one line. */
 export class BuildError extends Error {}
@@ -40,43 +45,84 @@ export function buildableWorkspaces() {
   return all.filter((w) => w.buildable).map((w) => ({ ...w, deps: w.deps.map((d) => byName.get(d)).filter(Boolean) }));
 }
 
-function hashFolder(hash, dir, rel = "") {
+/** Each input file of `dir` (relative to the repository) with the hash of its content, in a stable order. */
+function inputFiles(files, hash, dir, rel = "") {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     if (entry.name.startsWith(".") || NOT_INPUTS.has(entry.name)) continue;
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) hashFolder(hash, full, `${rel}${entry.name}/`);
-    else if (entry.isFile() && !TEST_FILE.test(entry.name)) {
+    if (entry.isDirectory()) inputFiles(files, hash, full, `${rel}${entry.name}/`);
+    else if (entry.isFile() && !NOT_INPUT_FILE.test(entry.name)) {
+      const content = fs.readFileSync(full);
+      files[path.relative(ROOT, full).split(path.sep).join("/")] = createHash("sha256").update(content).digest("hex").slice(0, 16);
       hash.update(`${rel}${entry.name}\0`);
-      hash.update(fs.readFileSync(full));
+      hash.update(content);
     }
   }
 }
 
-/** A hash of everything a workspace's build reads: its files, those of the workspaces it imports, the lockfile and shared build files. */
-export function inputsHash(ws) {
+/**
+ * What a workspace's build reads — its files, those of the workspaces it imports, the lockfile and shared build files —
+ * as one hash (`inputs`) and a short hash per file (`files`, to say which changed).
+ */
+export function buildInputs(ws) {
   const hash = createHash("sha256");
+  const files = {};
   for (const dir of [ws.dir, ...ws.deps.map((d) => d.dir)]) {
     hash.update(`${path.relative(ROOT, dir)}\n`);
-    hashFolder(hash, dir);
+    inputFiles(files, hash, dir);
   }
   // Shared build files outside the workspaces: the compiler options every workspace's tsconfig.json extends, the Vite
   // plugins that the challenge app and the console import.
   for (const file of ["package-lock.json", "tsconfig.base.json", "scripts/vite-pure-contract.ts", "scripts/vite-precompress.ts"]) {
     const full = path.join(ROOT, file);
-    if (fs.existsSync(full)) hash.update(fs.readFileSync(full));
+    if (!fs.existsSync(full)) continue;
+    const content = fs.readFileSync(full);
+    files[file] = createHash("sha256").update(content).digest("hex").slice(0, 16);
+    hash.update(content);
   }
-  return hash.digest("hex");
+  return { inputs: hash.digest("hex"), files };
+}
+
+export const inputsHash = (ws) => buildInputs(ws).inputs;
+
+function readStamp(ws) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(ws.dir, "dist", STAMP), "utf8"));
+  } catch {
+    return undefined;
+  }
 }
 
 /** "current", "stale" (built from other sources) or "missing". */
 export function buildState(ws) {
-  const stamp = path.join(ws.dir, "dist", STAMP);
-  if (!fs.existsSync(stamp)) return "missing";
-  try {
-    return JSON.parse(fs.readFileSync(stamp, "utf8")).inputs === inputsHash(ws) ? "current" : "stale";
-  } catch {
-    return "missing";
+  const stamp = readStamp(ws);
+  if (!stamp) return "missing";
+  return stamp.inputs === inputsHash(ws) ? "current" : "stale";
+}
+
+/** How many changed files a message names before "and N more". */
+const NAMED_CHANGES = 3;
+
+/**
+ * Why a workspace is not current, for a person: "missing", or "stale: sdk/src/x.ts changed, sdk/y.txt is new since
+ * the build" (from the stamp's per-file hashes; a stamp made before they were kept says only "stale").
+ */
+export function describeState(ws) {
+  const stamp = readStamp(ws);
+  if (!stamp) return "missing";
+  const now = buildInputs(ws);
+  if (stamp.inputs === now.inputs) return "current";
+  if (!stamp.files) return "stale: built from other sources";
+  const changes = [];
+  for (const [file, h] of Object.entries(now.files)) {
+    if (!(file in stamp.files)) changes.push(`${file} is new`);
+    else if (stamp.files[file] !== h) changes.push(`${file} changed`);
   }
+  for (const file of Object.keys(stamp.files)) if (!(file in now.files)) changes.push(`${file} was removed`);
+  if (changes.length === 0) return "stale: built from other sources";
+  const named = changes.slice(0, NAMED_CHANGES).join(", ");
+  const more = changes.length > NAMED_CHANGES ? ` and ${changes.length - NAMED_CHANGES} more` : "";
+  return `stale: ${named}${more} since the build`;
 }
 
 /** Whether this install can build (Vite is a dev dependency: absent after npm ci --omit=dev). */
@@ -92,7 +138,7 @@ export function canBuild() {
 /** `log` gets our own lines; with `quiet`, the build tool's output goes to stderr (a command's stdout stays its own). */
 export function buildWorkspace(ws, log = console.log, { quiet = false } = {}) {
   const t0 = Date.now();
-  const inputs = inputsHash(ws);
+  const { inputs, files } = buildInputs(ws);
   log(`Building ${ws.folder}…`);
   // Production bundles, whatever NODE_ENV the caller runs with (a development bundle of the app is 20 % larger).
   const r = spawnSync("npm", ["run", "build", "-w", ws.folder], {
@@ -101,7 +147,7 @@ export function buildWorkspace(ws, log = console.log, { quiet = false } = {}) {
     env: { ...process.env, NODE_ENV: "production" },
   });
   if (r.status !== 0) throw new BuildError(`Building ${ws.folder} failed (exit ${r.status ?? r.signal}): see the output above`);
-  fs.writeFileSync(path.join(ws.dir, "dist", STAMP), `${JSON.stringify({ inputs, built_at: new Date().toISOString() })}\n`);
+  fs.writeFileSync(path.join(ws.dir, "dist", STAMP), `${JSON.stringify({ inputs, built_at: new Date().toISOString(), files })}\n`);
   log(`Built ${ws.folder} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
@@ -114,7 +160,7 @@ export function ensureBuilt({ only, force = false, log = console.log, quiet = fa
   const todo = targets.filter((w) => force || buildState(w) !== "current");
   if (todo.length === 0) return [];
   if (!canBuild()) {
-    const list = todo.map((w) => `${w.folder} (${buildState(w)})`).join(", ");
+    const list = todo.map((w) => `${w.folder} (${describeState(w)})`).join("; ");
     throw new BuildError(
       `Not built from these sources: ${list}. This install has no build tools (npm ci --omit=dev): run \`npm ci && npm run build\` (where dev dependencies may be installed) and ship the dist/ folders with it`,
     );
@@ -131,7 +177,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   try {
     if (args.has("--check")) {
       const stale = buildableWorkspaces()
-        .map((w) => [w.folder, buildState(w)])
+        .map((w) => [w.folder, describeState(w)])
         .filter(([, s]) => s !== "current");
       for (const [folder, state] of stale) console.log(`${folder}: ${state}`);
       process.exit(stale.length ? 1 : 0);

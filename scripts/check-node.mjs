@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm ci` / `npm install` (preinstall): Tessera runs on Node.js 22 or later (package.json engines; several
-// dependencies declare the same). An older Node still installs and runs for development, with npm's EBADENGINE
-// warnings; this says in one place what to do about them. Never fails the install.
+// dependencies declare the same). The committed .npmrc (engine-strict) makes npm refuse an older Node at once, printing
+// the engines, which say how to get Node 22; npm runs the dependencies' install scripts before this one, so this is
+// only the word for an install that overrode engine-strict (`--engine-strict=false`, `--force`). Never fails it.
 const MAJOR = 22;
 const major = Number(process.versions.node.split(".")[0]);
 if (major < MAJOR) {

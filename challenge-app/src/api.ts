@@ -67,6 +67,7 @@ export const api = {
   verify: (code: string) => call("POST", "verify", ChallengeView, { code }),
   devices: () => call("GET", "devices", ChallengeDevices).then((r) => r.data),
   kick: (device: string) => call("POST", "kick", ChallengeDevices, { device }).then((r) => r.data),
+  kickOthers: () => call("POST", "kick", ChallengeDevices, { others: true }).then((r) => r.data),
   signup: () => call("POST", "signup", SignupChoiceResponse),
   complete: (skip = false) => call("POST", "complete", ChallengeView, skip ? { outcome: "skip" } : {}),
 };

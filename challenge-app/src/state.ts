@@ -223,6 +223,14 @@ export const kick = (device: Device, label: string) =>
     say("info", t.value.devices.kicked(label));
   });
 
+/** "Log out all other devices": every device listed but this one, in one call. */
+export const kickOthers = () =>
+  act(async () => {
+    const before = devices.value.length;
+    devices.value = await api.kickOthers();
+    say("info", t.value.devices.kickedOthers(before - devices.value.length));
+  });
+
 /** Completes (or skips) and leaves; any other status in the answer is shown as an error, never looped on. */
 async function finishWith(skipping: boolean): Promise<void> {
   const v = await api.complete(skipping);

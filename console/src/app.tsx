@@ -14,11 +14,12 @@ import { PolicyEditor } from "./screens/policy.js";
 import { Settings } from "./screens/settings.js";
 import { SignIn, Welcome } from "./screens/sign-in.js";
 import { UserTimeline } from "./screens/user.js";
+import { Users } from "./screens/users.js";
 import { Webhooks } from "./screens/webhooks.js";
 import { chooseProject, environment, environmentId, project, route, session, signOut } from "./state.js";
-import { notice } from "./ui.js";
+import { fieldError, notice } from "./ui.js";
 
-const SECTIONS = ["overview", "evaluations", "policies", "lists", "challenges", "webhooks", "settings", "audit"] as const;
+const SECTIONS = ["overview", "evaluations", "users", "policies", "lists", "challenges", "webhooks", "settings", "audit"] as const;
 
 function Screen() {
   const r = route.value;
@@ -29,7 +30,8 @@ function Screen() {
       // Keyed by the filters too: a link to other filters (a device, a user) opens a fresh search.
       return r.id ? <EvaluationDetail key={env + r.id} id={r.id} /> : <Evaluations key={env + r.params.toString()} />;
     case "users":
-      return <UserTimeline key={env + r.id} id={r.id ?? ""} />;
+      // Keyed by the search too: a new query mounts a fresh list.
+      return r.id ? <UserTimeline key={env + r.id} id={r.id} /> : <Users key={env + r.params.toString()} />;
     case "policies":
       return r.id ? <PolicyEditor key={env + r.id} id={r.id} /> : <Policies key={env} />;
     case "lists":
@@ -47,17 +49,33 @@ function Screen() {
   }
 }
 
+/**
+ * The live regions (always in the page, so that a message put in them is announced) and, while one holds a message,
+ * the box around it with its dismiss button. An error stays until dismissed, the next action or another screen.
+ */
 function Live() {
   const n = notice.value;
   return (
-    <>
-      <p class={n?.kind === "error" ? "notice error" : "notice"} role="alert">
+    <div class={n ? `notices ${n.kind}` : "notices"}>
+      <p class="notice" role="alert">
         {n?.kind === "error" ? n.text : ""}
       </p>
-      <p class={n?.kind === "info" ? "notice info" : "notice"} role="status">
+      <p class="notice" role="status">
         {n?.kind === "info" ? n.text : ""}
       </p>
-    </>
+      {n && (
+        <button
+          type="button"
+          class="dismiss"
+          aria-label={t.value.errors.dismiss}
+          onClick={() => {
+            notice.value = null;
+          }}
+        >
+          ×
+        </button>
+      )}
+    </div>
   );
 }
 
@@ -87,8 +105,12 @@ export function App() {
     document.title = m.title;
   }, [m]);
   useEffect(() => {
-    notice.value = null;
+    // A new screen starts clean, but for the confirmation of what led to it.
+    notice.value = notice.value?.carry ? { ...notice.value, carry: false } : null;
+    fieldError.value = null;
     document.getElementById("screen-title")?.focus();
+    // On a phone the sections scroll sideways in one row: keep the current one in view.
+    document.querySelector(".nav [aria-current=page]")?.scrollIntoView({ block: "nearest", inline: "nearest" });
   }, [r.screen, r.id, s === null]);
 
   if (s === undefined)
@@ -111,7 +133,7 @@ export function App() {
       </div>
     );
   const p = project.value;
-  const current = SECTIONS.includes(r.screen as (typeof SECTIONS)[number]) ? r.screen : r.screen === "users" ? "evaluations" : "overview";
+  const current = SECTIONS.includes(r.screen as (typeof SECTIONS)[number]) ? r.screen : "overview";
   return (
     <div class="shell">
       <header class="top">

@@ -12,7 +12,7 @@ import { startRiskEngine } from "./policies/startup.js";
 import { registerClientRateLimit } from "./rate-limit/plugin.js";
 import { depthLimitedJsonParser, registerRequestLimits } from "./request-limits.js";
 import challengeApp from "./routes/challenge-app.js";
-import clientRoutes from "./routes/client.js";
+import clientRoutes, { corsOnRefusals } from "./routes/client.js";
 import clientDeviceRoutes from "./routes/client-devices.js";
 import consoleRoutes from "./routes/console.js";
 import deliveryCallbackRoutes from "./routes/delivery-callbacks.js";
@@ -102,6 +102,8 @@ export async function buildApp(services: Services, opts: { logger?: boolean; dem
     // The SDK posts its JSON as text/plain: a "simple" cross-origin request needs no CORS preflight, which saves
     // every browser call a round trip. Parsed as JSON like any other body (depth limit, prototype-poisoning safe).
     client.addContentTypeParser("text/plain", { parseAs: "string" }, depthLimitedJsonParser(client));
+    // Every refusal (a bad client id or origin, a bad body, a limit) reaches the page with its message.
+    client.addHook("onSend", corsOnRefusals);
     await client.register(clientRoutes, { services });
     await client.register(clientDeviceRoutes, { services });
   });

@@ -60,12 +60,18 @@ export async function authenticateClient(
   clientId: string,
 ): Promise<EnvironmentRecord> {
   const env = await services.repos.projects.environmentByClientId(clientId);
-  if (!env) throw unauthorized("Unknown client_id");
+  if (!env)
+    throw unauthorized(
+      "Unknown client_id: pass the client id of one of your project's environments (printed when the project was created, and on the console's Settings screen)",
+    );
   const origin = req.headers.origin;
-  // Requests without an Origin header do not come from a browser page: CORS does not apply to them.
+  // Requests without an Origin header do not come from a browser page: CORS does not apply to them. A refused origin
+  // still reads this refusal (routes/client.ts, corsOnRefusals), and nothing else.
   if (origin) {
     if (!originAllowed(env, origin, new URL(services.config.publicUrl).origin)) {
-      throw forbidden(`Origin ${origin} is not allowed for this client_id; add it to the project's allowed origins`);
+      throw forbidden(
+        `Origin ${origin} is not allowed for this client_id: add it to the ${env.name} environment's allowed origins (the console's Settings screen, or \`tessera projects origins <project> --env ${env.name} --set …\`)`,
+      );
     }
     reply.header("access-control-allow-origin", origin);
     reply.header("vary", "Origin");

@@ -171,6 +171,29 @@ export type Config = z.infer<typeof ConfigSchema> & {
 
 export class ConfigError extends Error {}
 
+/**
+ * What a production server started without these settings does not do, one line each (said at start, server.ts):
+ * each has a default that serves development, so a production start is not refused without it, and nothing else
+ * would tell the operator what was lost.
+ */
+export function productionWarnings(config: Config): string[] {
+  if (config.isDev) return [];
+  const lines: string[] = [];
+  if (!config.SERVER_KEY)
+    lines.push(
+      "SERVER_KEY is not set: the master key that keys one-time code hashes and seals identity secrets is kept in the database, so a copy of the database reveals both. Set SERVER_KEY to 32 or more random characters kept outside the database (openssl rand -base64 48); setting it later voids codes in flight and identity secrets (rotate them: tessera keys identity-secret)",
+    );
+  if (!config.PUBLIC_URL)
+    lines.push(
+      `PUBLIC_URL is not set: challenge links, console sign-in links, SMS delivery callbacks and the WebOTP line of texts name ${config.publicUrl}, which your users and providers cannot reach. Set PUBLIC_URL to this server's public address, e.g. PUBLIC_URL=https://tessera.example.com`,
+    );
+  if (!config.SMTP_URL)
+    lines.push(
+      "SMTP_URL is not set: no one-time code can be sent by email (each email send fails with delivery_failed) and no shared-account alert reaches the admin email. Set SMTP_URL to your mail server, e.g. SMTP_URL=smtps://user:pass@smtp.example.com:465",
+    );
+  return lines;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) {

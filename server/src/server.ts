@@ -3,7 +3,7 @@
 
 import v8 from "node:v8";
 import { buildApp } from "./app.js";
-import type { Config } from "./config.js";
+import { type Config, productionWarnings } from "./config.js";
 import { SERVED_URL_SETTING } from "./console/operators.js";
 import type { DemoOptions } from "./routes/demo.js";
 import { seal, unseal } from "./secrets.js";
@@ -65,6 +65,8 @@ const DEV_OPERATOR = "admin@tessera.local";
 export async function serve(config: Config): Promise<void> {
   boundHeapGrowth(config.HEAP_GROWING_PERCENT);
   const services = await createServices(config);
+  // A setting whose development default loses something in production: one line each, before anything is served.
+  for (const line of productionWarnings(config)) services.log.warn(line);
   if (config.BOOTSTRAP_PROJECT && (await services.repos.projects.count()) === 0) {
     if (config.isDev) {
       const p = await services.repos.projects.create("Default project");

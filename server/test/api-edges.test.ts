@@ -1,6 +1,15 @@
 // API edges a client meets on its first day (issue 19), on both stores: operations that take no body accept none, an
 // empty JSON body and {}; GET /v3/policies paginates.
-import { Challenge, ChallengeOverriddenEvent, ChallengeView, ErrorBody, Evaluation, Page, Policy } from "@tessera/sdk/contract";
+import {
+  Challenge,
+  ChallengeOverriddenEvent,
+  ChallengeView,
+  ErrorBody,
+  Evaluation,
+  HEARTBEATS_PER_MINUTE,
+  Page,
+  Policy,
+} from "@tessera/sdk/contract";
 import type { InjectOptions } from "fastify";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { challengedEvaluation, describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
@@ -128,7 +137,7 @@ describeStores("API edges on %s", (kind) => {
     expect(short.statusCode).toBe(400);
     expect(strict(ErrorBody).parse(short.json()).error.param).toBe("visitor_token");
     let limited = 0;
-    for (let i = 0; i < 12; i++) if ((await beat("hb-token-chatty-xxxx")).statusCode === 429) limited++;
+    for (let i = 0; i < HEARTBEATS_PER_MINUTE; i++) if ((await beat("hb-token-chatty-xxxx")).statusCode === 429) limited++;
     expect(limited).toBe(0);
     const over = await beat("hb-token-chatty-xxxx");
     expect(over.statusCode).toBe(429);

@@ -74,6 +74,8 @@ export interface StartOptions {
   nodeArgs?: string[];
   /** How long to wait for /readyz before giving up (default 60 s: a start takes seconds on a loaded 2-core machine). */
   readyTimeoutMs?: number;
+  /** Start without PUBLIC_URL (by default it is set to the server's own loopback address). */
+  withoutPublicUrl?: boolean;
 }
 
 /**
@@ -110,7 +112,7 @@ export async function startServer(env: Record<string, string>, opts: StartOption
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, "serve"], {
     cwd: ROOT,
-    env: baseEnv({ ...env, PORT: String(port), PUBLIC_URL: url }),
+    env: baseEnv({ ...env, PORT: String(port), ...(opts.withoutPublicUrl ? {} : { PUBLIC_URL: url }) }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { PROCESS_TESTS } from "../../vite.config.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
-const FOLDERS = ["sdk/src", "server/src", "server/test", "challenge-app/src"];
+const FOLDERS = ["sdk/src", "server/src", "server/test", "challenge-app/src", "console/src"];
 
 function testFiles(dir: string): string[] {
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {

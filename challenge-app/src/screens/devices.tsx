@@ -1,9 +1,11 @@
 // Account sharing (SPEC.md 7, 11): the verified owner sees the account's devices and logs out the ones they do
-// not use until the account is within its device limit, then continues.
+// not use until the account is within its device limit, then continues. Two devices of one model and browser look
+// alike by name, so each also says when it was added and last seen, and the place and address it was last seen from;
+// "Log out all other devices" leaves only the one in hand.
 import type { Device } from "@tessera/sdk/contract";
 import type { Messages } from "../i18n/en.js";
 import { lang, t } from "../i18n/index.js";
-import { busy, complete, countedDevices, deviceLimit, devices, kick, skip, view } from "../state.js";
+import { busy, complete, countedDevices, deviceLimit, devices, kick, kickOthers, skip, view } from "../state.js";
 import { Notice, Title } from "../ui.js";
 
 // Largest unit first: "3 days ago" rather than "72 hours ago".
@@ -28,6 +30,9 @@ function ago(iso: string | undefined): string | null {
 export const describe = (d: Device, m: Messages) =>
   m.devices.on(d.info.browser ?? m.devices.unknown, [d.info.os, d.info.os_version].filter(Boolean).join(" ") || m.devices.unknown);
 
+/** "Stockholm, Sweden": the city and country of the device's last address, when known. */
+const placeName = (d: Device) => [d.last_location?.city, d.last_location?.country].filter(Boolean).join(", ");
+
 export function Devices() {
   const m = t.value;
   // Every device listed counts, this one included (the server's count): "within the limit" means Continue works.
@@ -42,6 +47,8 @@ export function Devices() {
     (buttons[Math.min(index, buttons.length - 1)] ?? document.getElementById("continue"))?.focus();
   };
 
+  const others = listed.filter((d) => !d.current).length;
+
   return (
     <section aria-labelledby="screen-title">
       <Title>{m.devices.title}</Title>
@@ -54,14 +61,32 @@ export function Devices() {
           {listed.map((d, i) => {
             const what = describe(d, m);
             const seen = ago(d.last_seen_at);
+            const added = ago(d.createdAt);
+            const place = placeName(d);
             return (
-              <li class="device" key={d.id}>
+              <li class={d.current ? "device current" : "device"} key={d.id}>
                 <div class="device-text">
                   <span class="device-name">
                     {m.devices.type[d.type] ?? d.type} · {what}
                   </span>
                   {d.current && <span class="badge">{m.devices.current}</span>}
-                  {seen && <span class="muted">{m.devices.seen(seen)}</span>}
+                  {(seen || added) && (
+                    <span class="muted">{[seen && m.devices.seen(seen), added && m.devices.added(added)].filter(Boolean).join(" · ")}</span>
+                  )}
+                  {(place || d.last_ip) && (
+                    <span class="muted">
+                      {place && m.devices.place(place)}
+                      {place && d.last_ip && " · "}
+                      {d.last_ip && (
+                        <>
+                          {m.devices.address}{" "}
+                          <bdi dir="ltr" class="ip">
+                            {d.last_ip}
+                          </bdi>
+                        </>
+                      )}
+                    </span>
+                  )}
                 </div>
                 {!d.current && (
                   <button
@@ -78,6 +103,11 @@ export function Devices() {
             );
           })}
         </ul>
+      )}
+      {others > 1 && (
+        <button type="button" id="logout-others" class="secondary" disabled={busy.value} onClick={kickOthers}>
+          {m.devices.logoutOthers}
+        </button>
       )}
       <Notice />
       <div class="actions">

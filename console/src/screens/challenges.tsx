@@ -56,7 +56,9 @@ export function Challenges() {
                         <button
                           type="button"
                           class="secondary"
-                          onClick={() => void act(() => post(`/v3/challenges/${c.id}/override`), m.overridden).then(list.reload)}
+                          onClick={() =>
+                            void act(() => post(`/v3/challenges/${c.id}/override`), m.overridden, t.value.failed.override).then(list.reload)
+                          }
                         >
                           {m.override}
                         </button>

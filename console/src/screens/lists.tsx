@@ -70,9 +70,11 @@ export function Lists({ id }: { id?: string }) {
                             class="secondary"
                             aria-label={`${t.value.remove} ${x.value}`}
                             onClick={() =>
-                              void act(() => post(`/v3/lists/${encodeURIComponent(id)}/remove`, { values: [x.value] }), t.value.saved).then(
-                                reload,
-                              )
+                              void act(
+                                () => post(`/v3/lists/${encodeURIComponent(id)}/remove`, { values: [x.value] }),
+                                t.value.saved,
+                                t.value.failed.removeValue,
+                              ).then(reload)
                             }
                           >
                             {t.value.remove}
@@ -104,6 +106,7 @@ export function Lists({ id }: { id?: string }) {
                   ...(ttl ? { ttl: Number(ttl) } : {}),
                 }),
               t.value.saved,
+              t.value.failed.addValues,
             ).then((ok) => {
               if (!ok) return;
               setValues("");
@@ -114,18 +117,24 @@ export function Lists({ id }: { id?: string }) {
         >
           <h2>{m.addTitle}</h2>
           <div class="grid">
-            <Field label={m.listId}>
-              {(fid) => <input id={fid} dir="ltr" required value={listId} onInput={(e) => setListId(e.currentTarget.value)} />}
+            <Field label={m.listId} name="id">
+              {(fid, state) => (
+                <input id={fid} dir="ltr" required value={listId} onInput={(e) => setListId(e.currentTarget.value)} {...state} />
+              )}
             </Field>
-            <Field label={m.comment}>
-              {(fid) => <input id={fid} value={comment} onInput={(e) => setComment(e.currentTarget.value)} />}
+            <Field label={m.comment} name="comment">
+              {(fid, state) => <input id={fid} value={comment} onInput={(e) => setComment(e.currentTarget.value)} {...state} />}
             </Field>
-            <Field label={m.ttl}>
-              {(fid) => <input id={fid} type="number" min={1} value={ttl} onInput={(e) => setTtl(e.currentTarget.value)} />}
+            <Field label={m.ttl} name="ttl">
+              {(fid, state) => (
+                <input id={fid} type="number" min={1} value={ttl} onInput={(e) => setTtl(e.currentTarget.value)} {...state} />
+              )}
             </Field>
           </div>
-          <Field label={m.values}>
-            {(fid) => <textarea id={fid} dir="ltr" rows={4} required value={values} onInput={(e) => setValues(e.currentTarget.value)} />}
+          <Field label={m.values} name="values">
+            {(fid, state) => (
+              <textarea id={fid} dir="ltr" rows={4} required value={values} onInput={(e) => setValues(e.currentTarget.value)} {...state} />
+            )}
           </Field>
           <button type="submit" class="primary">
             {t.value.add}

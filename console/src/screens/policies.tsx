@@ -45,7 +45,7 @@ export function Policies() {
                     onChange={(e) => {
                       const enabled = e.currentTarget.checked;
                       setAsked((a) => ({ ...a, [p.id]: { enabled, saved: false } }));
-                      void act(() => patch(`/v3/policies/${p.id}`, { enabled }), t.value.saved).then((ok) => {
+                      void act(() => patch(`/v3/policies/${p.id}`, { enabled }), t.value.saved, t.value.failed.enable).then((ok) => {
                         if (ok) setAsked((a) => ({ ...a, [p.id]: { enabled, saved: true } }));
                         else drop((_, id) => id !== p.id);
                         list.reload();

@@ -160,6 +160,7 @@ export function PolicyEditor({ id }: { id: string }) {
         }
       },
       isNew ? m.created : t.value.saved,
+      t.value.failed.save,
     );
 
   return (

@@ -12,8 +12,10 @@ import { act, Code, Field, Show, Table, Title, useData, when } from "../ui.js";
 interface Key {
   id: string;
   prefix: string;
+  label?: string;
   createdAt: string;
   revoked_at?: string;
+  last_used_at?: string;
 }
 
 const HEX = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i;
@@ -48,6 +50,7 @@ function Keys() {
   const m = t.value.settings;
   const keys = useData(() => get<{ data: Key[] }>("/v3/keys"), []);
   const [secret, setSecret] = useState("");
+  const [label, setLabel] = useState("");
   return (
     <section class="panel" aria-labelledby="keys-title">
       <h2 id="keys-title">{m.keys}</h2>
@@ -58,13 +61,15 @@ function Keys() {
       )}
       <Show of={keys}>
         {({ data }) => (
-          <Table headers={[m.prefix, m.created, m.revoked]}>
+          <Table headers={[m.prefix, m.label, m.created, m.lastUsed, m.revoked]}>
             {data.map((k) => (
               <tr key={k.id}>
                 <td>
                   <Code>{`${k.prefix}…`}</Code>
                 </td>
+                <td>{k.label ?? ""}</td>
                 <td>{when(k.createdAt)}</td>
+                <td>{k.last_used_at ? when(k.last_used_at) : m.never}</td>
                 <td>
                   {k.revoked_at ? (
                     when(k.revoked_at)
@@ -72,7 +77,10 @@ function Keys() {
                     <button
                       type="button"
                       class="secondary"
-                      onClick={() => void act(() => post(`/v3/keys/${k.id}/revoke`), t.value.saved).then(keys.reload)}
+                      aria-label={`${m.revoke} ${k.prefix}…`}
+                      onClick={() =>
+                        void act(() => post(`/v3/keys/${k.id}/revoke`), t.value.saved, t.value.failed.revoke).then(keys.reload)
+                      }
                     >
                       {m.revoke}
                     </button>
@@ -83,18 +91,28 @@ function Keys() {
           </Table>
         )}
       </Show>
-      <button
-        type="button"
-        class="primary"
-        onClick={() =>
-          void act(async () => {
-            setSecret((await post<{ secret: string }>("/v3/keys")).secret);
-            keys.reload();
-          })
-        }
+      <form
+        class="toolbar"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(
+            async () => {
+              setSecret((await post<{ secret: string }>("/v3/keys", label.trim() ? { label: label.trim() } : {})).secret);
+              setLabel("");
+              keys.reload();
+            },
+            undefined,
+            t.value.failed.createKey,
+          );
+        }}
       >
-        {m.newKey}
-      </button>
+        <Field label={m.newKeyLabel} name="label">
+          {(id, state) => <input id={id} maxLength={100} value={label} onInput={(e) => setLabel(e.currentTarget.value)} {...state} />}
+        </Field>
+        <button type="submit" class="primary">
+          {m.newKey}
+        </button>
+      </form>
     </section>
   );
 }
@@ -129,6 +147,7 @@ function Form({ s, reload }: { s: EnvironmentSettings; reload: () => void }) {
               sms_countries: sms.trim() ? sms.split(/[\s,]+/).filter(Boolean) : null,
             }),
           t.value.saved,
+          t.value.failed.save,
         ).then(reload);
       }}
     >
@@ -139,13 +158,17 @@ function Form({ s, reload }: { s: EnvironmentSettings; reload: () => void }) {
             <Code>{s.client_id}</Code>
           </dd>
         </dl>
-        <Field label={m.origins}>
-          {(id) => <textarea id={id} dir="ltr" rows={3} value={origins} onInput={(e) => setOrigins(e.currentTarget.value)} />}
+        <Field label={m.origins} name="allowed_origins">
+          {(id, state) => (
+            <textarea id={id} dir="ltr" rows={3} value={origins} onInput={(e) => setOrigins(e.currentTarget.value)} {...state} />
+          )}
         </Field>
         <h2>{m.branding}</h2>
         <div class="columns">
           <div>
-            <Field label={m.logo}>{(id) => <input id={id} dir="ltr" value={logo} onInput={(e) => setLogo(e.currentTarget.value)} />}</Field>
+            <Field label={m.logo} name="logo_url">
+              {(id, state) => <input id={id} dir="ltr" value={logo} onInput={(e) => setLogo(e.currentTarget.value)} {...state} />}
+            </Field>
             <Field label={m.color}>
               {(id) => (
                 <input id={id} type="color" value={HEX.test(color) ? color : "#2f54c7"} onInput={(e) => setColor(e.currentTarget.value)} />
@@ -160,8 +183,10 @@ function Form({ s, reload }: { s: EnvironmentSettings; reload: () => void }) {
               <input id={id} type="number" min={1} max={100} value={limit} onInput={(e) => setLimit(Number(e.currentTarget.value) || 1)} />
             )}
           </Field>
-          <Field label={m.adminEmail}>
-            {(id) => <input id={id} type="email" dir="ltr" value={admin} onInput={(e) => setAdmin(e.currentTarget.value)} />}
+          <Field label={m.adminEmail} name="admin_email">
+            {(id, state) => (
+              <input id={id} type="email" dir="ltr" value={admin} onInput={(e) => setAdmin(e.currentTarget.value)} {...state} />
+            )}
           </Field>
           <Field label={m.identity}>
             {(id) => (

@@ -18,7 +18,11 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
             <button
               type="button"
               class="secondary"
-              onClick={() => void act(() => post(`/v3/webhook-endpoints/${endpoint.id}/test`, {}), m.testSent).then(list.reload)}
+              onClick={() =>
+                void act(() => post(`/v3/webhook-endpoints/${endpoint.id}/test`, {}), m.testSent, t.value.failed.testEvent).then(
+                  list.reload,
+                )
+              }
             >
               {m.test}
             </button>
@@ -42,9 +46,11 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
                           type="button"
                           class="secondary"
                           onClick={() =>
-                            void act(() => post(`/v3/webhook-endpoints/${endpoint.id}/deliveries/${d.id}/retry`), t.value.saved).then(
-                              list.reload,
-                            )
+                            void act(
+                              () => post(`/v3/webhook-endpoints/${endpoint.id}/deliveries/${d.id}/retry`),
+                              t.value.saved,
+                              t.value.failed.retryDelivery,
+                            ).then(list.reload)
                           }
                         >
                           {m.retry}
@@ -94,7 +100,10 @@ export function Webhooks() {
                     type="button"
                     class="danger"
                     onClick={() => {
-                      if (confirm(t.value.confirm)) void act(() => del(`/v3/webhook-endpoints/${e.id}`), t.value.saved).then(list.reload);
+                      if (confirm(t.value.confirm))
+                        void act(() => del(`/v3/webhook-endpoints/${e.id}`), t.value.saved, t.value.failed.deleteEndpoint).then(
+                          list.reload,
+                        );
                     }}
                   >
                     {m.delete}
@@ -112,17 +121,23 @@ export function Webhooks() {
           class="panel"
           onSubmit={(e) => {
             e.preventDefault();
-            void act(async () => {
-              const created = await post<WebhookEndpoint>("/v3/webhook-endpoints", { url, events });
-              setSecret(created.secret ?? "");
-              setUrl("");
-              list.reload();
-            });
+            void act(
+              async () => {
+                const created = await post<WebhookEndpoint>("/v3/webhook-endpoints", { url, events });
+                setSecret(created.secret ?? "");
+                setUrl("");
+                list.reload();
+              },
+              undefined,
+              t.value.failed.createEndpoint,
+            );
           }}
         >
           <h2>{m.create}</h2>
-          <Field label={m.url}>
-            {(id) => <input id={id} type="url" dir="ltr" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />}
+          <Field label={m.url} name="url">
+            {(id, state) => (
+              <input id={id} type="url" dir="ltr" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} {...state} />
+            )}
           </Field>
           <fieldset>
             <legend>{m.events}</legend>

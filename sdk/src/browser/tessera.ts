@@ -2,7 +2,14 @@
 // errors. Every verb is async and validates its arguments first, so nothing ever throws synchronously into
 // the page and nothing is collected before the app calls a verb.
 import * as z from "zod/mini";
-import { ClientDeviceResponse, ClientHeartbeatResponse, FingerprintResponse, HashResponse, IdentifyResponse } from "../contract/device.js";
+import {
+  ClientDeviceResponse,
+  ClientHeartbeatResponse,
+  FingerprintResponse,
+  HashResponse,
+  HEARTBEAT_MIN_INTERVAL_MS,
+  IdentifyResponse,
+} from "../contract/device.js";
 import { ClientEvaluateResponse } from "../contract/evaluation.js";
 import {
   ApiError,
@@ -58,13 +65,21 @@ interface Setup {
   heartbeat: number;
 }
 
-/** The `heartbeat` option as milliseconds between beats (0: none): true, or { interval } from 1 s to 10 min. */
+const MAX_HEARTBEAT_MS = 600_000;
+
+/**
+ * The `heartbeat` option as milliseconds between beats (0: none): true, or { interval } from 2 s (what the server's
+ * limit per browser lets through, contract/device.ts) to 10 min.
+ */
 function heartbeatMs(option: unknown): number {
   if (!option) return 0;
   const interval = option === true ? undefined : (option as { interval?: unknown }).interval;
   if (interval === undefined) return DEFAULT_HEARTBEAT_MS;
-  if (typeof interval === "number" && interval >= 1000 && interval <= 600_000) return interval;
-  throw new ArgumentError("options.heartbeat.interval", "expected 1000 to 600000 (ms)");
+  if (typeof interval === "number" && interval >= HEARTBEAT_MIN_INTERVAL_MS && interval <= MAX_HEARTBEAT_MS) return interval;
+  throw new ArgumentError(
+    "options.heartbeat.interval",
+    `expected ${HEARTBEAT_MIN_INTERVAL_MS} to ${MAX_HEARTBEAT_MS} (ms): a beat every ${HEARTBEAT_MIN_INTERVAL_MS / 1000} s at most`,
+  );
 }
 
 function parse<T extends z.ZodMiniType>(schema: T, value: unknown, name: string): z.infer<T> {

@@ -1,5 +1,7 @@
 // The SDK's only door to the client API: ky with a per-attempt timeout and bounded retries (network errors and
-// 5xx only), every failure turned into one of the typed errors and every answer checked against the contract.
+// 5xx only: a 4xx is the server's answer to this very request, and asking again gets the same), every failure turned
+// into one of the typed errors — a refusal with the server's own code and message — and every answer checked against
+// the contract.
 import ky, { HTTPError, TimeoutError as KyTimeoutError } from "ky";
 import * as z from "zod/mini";
 import { ErrorBody } from "../contract/common.js";
@@ -34,7 +36,7 @@ export function transport(options: TransportOptions): Post {
       // JSON sent as text/plain keeps the request "simple": no CORS preflight round trip (the server parses it).
       raw = await http.post(path, { body: JSON.stringify(body), headers: { "content-type": "text/plain;charset=UTF-8" } }).json();
     } catch (error) {
-      throw await translate(error, options.timeout);
+      throw await translate(error, options.timeout, options.baseUrl);
     }
     const logout = typeof raw === "object" && raw !== null && (raw as { logout?: unknown }).logout === true;
     const parsed = z.safeParse(schema, raw);
@@ -43,7 +45,7 @@ export function transport(options: TransportOptions): Post {
   };
 }
 
-async function translate(error: unknown, timeout: number): Promise<Error> {
+async function translate(error: unknown, timeout: number, baseUrl: string): Promise<Error> {
   if (error instanceof HTTPError) {
     const status = error.response.status;
     let body: unknown;
@@ -60,5 +62,5 @@ async function translate(error: unknown, timeout: number): Promise<Error> {
     return new ApiError(status, status >= 500 ? "internal" : "http_error", `HTTP ${status}`, body);
   }
   if (error instanceof KyTimeoutError) return new TimeoutError(timeout);
-  return new NetworkError("could not reach the Tessera server", error);
+  return new NetworkError(`could not reach the Tessera server at ${baseUrl}`, error);
 }

@@ -76,7 +76,11 @@ export type SendCodeRequest = z.infer<typeof SendCodeRequest>;
 export const VerifyCodeRequest = z.object({ code: z.string().check(z.regex(/^\d{6}$/, "code must be 6 digits")) });
 export type VerifyCodeRequest = z.infer<typeof VerifyCodeRequest>;
 
-export const KickDeviceRequest = z.object({ device: z.string().check(z.minLength(1), z.maxLength(200)) });
+/** Log out one device (`device`), or every device of the account but the one the challenge was opened from (`others`). */
+export const KickDeviceRequest = z.object({
+  device: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  others: z.optional(z.literal(true)),
+});
 export type KickDeviceRequest = z.infer<typeof KickDeviceRequest>;
 
 export const SignupChoiceResponse = z.object({ redirect: z.string() });
@@ -108,6 +112,11 @@ export const DevOutboxMessage = z.object({
   body: z.string(),
   /** The one-time code the message carries. */
   code: z.optional(z.string()),
+  createdAt: Timestamp,
+  /**
+   * @deprecated The same time as `createdAt`, under the name this object had before it followed the API's convention
+   * (docs/server-api.md, "Dates"). Still sent for a while; read `createdAt`.
+   */
   created_at: Timestamp,
 });
 export type DevOutboxMessage = z.infer<typeof DevOutboxMessage>;

@@ -229,10 +229,19 @@ export const ApiKeySummary = z.object({
   label: z.optional(z.string()),
   createdAt: Timestamp,
   revoked_at: z.optional(Timestamp),
+  /** When the key last authenticated a request, to the minute; absent when it has not been used. */
+  last_used_at: z.optional(Timestamp),
   /** Present only in the answer that created the key. */
   secret: z.optional(z.string()),
 });
 export const ApiKeyList = z.object({ data: z.array(ApiKeySummary) });
+/** POST /v3/keys: what the new key is for, shown beside it in the console and in `tessera keys list`. */
+export const ApiKeyCreateRequest = z.object({
+  label: z.optional(
+    z.string().check(z.minLength(1), z.maxLength(100), z.regex(/^[^\r\n]*$/, "label must be one line of 1-100 characters")),
+  ),
+});
+export type ApiKeyCreateRequest = z.infer<typeof ApiKeyCreateRequest>;
 
 export const ListSummary = z.object({ id: z.string(), entries: z.number(), updatedAt: Timestamp });
 export type ListSummary = z.infer<typeof ListSummary>;

@@ -20,6 +20,15 @@ export const DeviceInfo = z.object({
 });
 export type DeviceInfo = z.infer<typeof DeviceInfo>;
 
+/** Where an IP address is, from the offline databases: what tells two otherwise alike devices apart. */
+export const DevicePlace = z.object({
+  city: z.optional(z.string()),
+  region: z.optional(z.string()),
+  country: z.optional(z.string()),
+  country_code: z.optional(z.string()),
+});
+export type DevicePlace = z.infer<typeof DevicePlace>;
+
 export const Device = z.object({
   id: z.string(),
   user: z.optional(z.string()),
@@ -30,6 +39,10 @@ export const Device = z.object({
   attached_at: z.optional(Timestamp),
   detached_at: z.optional(Timestamp),
   last_seen_at: z.optional(Timestamp),
+  /** The IP address the device was last seen from. */
+  last_ip: z.optional(z.string()),
+  /** Where that address is, when the offline databases know (device lists: the user's, a challenge's). */
+  last_location: z.optional(DevicePlace),
   actively_connected: z.boolean(),
   /** Set by the challenge devices list: this is the browser the challenge was opened from. */
   current: z.optional(z.boolean()),
@@ -60,6 +73,18 @@ export const HashResponse = z.tuple([z.nullable(z.string()), z.nullable(z.string
 export const IdentifyResponse = z.object({ identification_id: z.string() });
 
 export const DeviceList = z.array(Device);
+
+/**
+ * The fastest heartbeat the SDK accepts (`heartbeat: { interval }`, ms): a kicked device hears of it within two seconds,
+ * and a faster beat would be load, not news.
+ */
+export const HEARTBEAT_MIN_INTERVAL_MS = 2_000;
+/**
+ * Heartbeats per minute per visitor token that the server answers: twice what one window beating at the fastest
+ * interval sends (30), so that two open windows of one browser (a hidden tab skips its beats) and timers firing a
+ * little early in a sliding window all pass.
+ */
+export const HEARTBEATS_PER_MINUTE = 2 * (60_000 / HEARTBEAT_MIN_INTERVAL_MS);
 
 /**
  * The SDK's heartbeat (`heartbeat` option): a light call naming only this browser's visitor token, so that a device

@@ -49,8 +49,9 @@ export const ListRemoveResponse = z.object({ removed: z.number(), total: z.numbe
 /**
  * Test mode (issue 19): in a development environment, a value on one of these lists (a user id, email, IP, …)
  * forces the verdict of every evaluation that carries it, whatever the policies say, so a customer's own end-to-end
- * tests can meet each branch. Most restrictive first: a value on several lists gets the first one's verdict.
- * Production environments refuse these lists.
+ * tests can meet each branch; on a page view (`access`) without the challenge (server/src/policies/test-mode.ts).
+ * Most restrictive first: a value on several lists gets the most restrictive verdict. Production environments refuse
+ * these lists.
  */
 export const TEST_LISTS = {
   test_deny: "deny",

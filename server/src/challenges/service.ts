@@ -6,6 +6,7 @@ import type { Config } from "../config.js";
 import { callbackValid, type Receipt } from "../delivery/callbacks.js";
 import type { CodeDelivery } from "../delivery/index.js";
 import { ApiError, badRequest, conflict, notFound } from "../errors.js";
+import { withLastPlace } from "../geo/place.js";
 import { newId } from "../ids.js";
 import type { ChallengeIssuer, EventSink } from "../pipeline/ports.js";
 import type { RateLimiter } from "../rate-limit/limiter.js";
@@ -300,19 +301,37 @@ export class ChallengeService implements ChallengeIssuer {
     const user = await this.views.user(row);
     const at = Date.now();
     const rows = await this.views.attachedDevices(env, row);
-    return { data: rows.map((d) => ({ ...toWireDevice(d, user?.external_id, at), current: d.id === row.device_id })) };
+    return { data: rows.map((d) => ({ ...withLastPlace(toWireDevice(d, user?.external_id, at)), current: d.id === row.device_id })) };
   }
 
-  /** The verified owner logs one of the user's devices out (account sharing). */
-  async kick(env: EnvironmentRecord, id: string, deviceId: string): Promise<{ data: Device[] }> {
+  /** A challenge whose verified owner may log the account's devices out (account sharing). */
+  private async kickable(env: EnvironmentRecord, id: string): Promise<ChallengeRow> {
     const row = await this.load(env, id);
     if (row.type !== "account_sharing") throw conflict("invalid_transition", "Only account-sharing challenges can log devices out");
     if (row.status !== "verified")
       throw conflict("invalid_transition", `Verify the code before logging devices out (challenge is ${row.status})`);
+    return row;
+  }
+
+  /** The verified owner logs one of the user's devices out (account sharing). */
+  async kick(env: EnvironmentRecord, id: string, deviceId: string): Promise<{ data: Device[] }> {
+    const row = await this.kickable(env, id);
     if (deviceId === row.device_id) throw badRequest("This is the device you are using: log out another one", "device");
     const device = await this.repos.devices.find(env.id, deviceId);
     if (!device || device.user_id !== row.user_id) throw notFound("Device");
     if (device.status === "attached") await this.detachDevice(env.id, device.id);
+    return this.devices(env, id, "link");
+  }
+
+  /**
+   * "Log out all other devices": every device the account's list counts but the one the challenge was opened from,
+   * each detached as a kick detaches it (device.detached; its SDK's on_logout at its next call).
+   */
+  async kickOthers(env: EnvironmentRecord, id: string): Promise<{ data: Device[] }> {
+    const row = await this.kickable(env, id);
+    for (const device of await this.views.attachedDevices(env, row)) {
+      if (device.id !== row.device_id && device.status === "attached") await this.detachDevice(env.id, device.id);
+    }
     return this.devices(env, id, "link");
   }
 

@@ -98,11 +98,12 @@ export async function listKeys(services: Services, env: EnvironmentRecord) {
       ...(k.label ? { label: k.label } : {}),
       createdAt: iso(Number(k.created_at)),
       ...(k.revoked_at != null ? { revoked_at: iso(Number(k.revoked_at)) } : {}),
+      ...(k.last_used_at != null ? { last_used_at: iso(Number(k.last_used_at)) } : {}),
     }));
 }
 
-export async function createKey(services: Services, env: EnvironmentRecord) {
-  const key = await services.repos.projects.createKey(env.projectId, env.name);
+export async function createKey(services: Services, env: EnvironmentRecord, label?: string) {
+  const key = await services.repos.projects.createKey(env.projectId, env.name, label?.trim() || undefined);
   if (!key) throw notFound("Environment");
   const listed = (await listKeys(services, env)).find((k) => k.id === key.id);
   if (!listed) throw notFound("Key");

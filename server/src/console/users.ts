@@ -2,7 +2,7 @@
 // (GET /v3/users/:id): the profile, devices, latest evaluations and challenges, and the lists holding them.
 import type { UserDetail, UserSummary } from "@tessera/sdk/contract";
 import { groupsOf } from "../domain/users.js";
-import { notFound } from "../errors.js";
+import { notFound, userNotFound } from "../errors.js";
 import type { Services } from "../services.js";
 import type { UserRow } from "../store/users.js";
 import { iso } from "../time.js";
@@ -30,7 +30,7 @@ export async function searchUsers(services: Services, environmentId: string, que
 export async function userTimeline(services: Services, environmentId: string, externalId: string): Promise<UserDetail> {
   const { repos } = services;
   const user = await repos.users.findByExternal(environmentId, externalId);
-  if (!user) throw notFound("User");
+  if (!user) throw userNotFound(externalId);
   const env = await repos.projects.environmentById(environmentId);
   if (!env) throw notFound("Environment");
   const [devices, rows, challenges] = await Promise.all([

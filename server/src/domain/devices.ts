@@ -2,8 +2,9 @@
 // operations of SPEC.md 4 (attach, detach, fingerprint, hash, identify), which resolve identity like an evaluation.
 import { type Device, Metadata } from "@tessera/sdk/contract";
 import * as z from "zod/mini";
-import { badRequest, conflict, notFound } from "../errors.js";
+import { badRequest, conflict, notFound, userNotFound } from "../errors.js";
 import { exactHash, fingerprintComponents } from "../fingerprint/index.js";
+import { withLastPlace } from "../geo/place.js";
 import { newId } from "../ids.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import { type Identity, newDeviceRow, parseUserAgent, resolveIdentity } from "../pipeline/identity.js";
@@ -53,14 +54,14 @@ export class DevicesService {
 
   private async userOrThrow(environmentId: string, externalId: string): Promise<UserRow> {
     const user = await this.repos.users.findByExternal(environmentId, externalId);
-    if (!user) throw notFound("User");
+    if (!user) throw userNotFound(externalId);
     return user;
   }
 
   async listForUser(environmentId: string, externalId: string): Promise<Device[]> {
     const user = await this.userOrThrow(environmentId, externalId);
     const at = now();
-    return (await this.repos.devices.listForUser(environmentId, user.id)).map((d) => toWireDevice(d, user.external_id, at));
+    return (await this.repos.devices.listForUser(environmentId, user.id)).map((d) => withLastPlace(toWireDevice(d, user.external_id, at)));
   }
 
   async detach(environmentId: string, deviceId: string, opts: DetachOptions = {}): Promise<Device> {

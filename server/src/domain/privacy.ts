@@ -1,7 +1,7 @@
 // Privacy (SPEC.md 5): erasing a user's data on request, and the retention job that prunes old records.
 // Other areas register erasers for the data they own (e.g. challenges); all run in one transaction.
 import type { UserErasure } from "@tessera/sdk/contract";
-import { notFound } from "../errors.js";
+import { userNotFound } from "../errors.js";
 import type { Repos } from "../store/repos.js";
 
 /** A user first seen on a login and never confirmed by the backend is forgotten after a day. */
@@ -28,7 +28,7 @@ export class PrivacyService {
 
   async eraseUser(environmentId: string, externalId: string): Promise<UserErasure> {
     const user = await this.repos.users.findByExternal(environmentId, externalId);
-    if (!user) throw notFound("User");
+    if (!user) throw userNotFound(externalId);
     return this.repos.transaction(async () => {
       const deleted: UserErasure["deleted"] = { evaluations: 0, devices: 0, fingerprints: 0, challenges: 0, access_records: 0 };
       const ctx: EraseContext = {

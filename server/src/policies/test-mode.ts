@@ -2,6 +2,13 @@
 // the verdict, as a policy above every other would. Customers' end-to-end tests run headless browsers from 127.0.0.1,
 // which the default policies deny as bots; a test user on test_challenge meets the challenge instead. Never in
 // production: the lists are refused there (routes/v3/lists.ts, config-file.ts) and ignored here.
+//
+// Its reach is the action a test makes the user take — a login, a sign-up, a custom action — not the pages the user
+// then opens (`access`, which the SDK sends on every page of a signed-in user). A test of a login challenge, once it
+// passed, must see the signed-in pages as any user would, not a second challenge on the next page titled "too many
+// devices" (an account-sharing story the one test device does not tell). So on `access` the challenge part of a test
+// list is dropped: test_challenge lets the page in, test_challenge_and_restrict restricts it; deny, restrict and allow
+// reach every action alike. README "Test mode", docs/policies.md and the demo site say the same.
 import { type ChallengeType, type PolicyChallenge, TEST_LISTS, type TestList, type Verdict } from "@tessera/sdk/contract";
 import type { StoredPolicy } from "../store/policies.js";
 import type { EnvironmentRecord } from "../store/projects.js";
@@ -11,9 +18,19 @@ export const isTestList = (id: string): id is TestList => Object.hasOwn(TEST_LIS
 
 /** The challenge a forced challenge runs: what the action's default policy would guard against. */
 function challengeFor(action: string): PolicyChallenge {
-  const type: ChallengeType = action === "signup" ? "fake_account" : action === "access" ? "account_sharing" : "account_takeover";
+  const type: ChallengeType = action === "signup" ? "fake_account" : "account_takeover";
   return { type, channels: ["email", "text"], require: "any", allow_skip: false, skip_limit: 3 };
 }
+
+/** The verdict a test list forces on this action: on a page view (`access`) without its challenge. */
+export function testVerdict(list: TestList, action: string): Verdict {
+  const verdict = TEST_LISTS[list];
+  if (action !== "access") return verdict;
+  return verdict === "challenge" ? "allow" : verdict === "challenge_and_restrict" ? "restrict" : verdict;
+}
+
+/** Most restrictive first, as TEST_LISTS is ordered: a value on several lists gets the most restrictive verdict. */
+const SEVERITY: readonly Verdict[] = [...new Set(Object.values(TEST_LISTS))];
 
 /** The forced match when a value of this evaluation is on a test list of a development environment. */
 export function testModeMatch(
@@ -22,9 +39,12 @@ export function testModeMatch(
   lists: ReadonlyMap<string, ReadonlySet<string>>,
 ): PolicyMatch | undefined {
   if (env.name !== "development") return undefined;
-  const list = (Object.keys(TEST_LISTS) as TestList[]).find((id) => (lists.get(id)?.size ?? 0) > 0);
-  if (!list) return undefined;
-  const verdict: Verdict = TEST_LISTS[list];
+  const held = (Object.keys(TEST_LISTS) as TestList[]).filter((id) => (lists.get(id)?.size ?? 0) > 0);
+  if (held.length === 0) return undefined;
+  // The first of the lists held whose verdict on this action is the most restrictive.
+  const rank = (id: TestList) => SEVERITY.indexOf(testVerdict(id, action));
+  const list = held.reduce((best, id) => (rank(id) < rank(best) ? id : best));
+  const verdict = testVerdict(list, action);
   const at = new Date(0).toISOString();
   const policy: StoredPolicy = {
     id: "test_mode",

@@ -11,6 +11,7 @@ import {
   ErrorBody,
   FingerprintResponse,
   HashResponse,
+  HEARTBEATS_PER_MINUTE,
   IdentifyResponse,
 } from "@tessera/sdk/contract";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -22,9 +23,6 @@ import type { Services } from "../services.js";
 import { ok } from "./describe.js";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
-
-/** A heartbeat every 30 s is 2 a minute; 12 leaves room for a few tabs of one browser and nothing more. */
-const HEARTBEATS_PER_MINUTE = 12;
 
 const clientDeviceRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   const { devices } = services;
@@ -121,9 +119,9 @@ const clientDeviceRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
         tags: ["client"],
         summary: "Ask whether this browser's device was logged out (the SDK's heartbeat)",
         description:
-          "A light call the SDK makes every `heartbeat.interval` ms (30 s by default) when the `heartbeat` option is on: it names only the browser's visitor token, collects no signals, and answers `logout: true` once when the device was detached (kicked) since it last heard, so that the page logs the user out within a minute. Limited per visitor token (" +
+          "A light call the SDK makes every `heartbeat.interval` ms (30 s by default, 2 s at the fastest) when the `heartbeat` option is on: it names only the browser's visitor token, collects no signals, and answers `logout: true` once when the device was detached (kicked) since it last heard, so that the page logs the user out within a minute. Limited per visitor token (" +
           String(HEARTBEATS_PER_MINUTE) +
-          " a minute) besides the client API's limits.",
+          " a minute: two windows beating every 2 s) besides the client API's limits.",
         body: ClientHeartbeatRequest,
         response: { 200: ok(ClientHeartbeatResponse, "Whether to log this browser's user out now"), 429: ErrorBody, ...errors },
       },

@@ -1,5 +1,6 @@
 // Client API for the browser SDK (SPEC.md 4): evaluate with a public client id from an allowed origin.
 import { ActionParam, ClientEvaluateRequest, ClientEvaluateResponse, ErrorBody } from "@tessera/sdk/contract";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { authenticateClient } from "../auth.js";
 import { checkContacts } from "../delivery/addresses.js";
@@ -11,6 +12,22 @@ export const CLIENT_CORS_HEADERS = {
   "access-control-allow-headers": "content-type",
   "access-control-max-age": "600",
 };
+
+/**
+ * onSend hook of the client API: a refusal (any 4xx or 5xx) is readable by the page that asked. Without CORS headers
+ * the browser hides the answer from the page, which sees only "failed to fetch" (and the SDK retried it as a network
+ * failure): a wrong client id or a page on an origin not allowed looked like an unreachable server, with the server's
+ * own message lost. A refusal carries the error body only — nothing was done and nothing of the environment is in it —
+ * so it may be shown to any origin; an answer with data is only ever given to an allowed origin, whose header
+ * authenticateClient (auth.ts) set before any work.
+ */
+export async function corsOnRefusals(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const origin = req.headers.origin;
+  if (origin && reply.statusCode >= 400 && !reply.hasHeader("access-control-allow-origin")) {
+    reply.header("access-control-allow-origin", origin).header("access-control-expose-headers", "retry-after").header("vary", "Origin");
+  }
+  return payload;
+}
 
 const clientRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   // Preflight: the client id is in the body, which a preflight does not carry, so the origin is checked on the

@@ -23,6 +23,8 @@ const device: z.input<Contract["Device"]> = {
   metadata: { label: "work laptop" },
   attached_at: AT,
   last_seen_at: LATER,
+  last_ip: "90.84.23.1",
+  last_location: { city: "Paris", region: "Ile-de-France", country: "France", country_code: "FR" },
   actively_connected: true,
   createdAt: AT,
   updatedAt: LATER,
@@ -176,6 +178,7 @@ const key: z.input<Contract["ApiKeySummary"]> = {
   environment: "production",
   label: "billing backend",
   createdAt: AT,
+  last_used_at: LATER,
 };
 
 export const EXAMPLES: Examples = {
@@ -242,6 +245,7 @@ export const EXAMPLES: Examples = {
         subject: "Your Acme Notes verification code",
         body: "We noticed a sign-in to your Acme Notes account …\n\n493021\n\nIt expires in 10 minutes.",
         code: "493021",
+        createdAt: AT,
         created_at: AT,
       },
     ],
@@ -374,6 +378,7 @@ export const EXAMPLES: Examples = {
   EnvironmentSettingsPatch: { color: "#0f766e", identity_verification: "required", sms_countries: ["FR", "BE"] },
   ApiKeySummary: { ...key, secret: "sk_live_7QmXcR2vT9yB4nM8kJ3hG6fD1sA5pL0o" },
   ApiKeyList: { data: [key] },
+  ApiKeyCreateRequest: { label: "billing backend" },
   ListSummaries: { data: [{ id: "blocked_ips", entries: 13, updatedAt: AT }] },
   WebhookTestRequest: { event: "challenge.completed" },
 };

@@ -19,6 +19,7 @@ export function toWireOutboxMessage(row: DevOutboxRow): DevOutboxMessage {
     recipient: row.recipient,
     subject: row.subject,
     body: row.body,
+    createdAt: iso(Number(row.created_at)),
     created_at: iso(Number(row.created_at)),
   };
   if (row.code) m.code = row.code;

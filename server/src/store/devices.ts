@@ -34,6 +34,7 @@ export function toWireDevice(row: DeviceRow, userExternalId: string | undefined,
   if (detached) d.detached_at = detached;
   const seen = isoOrUndefined(row.last_seen_at);
   if (seen) d.last_seen_at = seen;
+  if (row.last_ip) d.last_ip = row.last_ip;
   return d;
 }
 

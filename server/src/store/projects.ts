@@ -42,6 +42,8 @@ export interface CreatedProject {
 
 /** How long another instance's change to an environment (origins, project settings) may take to show here. */
 const CLIENT_ID_CACHE_MS = 2000;
+/** A key's last use is kept to the minute: enough to tell a key in use from a forgotten one, and one write a minute. */
+const KEY_USE_RESOLUTION_MS = 60_000;
 
 export const hashSecret = (secret: string): string => createHash("sha256").update(secret).digest("hex");
 
@@ -171,20 +173,49 @@ export class ProjectsRepo extends Repository {
         "environments.name as environment",
         "api_keys.created_at",
         "api_keys.revoked_at",
+        "api_keys.last_used_at",
       ])
       .where("environments.project_id", "=", projectId)
       .orderBy("api_keys.created_at")
       .execute();
   }
 
-  /** The environment a live secret belongs to; read from the store on every call so revocation is immediate. */
+  /**
+   * The environment a live secret belongs to; read from the store on every call so revocation is immediate. Notes the
+   * key's use (last_used_at) when the one on record is a minute old or more: one write a minute per key at most.
+   */
   async environmentBySecret(secret: string): Promise<EnvironmentRecord | undefined> {
     const row = await this.envQuery()
       .innerJoin("api_keys", "api_keys.environment_id", "environments.id")
+      .select(["api_keys.id as key_id", "api_keys.last_used_at as key_last_used_at"])
       .where("api_keys.hash", "=", hashSecret(secret))
       .where("api_keys.revoked_at", "is", null)
       .executeTakeFirst();
-    return row && toRecord(row);
+    if (!row) return undefined;
+    await this.noteKeyUse(row.key_id, row.key_last_used_at == null ? null : Number(row.key_last_used_at));
+    return toRecord(row);
+  }
+
+  /** When this process last wrote each key's use: requests in the same minute skip even the conditional update. */
+  private readonly keyUseWritten = new Map<string, number>();
+
+  private async noteKeyUse(keyId: string, onRecord: number | null): Promise<void> {
+    const at = now();
+    const since = at - KEY_USE_RESOLUTION_MS;
+    if ((onRecord ?? 0) > since || (this.keyUseWritten.get(keyId) ?? 0) > since) return;
+    this.keyUseWritten.set(keyId, at);
+    try {
+      // Conditional: of several instances (or requests) that read the same old time, one writes.
+      await this.db
+        .updateTable("api_keys")
+        .set({ last_used_at: at })
+        .where("id", "=", keyId)
+        .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<=", since)]))
+        .execute();
+    } catch {
+      // A store that cannot be written right now must not refuse a read the key may make: the time waits a minute.
+      this.keyUseWritten.delete(keyId);
+    }
   }
 
   /**

@@ -21,7 +21,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import * as z from "zod/mini";
 import { envOf, requireSecret } from "../../auth.js";
 import { maskUserContacts } from "../../challenges/codes.js";
-import { ApiError, forbidden, rateLimited, unauthorized } from "../../errors.js";
+import { ApiError, badRequest, forbidden, rateLimited, unauthorized } from "../../errors.js";
 import { perIpKey } from "../../geo/ip.js";
 import type { Services } from "../../services.js";
 import { ok, SECURITY } from "../describe.js";
@@ -127,7 +127,7 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
         tags: ["challenges"],
         summary: "Open a challenge (created → presented)",
         description:
-          "The hosted page opened the link: created → presented, once (`challenge.viewed`); a later open answers 409. Takes no body.",
+          "The hosted page opened the link: created → presented, once (`challenge.viewed`). A later open (a reload of the page) changes nothing and answers the view as it is, whatever the status: it is never a 409. Takes no body.",
         security: SECURITY.secretKeyOrChallengeToken,
         params: IdParam,
         response: { 200: ok(ChallengeView, "The challenge, presented"), ...errors },
@@ -211,14 +211,20 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
         tags: ["challenges"],
         summary: "Kick a challenge device",
         description:
-          "Account sharing: the verified owner logs one of the account's other devices out (`device.detached`; its SDK calls `on_logout`). Answers the devices still counted.",
+          'Account sharing: the verified owner logs one of the account\'s other devices out (`{ "device": "dev_…" }`), or all of them but the one the challenge was opened from (`{ "others": true }`, "Log out all other devices"): each `device.detached`, its SDK calls `on_logout`. Answers the devices still counted.',
         security: SECURITY.secretKeyOrChallengeToken,
         params: IdParam,
         body: KickDeviceRequest,
         response: { 200: ok(ChallengeDevices, "The devices still counted"), ...errors },
       },
     },
-    async (req) => challenges.kick(envOf(req), req.params.id, req.body.device),
+    async (req) => {
+      const { device, others } = req.body;
+      if (others && device) throw badRequest("Send either device (one device) or others: true (every other device), not both", "device");
+      if (others) return challenges.kickOthers(envOf(req), req.params.id);
+      if (!device) throw badRequest("device is required: the id of the device to log out (or others: true for every other one)", "device");
+      return challenges.kick(envOf(req), req.params.id, device);
+    },
   );
   app.post(
     "/v3/challenges/:id/signup",

@@ -1,8 +1,17 @@
 // Environment settings and secret keys for the console (SPEC.md 14): client id, allowed origins, branding, device
 // limit, identity verification, the countries texts may go to; list, create (secret shown once) and revoke keys. Reading the settings is open to
 // scripts; changing them and managing keys only to a signed-in owner (a leaked key must not mint more keys).
-import { ApiKeyList, ApiKeySummary, EnvironmentSettings, EnvironmentSettingsPatch, ErrorBody, IdParam } from "@tessera/sdk/contract";
+import {
+  ApiKeyCreateRequest,
+  ApiKeyList,
+  ApiKeySummary,
+  EnvironmentSettings,
+  EnvironmentSettingsPatch,
+  ErrorBody,
+  IdParam,
+} from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import * as z from "zod/mini";
 import { envOf } from "../../auth.js";
 import { consoleOnly } from "../../console/session-auth.js";
 import { createKey, listKeys, readSettings, revokeKey, updateSettings } from "../../console/settings.js";
@@ -56,7 +65,7 @@ const settingsRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app
         tags: ["settings"],
         summary: "The environment's secret keys (console owners only)",
         description:
-          "Prefix, label and state of each key; a secret is shown only when its key is created. A secret key may not list keys (403).",
+          "Prefix, label, state and last use (to the minute) of each key; a secret is shown only when its key is created. A secret key may not list keys (403).",
         response: { 200: ok(ApiKeyList, "The keys"), ...errors },
       },
     },
@@ -73,13 +82,14 @@ const settingsRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app
         tags: ["settings"],
         summary: "Create a secret key (console owners only); its secret is in this answer only",
         description:
-          "A new secret key of this environment. Keep the `secret` now: it is stored only as a hash. A secret key may not create keys (403).",
+          "A new secret key of this environment, with an optional `label` saying what it is for. Keep the `secret` now: it is stored only as a hash. A secret key may not create keys (403).",
+        body: z.nullish(ApiKeyCreateRequest),
         response: { 201: ok(ApiKeySummary, "The key, with its secret (shown once)"), ...errors },
       },
     },
     async (req, reply) => {
       consoleOnly(req);
-      return reply.status(201).send(await createKey(services, envOf(req)));
+      return reply.status(201).send(await createKey(services, envOf(req), req.body?.label));
     },
   );
 

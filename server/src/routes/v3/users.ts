@@ -16,9 +16,10 @@ const userRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
       schema: {
         tags: ["users"],
         summary: "List a user's devices",
-        description: "Every device the user was seen on, attached or detached, with its browser and OS, last sighting and metadata.",
+        description:
+          "Every device the user was seen on, attached or detached, with its browser and OS, last sighting, last IP address and its place, and metadata. A user Tessera has never met (no evaluation or update named the id) answers 404, as `DELETE /v3/user/:id` and `GET /v3/users/:id` do: a mistyped id says so rather than looking like a user without devices.",
         params: IdParam,
-        response: { 200: ok(DeviceList, "The user's devices (an empty list for an unknown user)"), ...errors },
+        response: { 200: ok(DeviceList, "The user's devices, attached or detached"), ...errors },
       },
     },
     async (req) => services.devices.listForUser(envOf(req).id, req.params.id),

@@ -38,6 +38,8 @@ export interface ApiKeysTable {
   label: string | null;
   created_at: number;
   revoked_at: number | null;
+  /** When the key last authenticated a request, to the minute (migration 33); null until its first use since. */
+  last_used_at: number | null;
 }
 
 export interface UsersTable {
