@@ -24,20 +24,30 @@ const TESTS = [
  * build. server/test/test-projects.test.ts fails when a file that starts one is missing here, or one here starts none.
  */
 export const PROCESS_TESTS = [
+  "server/test/build-stamp.test.ts",
   "server/test/cli-settings.test.ts",
   "server/test/cli.test.ts",
   "server/test/console-bootstrap.test.ts",
   "server/test/crash.test.ts",
   "server/test/import.test.ts",
   "server/test/migrations.test.ts",
+  "server/test/node-version.test.ts",
   "server/test/operators-security.test.ts",
   "server/test/pg-resilience.test.ts",
+  "server/test/production-warnings.test.ts",
   "server/test/scale-out.test.ts",
   "server/test/send-recovery.test.ts",
   "server/test/static-assets.test.ts",
   "server/test/trust-boundary-process.test.ts",
   "server/test/webhooks-process.test.ts",
 ];
+
+/**
+ * The test files that replace a module (vi.mock): they run in a project that isolates each file, since the unit
+ * project's shared module cache would hand them the real module another file imported first.
+ * server/test/test-projects.test.ts keeps this list true.
+ */
+export const MOCKING_TESTS = ["server/test/bounded-input.test.ts"];
 
 export default defineConfig({
   resolve: { conditions: [SOURCE, ...defaultClientConditions] },
@@ -59,7 +69,11 @@ export default defineConfig({
         extends: true,
         // The unit files share one worker's modules instead of importing the server again for each file (a second or more
         // per file on a loaded machine): a test must not depend on module state another file left (none does today).
-        test: { name: "unit", include: TESTS, exclude: PROCESS_TESTS, isolate: false },
+        test: { name: "unit", include: TESTS, exclude: [...PROCESS_TESTS, ...MOCKING_TESTS], isolate: false },
+      },
+      {
+        extends: true,
+        test: { name: "mocking", include: MOCKING_TESTS },
       },
       {
         extends: true,

@@ -66,7 +66,7 @@ if (args.length) {
     step("typecheck", npx, ["tsc", "-b"]);
   }
   if (mode !== "e2e") {
-    vitest("unit and integration", "unit", ["--project", "unit"]);
+    vitest("unit and integration", "unit", ["--project", "unit", "--project", "mocking"]);
     vitest("child processes", "process", ["--project", "process"]);
   }
   if (mode !== "unit") e2e([]);

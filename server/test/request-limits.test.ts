@@ -49,7 +49,8 @@ describeStores("request limits on %s", (kind) => {
       method: "POST",
       url: "/v3/client/evaluate/login",
       headers: { "content-type": "application/json" },
-      payload: `{"client_id":"${t.clientId}","metadata":{"deep":${nested(29, "[", "]")},"text":"${"[{".repeat(100)}\\"["}}`,
+      // 31 levels: the body, signals, components, the component, and 27 arrays (metadata nests one level at most).
+      payload: `{"client_id":"${t.clientId}","signals":{"components":{"deep":{"value":${nested(27, "[", "]")}}}},"metadata":{"text":"${"[{".repeat(100)}\\"["}}`,
     });
     expect(r.statusCode, r.body).toBe(200);
   });

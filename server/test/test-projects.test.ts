@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PROCESS_TESTS } from "../../vite.config.js";
+import { MOCKING_TESTS, PROCESS_TESTS } from "../../vite.config.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const FOLDERS = ["sdk/src", "server/src", "server/test", "challenge-app/src", "console/src"];
@@ -29,6 +29,14 @@ describe("vitest projects", () => {
     const files = FOLDERS.flatMap(testFiles).sort();
     const spawning = files.filter((f) => startsProcesses(fs.readFileSync(path.join(ROOT, f), "utf8")));
     expect(spawning).toEqual([...PROCESS_TESTS].sort());
+  });
+
+  it("the mocking project holds exactly the in-process test files that replace a module (vi.mock)", () => {
+    const files = FOLDERS.flatMap(testFiles).sort();
+    const mocking = files.filter(
+      (f) => !PROCESS_TESTS.includes(f) && /\bvi\.(do)?[mM]ock\(/.test(fs.readFileSync(path.join(ROOT, f), "utf8")),
+    );
+    expect(mocking).toEqual([...MOCKING_TESTS].sort());
   });
 
   it("knows a spawning file from an in-process one", () => {
