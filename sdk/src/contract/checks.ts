@@ -26,6 +26,7 @@ export const CHECKS = {
   is_new_provider: "boolean",
   is_new_timezone: "boolean",
   is_new_language: "boolean",
+  is_new_browser_family: "boolean",
   // The accounts behind one browser or address
   fingerprint_user_count: "number",
   fingerprint_accounts_tried: "number",

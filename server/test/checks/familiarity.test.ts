@@ -3,7 +3,9 @@
 
 import { userToken } from "@tessera/sdk/node";
 import { expect } from "vitest";
-import { describeChecks, IP, languageAfter, londonIp, trustedLogin, zoneAfter } from "./harness.js";
+import { describeChecks, IP, IPAD_UA, LINUX_UA, languageAfter, londonIp, trustedLogin, WINDOWS_UA, zoneAfter } from "./harness.js";
+
+const FIREFOX_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:144.0) Gecko/20100101 Firefox/144.0";
 
 describeChecks("familiarity", [
   {
@@ -276,6 +278,60 @@ describeChecks("familiarity", [
       { why: "en-US is not en-GB: the region counts", value: true, run: languageAfter("en-GB", "en-US") },
       { why: "a value no browser reports is no language", value: null, run: languageAfter("en-GB", "<script>") },
       { why: "no trusted evaluation with a language to compare with", value: null, run: languageAfter(undefined, "en-GB") },
+    ],
+  },
+  {
+    check: "is_new_browser_family",
+    set: [
+      {
+        why: "Firefox for a user let in only from Chrome",
+        value: true,
+        run: async (h) => {
+          const user = h.id("u");
+          await trustedLogin(h, user, h.ip(), h.browser(WINDOWS_UA));
+          return h.client("visit", { user, ip: h.ip(), browser: h.browser(FIREFOX_UA) });
+        },
+      },
+      {
+        why: "a family only a stranger's page naming the user was in (nobody let it in): the client id is public",
+        value: true,
+        run: async (h) => {
+          const user = h.id("u");
+          await trustedLogin(h, user, h.ip(), h.browser(WINDOWS_UA));
+          await h.client("visit", { user, ip: h.ip(), browser: h.browser(FIREFOX_UA) });
+          return h.client("visit", { user, ip: h.ip(), browser: h.browser(FIREFOX_UA) });
+        },
+      },
+    ],
+    unset: [
+      {
+        why: "Chrome on another computer for a user let in from Chrome",
+        value: false,
+        run: async (h) => {
+          const user = h.id("u");
+          await trustedLogin(h, user, h.ip(), h.browser(WINDOWS_UA));
+          return h.client("visit", { user, ip: h.ip(), browser: h.browser(LINUX_UA) });
+        },
+      },
+      {
+        why: "an iPhone's Safari for a user let in from an iPad's: one family, phone or not",
+        value: false,
+        run: async (h) => {
+          const user = h.id("u");
+          await trustedLogin(h, user, h.ip(), h.browser(IPAD_UA));
+          return h.client("visit", { user, ip: h.ip(), browser: h.phone() });
+        },
+      },
+      {
+        why: "no trusted evaluation with a family to compare with (the user's only login was never consumed)",
+        value: null,
+        run: async (h) => {
+          const user = h.id("u");
+          await h.client("login", { user, browser: h.browser(WINDOWS_UA) });
+          return h.client("visit", { user, browser: h.browser(FIREFOX_UA) });
+        },
+      },
+      { why: "no user", value: null, run: (h) => h.client("visit", { browser: h.browser(FIREFOX_UA) }) },
     ],
   },
 ]);

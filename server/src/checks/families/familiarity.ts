@@ -24,6 +24,8 @@ const country = dimension("country", (r) => (isExit(r) === false ? r.signals.geo
 const timezone = dimension("timezone", (r) => r.signals.timezone.zone);
 /** navigator.language, canonical (signals/language.ts). */
 const language = dimension("language", (r) => r.signals.language);
+/** The browser family of the parsed user agent (Chrome, Firefox, Safari, Edge, …): a phone's and a computer's alike. */
+const browserFamily = dimension("browser_family", (r) => r.identity.deviceInfo.browser?.replace(/^Mobile /, ""));
 
 // ---- questions: what the checks ask of the ledger ---------------------------------------------------------------------
 /** This address, asked with a network (an IP the store can place in one). */
@@ -54,6 +56,7 @@ const knownProvider = familiarity("provider", [exitAsn, networkAsn], (r) => {
 });
 const knownTimezone = familiarityOf(timezone);
 const knownLanguage = familiarityOf(language);
+const knownBrowserFamily = familiarityOf(browserFamily);
 
 /** New unless seen; null when the user has no value of the dimension on record (or it was not asked). */
 const newTo = (f: Familiar | undefined): boolean | null => (f?.any ? !f.seen : null);
@@ -111,5 +114,13 @@ export const checks = [
     reason: "new_language",
     needs: [knownLanguage],
     compute: (c) => newTo(c.facts.language),
+  }),
+  defineCheck({
+    name: "is_new_browser_family",
+    type: "boolean",
+    doc: "The browser is of a family (Chrome, Firefox, Safari, Edge, … from its user agent) no browser the user was let in from was; null without a user, a parsed family, or any trusted evaluation with one.",
+    reason: "new_browser_family",
+    needs: [knownBrowserFamily],
+    compute: (c) => newTo(c.facts.browser_family),
   }),
 ] as const;
