@@ -16,7 +16,7 @@ describeChecks("email", [
   {
     check: "email_is_invalid",
     set: [
-      // Not an address at all is a 400 (SPEC.md 12); these are RFC 5322 addresses no mail provider hands out.
+      // Not an address at all is a 400 (docs/security.md); these are RFC 5322 addresses no mail provider hands out.
       { why: "a top-level domain with a digit", value: true, run: (h) => h.server("visit", { user: h.id("u"), email: "a@example.c0m" }) },
       { why: "a label starting with a hyphen", value: true, run: (h) => h.server("visit", { user: h.id("u"), email: "a@-x.example.com" }) },
     ],

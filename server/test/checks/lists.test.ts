@@ -36,7 +36,7 @@ describeChecks("lists", [
   {
     check: "email",
     set: {
-      why: "the request's email, in lower case (surrounding space is a 400: SPEC.md 12)",
+      why: "the request's email, in lower case (surrounding space is a 400: docs/security.md)",
       value: "alice@example.com",
       run: (h) => h.server("visit", { user: h.id("u"), email: "Alice@Example.com" }),
     },
