@@ -1,6 +1,10 @@
 // The registry of checks (checks/index.ts) is the one definition of every check: the contract's browser-safe catalogue
 // says the same names and types in the same order, every check says what it means and what it names in `reasons`, and
-// nothing else (a risk weight, a default policy) refers to a check that does not exist.
+// nothing else (a risk weight, a default policy) refers to a check that does not exist; and what judges (checks, policies)
+// and what collects (facts) leave SQL to the store.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { CHECKS, type Condition } from "@tessera/sdk/contract";
 import { describe, expect, it } from "vitest";
 import { defaultPolicies } from "../policies/defaults.js";
@@ -97,5 +101,31 @@ describe("what a comparison that held names in reasons", () => {
   it("a string: its reason on a value matched, nothing on one excluded", () => {
     expect(checkReason("ip_country", "in", "RU")).toBe("ip_country");
     expect(checkReason("device_type", "not_in", "computer")).toBeUndefined();
+  });
+});
+
+describe("the layering of detection", () => {
+  const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+  const sources = (dir: string): string[] =>
+    fs
+      .readdirSync(path.join(ROOT, dir), { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
+      .map((f) => path.join(dir, f));
+
+  it("facts, checks and policies write no SQL: they call repositories (server/src/store)", () => {
+    for (const file of [...sources("facts"), ...sources("checks"), ...sources("policies")]) {
+      const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+      expect(text, file).not.toMatch(/from "kysely"|\.selectFrom\(|\.insertInto\(|\.updateTable\(|\.deleteFrom\(/);
+    }
+  });
+
+  it("a check family reads the store only through the facts it needs", () => {
+    for (const file of sources("checks/families")) {
+      const imports = [
+        ...fs.readFileSync(path.join(ROOT, file), "utf8").matchAll(/^import (type )?.* from "(\.\.\/\.\.\/store\/[^"]+)";$/gm),
+      ];
+      // Types of what the facts hold, and constants, are fine; a repository is not.
+      for (const m of imports) expect(m[0], file).not.toMatch(/Repo\b|repos\.js/);
+    }
   });
 });
