@@ -1,6 +1,6 @@
 // The default policies' account-independent rules (issue 15), through the real client API of a new environment, on
 // both stores: what each rule catches, and the honest look-alike it leaves alone. The checks they read are pinned one
-// by one in checks.test.ts; the population and attacks they were tuned on are in server/scenarios.
+// by one in server/test/checks/ (a file per family); the population and attacks they were tuned on are in server/scenarios.
 import { Evaluation } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { BROWSER_UA, describeStores, fakeComponents, IPHONE_UA, iphoneComponents, startTestApp, type TestApp } from "./helpers.js";

@@ -3,10 +3,9 @@
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Store } from "../src/store/db.js";
-import { DetectionRepo } from "../src/store/detection.js";
 import * as m21 from "../src/store/migrations/21-evaluation-exits.js";
-import { Transactions } from "../src/store/transactions.js";
 import { describeStores, storeBefore, type TestDatabase } from "./helpers.js";
+import { ledgerOf } from "./ledger.js";
 
 const ENV = "env_m21";
 const ORDINARY = { vpn: false, proxy: false, tor: false, hosting: false };
@@ -118,7 +117,7 @@ const ROWS: Old[] = [
 describeStores("migration 21 on %s", (kind) => {
   let database: TestDatabase;
   let store: Store;
-  let detection: DetectionRepo;
+  let ledger: ReturnType<typeof ledgerOf>;
 
   beforeAll(async () => {
     // The store as it was before migration 21, holding rows written then.
@@ -148,7 +147,9 @@ describeStores("migration 21 on %s", (kind) => {
       )
       .execute();
     await m21.up(store.db as unknown as Kysely<unknown>);
-    detection = new DetectionRepo(new Transactions(store.db));
+    // The familiarity ledger copies the filled columns (migration 30): the checks ask it.
+    ledger = ledgerOf(store);
+    await ledger.rebuild();
   });
 
   afterAll(async () => {
@@ -192,18 +193,18 @@ describeStores("migration 21 on %s", (kind) => {
 
   it("answers the familiarity checks from the filled columns", async () => {
     // usr_a was let in at home in GB and through a VPN exit in NL: only GB is a place.
-    expect(await detection.countryFamiliarity(ENV, "usr_a", "GB")).toEqual({ seen: true, any: true });
-    expect(await detection.countryFamiliarity(ENV, "usr_a", "NL")).toEqual({ seen: false, any: true });
+    expect(await ledger.country(ENV, "usr_a", "GB")).toEqual({ seen: true, any: true });
+    expect(await ledger.country(ENV, "usr_a", "NL")).toEqual({ seen: false, any: true });
     // usr_b came only through exits (and a denied Tor exit, which is not trusted), and from an address with no place.
-    expect(await detection.countryFamiliarity(ENV, "usr_b", "US")).toEqual({ seen: false, any: false });
-    expect(await detection.providerFamiliarity(ENV, "usr_a", 60068)).toBe(true);
-    expect(await detection.providerFamiliarity(ENV, "usr_a", 20712)).toBe(true);
-    expect(await detection.providerFamiliarity(ENV, "usr_a", 16509)).toBe(false);
-    expect(await detection.providerFamiliarity(ENV, "usr_b", 16509)).toBe(true);
-    expect(await detection.providerFamiliarity(ENV, "usr_b", 3215)).toBe(true);
+    expect(await ledger.country(ENV, "usr_b", "US")).toEqual({ seen: false, any: false });
+    expect(await ledger.provider(ENV, "usr_a", 60068)).toBe(true);
+    expect(await ledger.provider(ENV, "usr_a", 20712)).toBe(true);
+    expect(await ledger.provider(ENV, "usr_a", 16509)).toBe(false);
+    expect(await ledger.provider(ENV, "usr_b", 16509)).toBe(true);
+    expect(await ledger.provider(ENV, "usr_b", 3215)).toBe(true);
     // The Tor exit's evaluation was denied: not trusted.
-    expect(await detection.providerFamiliarity(ENV, "usr_b", 24940)).toBe(false);
+    expect(await ledger.provider(ENV, "usr_b", 24940)).toBe(false);
     // Not a prefix of a longer ASN (as the pattern's trailing comma ensured).
-    expect(await detection.providerFamiliarity(ENV, "usr_b", 165)).toBe(false);
+    expect(await ledger.provider(ENV, "usr_b", 165)).toBe(false);
   });
 });

@@ -1,8 +1,9 @@
 // Decision step: signals → checks → risks → policies → verdict (SPEC.md 6). Each step lives in its own module;
 // this function only shows them in order and assembles the Decision the orchestrator stores.
 import type { ChecksSnapshot, Evaluation, PolicyChallenge, Risk, Verdict } from "@tessera/sdk/contract";
-import { computeChecks, gatherHistory, listMemberships } from "../checks/index.js";
-import { deviceLimitFor } from "../checks/sharing.js";
+import { computeChecks, deviceLimitFor, NEEDED_FACTS, RECORDED_DIMENSIONS } from "../checks/index.js";
+import { recordedValues } from "../facts/familiarity.js";
+import { listMemberships, loadFacts } from "../facts/index.js";
 import { geo } from "../geo/index.js";
 import { selectPolicy } from "../policies/engine.js";
 import { policiesFor } from "../policies/index.js";
@@ -25,12 +26,13 @@ export interface Decision {
   challenge?: PolicyChallenge;
   /** The hash of the content's text, recorded with the evaluation under the user's id (repetition across users). */
   contentHash?: string;
-  /** The IP's network, recorded with the evaluation so that the user's later evaluations know it (is_new_network). */
+  /** The IP's network, recorded with the evaluation (its trusted places compare networks: checks/families/travel.ts). */
   network?: { prefix: string; asn?: number };
-  /** The browser's time zone when it names a place, recorded so that the user's later evaluations know it (is_new_timezone). */
-  zone?: string;
-  /** The browser's language, recorded so that the user's later evaluations know it (is_new_language). */
-  language?: string;
+  /**
+   * What this evaluation makes familiar to its user once trusted, by ledger dimension (facts/familiarity.ts): stored
+   * with it, written to the ledger when it is confirmed (store/familiarity.ts).
+   */
+  familiar: Record<string, string>;
   /** The user signed in on this device (device_confirmations): what it lets the user do now is theirs (migration 23). */
   signedIn?: boolean;
   /**
@@ -44,21 +46,28 @@ const challenges = (verdict: Verdict): boolean => verdict === "challenge" || ver
 
 export async function decide(repos: Repos, input: EvaluationInput, identity: Identity, evaluationId: string): Promise<Decision> {
   const signals = collectSignals({ input, identity, geo: geo() });
-  const [history, policies] = await Promise.all([gatherHistory(repos, input, identity, signals), policiesFor(repos, input.env)]);
+  const [facts, policies] = await Promise.all([
+    loadFacts(NEEDED_FACTS, { repos, input, identity, signals }),
+    policiesFor(repos, input.env),
+  ]);
   const deviceLimit = deviceLimitFor(policies, input.action, input.env.settings.default_device_limit);
-  const checks = computeChecks(input, identity, signals, history, { deviceLimit });
+  const checks = computeChecks(input, identity, signals, facts, { deviceLimit });
   const risks = scoreRisks(checks, evaluationId);
-  const lists = listMemberships(input, identity, signals, history);
+  const lists = listMemberships(input, identity, signals, facts.lists);
   const select = (c: ChecksSnapshot, r: Risk[]) =>
     testModeMatch(input.env, input.action, lists) ?? selectPolicy(policies, input.action, { checks: { ...c, ...riskChecks(r) }, lists }, r);
   const match = select(checks, risks);
 
-  const decision: Decision = { verdict: match?.policy.verdict ?? "allow", reasons: match?.reasons ?? [], checks, risks };
+  const decision: Decision = {
+    verdict: match?.policy.verdict ?? "allow",
+    reasons: match?.reasons ?? [],
+    checks,
+    risks,
+    familiar: recordedValues(RECORDED_DIMENSIONS, { input, identity, signals }),
+  };
   if (signals.content) decision.contentHash = signals.content.hash;
   if (signals.network) decision.network = signals.network;
-  if (signals.timezone.zone) decision.zone = signals.timezone.zone;
-  if (signals.language) decision.language = signals.language;
-  if (history.browser.device) decision.signedIn = true;
+  if (facts.browser.device) decision.signedIn = true;
   const g = signals.geolocation;
   if (g) {
     decision.geolocation = {

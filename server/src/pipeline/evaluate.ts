@@ -117,7 +117,8 @@ export class Pipeline {
       }
 
       const geo = decision.geolocation;
-      // A VPN, proxy, Tor or hosting exit (migration 21): the familiarity checks read these columns, not the JSON.
+      // A VPN, proxy, Tor or hosting exit (migration 21). `asn`, `somewhere`, `provider_asn`, `timezone` and `language`
+      // are read by nothing since the familiarity ledger replaced them (migration 30): written for a release rolled back to.
       const security = geo?.security;
       const exit = !!security && (security.vpn || security.proxy || security.tor || security.hosting);
       const row: EvaluationRow = {
@@ -141,8 +142,9 @@ export class Pipeline {
         asn: decision.network?.asn ?? null,
         somewhere: security && !exit ? 1 : 0,
         provider_asn: exit ? (geo?.asn ?? null) : null,
-        timezone: decision.zone ?? null,
-        language: decision.language ?? null,
+        timezone: decision.familiar.timezone ?? null,
+        language: decision.familiar.language ?? null,
+        familiar: userRow ? JSON.stringify(decision.familiar) : null,
         geolocation: geo ? JSON.stringify(geo) : null,
         policy: decision.policy ? JSON.stringify(decision.policy) : null,
         risks: storeRisks(decision.risks),
@@ -157,8 +159,9 @@ export class Pipeline {
         updated_at: at,
       };
       await repos.evaluations.insert(row);
-      // Vouched for by the backend on a device the user had not signed in on yet: now they have.
-      if (row.confirmed === 1 && !decision.signedIn) await repos.evaluations.confirmDeviceOf(row);
+      // The user's own from the start: its familiar values are theirs, and, vouched for by the backend on a device the
+      // user had not signed in on yet, now they have.
+      if (row.confirmed === 1) await repos.evaluations.trustAtInsert(row, decision.signedIn === true);
       // Under the internal user id, known only now for a new user: the same id content_repetition_count excludes.
       if (decision.contentHash) await repos.history.recordContent(input.env.id, decision.contentHash, userRow?.id ?? null, at);
 

@@ -2,8 +2,11 @@
 // comparisons (the policy syntax) with the points they add and the indicator they name; the score is capped at
 // 100 and cut into severities by the row's cutoffs. Risks are recorded on every evaluation; policies decide.
 import type { Comparison, RiskCategory } from "@tessera/sdk/contract";
+import type { CheckName } from "../checks/index.js";
 
 export interface RiskWeight extends Comparison {
+  /** A registered check (checks/index.ts): a weight on a check that does not exist fails type checking. */
+  check: CheckName;
   points: number;
   indicator: string;
 }
@@ -17,7 +20,7 @@ export interface RiskDefinition {
   weights: RiskWeight[];
 }
 
-const w = (check: string, op: Comparison["op"], value: Comparison["value"], points: number, indicator: string): RiskWeight => ({
+const w = (check: CheckName, op: Comparison["op"], value: Comparison["value"], points: number, indicator: string): RiskWeight => ({
   check,
   op,
   value,

@@ -14,3 +14,11 @@ export function network({ input }: SignalContext, geo: SignalSet["geolocation"])
   const shared = geo?.tor === true || (geo?.network !== undefined && SHARED_KINDS.has(geo.network));
   return { prefix, ...(geo?.asn !== undefined && !shared ? { asn: geo.asn } : {}) };
 }
+
+/** A cloud's, a VPN's or a proxy service's network, whose ASN strangers share (Tor exits are not one provider's). */
+const PROVIDER_KINDS = new Set(["hosting", "vpn", "proxy"]);
+
+/** The provider's ASN when the IP is on such a network (churn and familiarity are counted by it there), else undefined. */
+export function providerAsn(geo: SignalSet["geolocation"]): number | undefined {
+  return geo?.network && PROVIDER_KINDS.has(geo.network) ? geo.asn : undefined;
+}

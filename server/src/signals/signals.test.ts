@@ -1,5 +1,5 @@
 // The signals behind the checks, on cases easier to build directly than through HTTP (the HTTP table is
-// server/test/checks.test.ts): time zones across daylight saving, forwarding chains, content patterns, email edges.
+// server/test/checks/): time zones across daylight saving, forwarding chains, content patterns, email edges.
 import { describe, expect, it } from "vitest";
 import type { GeoResult } from "../geo/index.js";
 import type { EvaluationInput } from "../pipeline/context.js";

@@ -1,14 +1,12 @@
-// Store queries of two detection checks (issue 15), self-contained beside the history repository:
+// Store queries of two detection checks (issue 15), self-contained beside the history repository (what a user was let
+// in with, a country, a provider, a zone, a language, is the familiarity ledger's: store/familiarity.ts):
 // - fingerprint churn: never-seen identifying fingerprints first presented from one IP, one network (/24 or /48) or
 //   one provider's ASN within the hour and within the day, counted on the velocity counters (an atomic upsert per key and time bucket,
 //   so concurrent evaluations on PostgreSQL each see the others, as the velocity checks do);
-// - country familiarity: whether the user's trusted evaluations (let in, or a challenge passed) include this country
-//   (time-zone familiarity is asked with the IP's and the network's, in the history's statement of numbers);
 // - a fingerprint's latest places: where it was last evaluated, whoever it named (a browser's own travel, not an
 //   account's: `browser_impossible_travel`).
 import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
-import { trusted } from "./history.js";
 import { prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { VelocityTables } from "./tables/velocity.js";
@@ -96,67 +94,6 @@ async function fingerprintChurn(
   return out;
 }
 
-const countryOfUser = prepared((db, p: { env: string; user: string; country: string }) =>
-  db.selectNoFrom((eb) => {
-    const own = () =>
-      eb
-        .selectFrom("evaluations")
-        .select("id")
-        .where("environment_id", "=", p.env)
-        .where("user_id", "=", p.user)
-        // Places that are somewhere: not a VPN, proxy, Tor or datacenter exit (their country is the exit's); the
-        // column says so since migration 21 (before, a LIKE on the geolocation JSON's `security`).
-        .where("somewhere", "=", 1)
-        .where((e) => trusted(e));
-    return [
-      eb.exists(own().where("country_code", "=", p.country)).as("seen"),
-      eb.exists(own().where("country_code", "is not", null)).as("any"),
-    ];
-  }),
-);
-
-/**
- * Whether the user's trusted evaluations on ordinary networks (not through a VPN, proxy, Tor or datacenter) include
- * this country (`seen`), and any country at all (`any`).
- */
-async function countryFamiliarity(
-  db: Kysely<Database>,
-  env: string,
-  user: string,
-  country: string,
-): Promise<{ seen: boolean; any: boolean }> {
-  const row = (await countryOfUser.first(db, { env, user, country })) as Record<string, unknown> | undefined;
-  const yes = (v: unknown) => v === true || Number(v) > 0;
-  return { seen: yes(row?.seen), any: yes(row?.any) };
-}
-
-// The ASN an evaluation came through is `provider_asn` on a VPN, proxy, Tor or hosting exit and `asn` on any other
-// network (migrations 21 and 15): together, the geolocation JSON's `asn` (which a LIKE matched before migration 21).
-const providerOfUser = prepared((db, p: { env: string; user: string; asn: number }) =>
-  db.selectNoFrom((eb) => [
-    eb
-      .exists(
-        eb
-          .selectFrom("evaluations")
-          .select("id")
-          .where("environment_id", "=", p.env)
-          .where("user_id", "=", p.user)
-          .where((e) => e.or([e("provider_asn", "=", p.asn), e("asn", "=", p.asn)]))
-          .where((e) => trusted(e)),
-      )
-      .as("seen"),
-  ]),
-);
-
-/**
- * Whether the user's trusted evaluations came through this provider's ASN before (a cloud's, a VPN's or a proxy's):
- * a corporate gateway or a VPN subscription hands out exits across the provider's networks.
- */
-async function providerFamiliarity(db: Kysely<Database>, env: string, user: string, asn: number): Promise<boolean> {
-  const row = (await providerOfUser.first(db, { env, user, asn: Math.trunc(asn) })) as Record<string, unknown> | undefined;
-  return row?.seen === true || Number(row?.seen) > 0;
-}
-
 /** Where a browser was: an address at a time (its coordinates when the evaluation stored them). */
 export interface BrowserPlace {
   ip: string;
@@ -195,14 +132,6 @@ async function fingerprintPlaces(db: Kysely<Database>, env: string, fingerprint:
 export class DetectionRepo extends Repository {
   fingerprintChurn(env: string, keys: ChurnKeys, isNew: boolean, at: number, windows: ChurnWindows): Promise<Churn> {
     return fingerprintChurn(this.db, env, keys, isNew, at, windows);
-  }
-
-  countryFamiliarity(env: string, user: string, country: string): Promise<{ seen: boolean; any: boolean }> {
-    return countryFamiliarity(this.db, env, user, country);
-  }
-
-  providerFamiliarity(env: string, user: string, asn: number): Promise<boolean> {
-    return providerFamiliarity(this.db, env, user, asn);
   }
 
   fingerprintPlaces(env: string, fingerprint: string, since: number): Promise<BrowserPlace[]> {

@@ -3,7 +3,7 @@ import type { Evaluation } from "@tessera/sdk/contract";
 import type { Selectable } from "kysely";
 import { loadRisks } from "../risks/index.js";
 import { iso, isoOrUndefined, now } from "../time.js";
-import { ADMITTED, confirmDevice } from "./history.js";
+import { ADMITTED, trust } from "./history.js";
 import { insertRow, prepared } from "./prepared.js";
 import type { EvaluationsTable, UsersTable } from "./tables/core.js";
 import { Repository } from "./transactions.js";
@@ -81,7 +81,7 @@ const confirmById = prepared((db, p: { env: string; id: string; at: number }) =>
     .set({ confirmed: 1, updated_at: p.at })
     .where("id", "=", p.id)
     .where("environment_id", "=", p.env)
-    .returning(["environment_id", "device_id", "user_id"]),
+    .returning(["environment_id", "device_id", "user_id", "familiar", "created_at"]),
 );
 const challengeOf = prepared((db, p: { id: string; challenge: string; redirect: string | null; at: number }) =>
   db.updateTable("evaluations").set({ challenge_id: p.challenge, redirect: p.redirect, updated_at: p.at }).where("id", "=", p.id),
@@ -94,9 +94,12 @@ export class EvaluationsRepo extends Repository {
     await insertRow(this.db, "evaluations", row);
   }
 
-  /** The evaluation, confirmed as it was written (a backend's, or a signed user id), makes its device the user's. */
-  async confirmDeviceOf(row: EvaluationRow): Promise<void> {
-    await confirmDevice(this.db, row, row.created_at);
+  /**
+   * The evaluation, confirmed as it was written (a backend's, a signed user id, or on a device the user signed in on:
+   * `deviceSignedIn`), is the user's own: its device and its familiar values are theirs (store/history.ts, trust).
+   */
+  async trustAtInsert(row: EvaluationRow, deviceSignedIn: boolean): Promise<void> {
+    await trust(this.db, row, row.created_at, deviceSignedIn);
   }
 
   async find(environmentId: string, id: string): Promise<EvaluationRow | undefined> {
@@ -111,17 +114,20 @@ export class EvaluationsRepo extends Repository {
     const t = now();
     const row = await consumeIfNot.first(this.db, { env: environmentId, id, at: t });
     if (row) {
-      if (Number(row.confirmed) === 1) await confirmDevice(this.db, row, t);
+      if (Number(row.confirmed) === 1) await trust(this.db, row, t);
       return { ok: true, row };
     }
     const exists = await this.find(environmentId, id);
     return { ok: false, reason: exists ? "already_consumed" : "not_found" };
   }
 
-  /** Confirms the evaluation, and the device it came from, as the user's own (migration 23): its challenge was passed. */
+  /**
+   * Confirms the evaluation, the device it came from and its familiar values as the user's own (migration 23, store/history.ts
+   * trust): its challenge was passed.
+   */
   async confirm(environmentId: string, id: string, at = now()): Promise<void> {
     const row = await confirmById.first(this.db, { env: environmentId, id, at });
-    if (row) await confirmDevice(this.db, row, at);
+    if (row) await trust(this.db, { ...row, created_at: Number(row.created_at) }, at);
   }
 
   /** The risks of the user's evaluation before `evaluationId` (the latest other one), if any. */

@@ -1,12 +1,14 @@
-// Repository of the behavioural history the checks read (SPEC.md 6): recent evaluations of a user, velocity counts
-// per user, IP and fingerprint (on PostgreSQL atomic bucketed counters, so a burst sees itself), the user's trusted
-// places and networks (issue 15), devices per user and users per IP (read with the fingerprint's users,
-// store/user-lists.ts; per visitor token: DevicesRepo.tokenUsers), repeated content. Every query is bounded and served
-// by an index, and all of it lives in the shared store, so several instances agree on velocity and device counts.
+// Repository of the behavioural history the checks read (SPEC.md 6), asked by the fact providers (server/src/facts/):
+// velocity counts per user, IP and fingerprint (on PostgreSQL atomic bucketed counters, so a burst sees itself), the
+// user's trusted places, whether the user signed in on this browser, the familiarity ledger's answers
+// (store/familiarity.ts), devices per user and users per IP (read with the fingerprint's users, store/user-lists.ts;
+// per visitor token: DevicesRepo.tokenUsers), repeated content. Every query is bounded and served by an index, and all
+// of it lives in the shared store, so several instances agree on velocity and device counts.
 import { createHash } from "node:crypto";
-import { type Compilable, type ExpressionBuilder, type Kysely, sql } from "kysely";
+import type { Compilable, ExpressionBuilder, Kysely } from "kysely";
 import { newId } from "../ids.js";
 import type { Dialect } from "./db.js";
+import { type Familiar, type FamiliarQuestion, familiarAnswers, familiarColumns, familiarParams, recordFamiliar } from "./familiarity.js";
 import {
   type AttemptCounts,
   type AttemptKeys,
@@ -21,16 +23,6 @@ import type { Database } from "./schema.js";
 import type { VelocityTables } from "./tables/velocity.js";
 import { Repository, type Transactions } from "./transactions.js";
 import type { UserDevice, UserLists } from "./user-lists.js";
-
-export interface RecentEvaluation {
-  ip: string | null;
-  country_code: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  created_at: number;
-  device_id: string | null;
-  fingerprint_id: string | null;
-}
 
 /** A trusted evaluation of a user that has a location (issue 15): where the user has really been. */
 export interface TrustedPlace {
@@ -104,30 +96,77 @@ export async function confirmDevice(
   );
 }
 
+/** What an evaluation that became trusted (confirmed) has, for `trust`. */
+export interface TrustedRow {
+  environment_id: string;
+  device_id: string | null;
+  user_id: string | null;
+  familiar: string | null;
+  created_at: number;
+}
+
 /**
- * The user's `recent` latest evaluations and `trusted` latest trusted places, in one statement: two ordered, limited
- * reads of the user's own rows joined by UNION ALL, each row marked with the list it belongs to.
+ * An evaluation became the user's own (confirmed): the device it came from is one they signed in on, and the values it
+ * carries enter their familiarity ledger (store/familiarity.ts). The one write of the three places that confirm an
+ * evaluation: its insert (EvaluationsRepo.trustAtInsert), its consume, its challenge's verify. `deviceSignedIn`: the
+ * user had signed in on the device already (nothing to add there).
  */
-const recentAndTrustedOfUser = prepared((db, p: { env: string; user: string; recent: number; trusted: number }) => {
-  const columns = ["ip", "country_code", "latitude", "longitude", "network", "created_at", "device_id", "fingerprint_id"] as const;
-  const own = () => db.selectFrom("evaluations").where("environment_id", "=", p.env).where("user_id", "=", p.user);
-  const recent = own()
-    .select([sql.lit(0).as("trusted"), ...columns])
-    .orderBy("created_at", "desc")
-    .limit(p.recent);
-  const trustedPlaces = own()
-    .select([sql.lit(1).as("trusted"), ...columns])
+export async function trust(db: Kysely<Database>, row: TrustedRow, at: number, deviceSignedIn = false): Promise<void> {
+  if (!deviceSignedIn) await confirmDevice(db, row, at);
+  await recordFamiliar(db, row);
+}
+
+/** The user's latest trusted evaluations with a location, newest first (evaluations_env_user_time). */
+const trustedPlacesOfUser = prepared((db, p: { env: string; user: string; limit: number }) =>
+  db
+    .selectFrom("evaluations")
+    .select(["ip", "country_code", "latitude", "longitude", "network", "created_at"])
+    .where("environment_id", "=", p.env)
+    .where("user_id", "=", p.user)
     .where("latitude", "is not", null)
     .where((eb) => trusted(eb))
     .orderBy("created_at", "desc")
-    .limit(p.trusted);
-  return db
-    .selectFrom(recent.as("r"))
-    .selectAll()
-    .unionAll(db.selectFrom(trustedPlaces.as("t")).selectAll());
-});
+    .limit(p.limit),
+);
 
-interface ScalarParams extends AttemptParams {
+/** The parts of the history's statement of numbers an evaluation asks for (facts/scalars.ts gathers them). */
+export interface ScalarParts {
+  /**
+   * Velocity: how many evaluations of this user, IP and fingerprint came before this one in their windows (`userId`:
+   * the internal id of a known user; `externalUser`: the customer's user id, counted even for a user not stored yet).
+   */
+  velocity?: {
+    keys: { userId?: string; externalUser?: string; ip?: string; fingerprintId?: string };
+    since: { user: number; ip: number; fingerprint: number };
+    at: number;
+  };
+  /** Whether the user signed in on this browser: its fingerprint in their trusted evaluations, its device confirmed. */
+  browser?: { userId: string; fingerprintId?: string; deviceId?: string };
+  /** Logins on provisional users by each key the request has, since `since.hour` and `since.day`. */
+  attempts?: { keys: AttemptKeys; since: { hour: number; day: number }; userId?: string };
+  /** Questions to the user's familiarity ledger (store/familiarity.ts). */
+  familiar?: { userId: string; questions: readonly FamiliarQuestion[] };
+}
+
+export interface Velocity {
+  userEvents: number;
+  ipEvents: number;
+  fingerprintEvents: number;
+}
+
+export interface ScalarAnswers {
+  velocity?: Velocity;
+  /**
+   * Whether the user signed in on this browser: a trusted evaluation of the user with its fingerprint (`seen`), and
+   * its device among the user's confirmed ones (`device`).
+   */
+  browser?: { seen: boolean; device: boolean };
+  attempts?: AttemptCounts;
+  /** One answer per question, in their order. */
+  familiar?: Familiar[];
+}
+
+interface VelocityParams {
   env: string;
   user: string;
   ip: string;
@@ -147,34 +186,31 @@ interface ScalarParams extends AttemptParams {
   uExpires: number;
   iExpires: number;
   fExpires: number;
-  /** Familiarity: the user's internal id, this IP, its network and ASN (-1: none), the browser's time zone and language. */
-  knownUser: string;
-  /** The browser's device (a stored one), asked whether the user signed in on it. */
-  device: string;
-  here: string;
-  network: string;
-  asn: number;
-  zone: string;
-  language: string;
 }
 
+/** The browser's user (a known one), fingerprint and device (a stored one), asked whether the user signed in on it. */
+interface BrowserParams {
+  browser_user: string;
+  browser_fp: string;
+  browser_device: string;
+}
+
+type ScalarParams = VelocityParams & BrowserParams & AttemptParams & Record<string, unknown>;
+
 interface ScalarsShape {
-  user: boolean;
-  ip: boolean;
-  fp: boolean;
-  familiar: boolean;
-  zone: boolean;
-  language: boolean;
-  /** Whether the user signed in on this browser: its fingerprint in trusted evaluations, its device confirmed. */
+  /** Which velocity keys are counted; undefined: no velocity asked. */
+  velocity?: { user: boolean; ip: boolean; fp: boolean };
   browser: boolean;
-  attempts: boolean[];
+  /** Which attempt keys the request has; undefined: no attempts asked. */
+  attempts?: boolean[];
+  /** The number of pairs of each familiarity question. */
+  familiar: number[];
 }
 
 /**
  * The history the checks read as numbers, in one statement of scalar subqueries (one compiled query per store kind
- * and combination of keys): the velocity counts of each key (user, IP, fingerprint), whether the user's trusted
- * evaluations include this IP and network, whether they include this time zone and any zone at all (migration 22),
- * this language and any language at all (migration 24), and the login attempts by browser, fingerprint, IP and network.
+ * and shape of the parts asked): the velocity counts of each key (user, IP, fingerprint), whether the user signed in on
+ * this browser, the login attempts by browser, fingerprint, IP and network, and the familiarity ledger's answers.
  *
  * Velocity: `rows` counts the stored evaluations in the window (the embedded store: one writer, so an evaluation is
  * stored before the next one reads); `buckets` (PostgreSQL) first counts this evaluation on each key's current bucket
@@ -185,11 +221,14 @@ interface ScalarsShape {
 function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
   return prepared((kdb, p: ScalarParams) => {
     const db = kdb.withTables<VelocityTables>();
-    const keys = [
-      { has: has.user, key: p.uKey, bucket: p.uBucket, expires: p.uExpires },
-      { has: has.ip, key: p.iKey, bucket: p.iBucket, expires: p.iExpires },
-      { has: has.fp, key: p.fKey, bucket: p.fBucket, expires: p.fExpires },
-    ].filter((k) => k.has);
+    const v = has.velocity;
+    const keys = v
+      ? [
+          { has: v.user, key: p.uKey, bucket: p.uBucket, expires: p.uExpires },
+          { has: v.ip, key: p.iKey, bucket: p.iBucket, expires: p.iExpires },
+          { has: v.fp, key: p.fKey, bucket: p.fBucket, expires: p.fExpires },
+        ].filter((k) => k.has)
+      : [];
     const bumps = mode === "buckets" && keys.length > 0;
     const base = bumps
       ? db.with("bumped", (d) =>
@@ -235,86 +274,58 @@ function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
             .as(alias),
         ];
       };
-      const trustedOwn = () =>
-        eb
-          .selectFrom("evaluations")
-          .select("id")
-          .where("environment_id", "=", p.env)
-          .where("user_id", "=", p.knownUser)
-          .where((e) => trusted(e as never));
       return [
-        ...count(
-          has.user,
-          "user_id",
-          { value: p.user, since: p.userSince },
-          { key: p.uKey, from: p.uFrom, before: p.uBucket },
-          "user_events",
-        ),
-        ...count(has.ip, "ip", { value: p.ip, since: p.ipSince }, { key: p.iKey, from: p.iFrom, before: p.iBucket }, "ip_events"),
-        ...count(
-          has.fp,
-          "fingerprint_id",
-          { value: p.fp, since: p.fpSince },
-          { key: p.fKey, from: p.fFrom, before: p.fBucket },
-          "fingerprint_events",
-        ),
-        ...(has.familiar
+        ...(v
           ? [
-              eb.exists(trustedOwn().where("ip", "=", p.here)).as("seen_ip"),
-              eb.exists(trustedOwn().where((e) => e.or([e("network", "=", p.network), e("asn", "=", p.asn)]))).as("seen_network"),
+              ...count(
+                v.user,
+                "user_id",
+                { value: p.user, since: p.userSince },
+                { key: p.uKey, from: p.uFrom, before: p.uBucket },
+                "user_events",
+              ),
+              ...count(v.ip, "ip", { value: p.ip, since: p.ipSince }, { key: p.iKey, from: p.iFrom, before: p.iBucket }, "ip_events"),
+              ...count(
+                v.fp,
+                "fingerprint_id",
+                { value: p.fp, since: p.fpSince },
+                { key: p.fKey, from: p.fFrom, before: p.fBucket },
+                "fingerprint_events",
+              ),
             ]
           : []),
         ...(has.browser
           ? [
-              eb.exists(trustedOwn().where("fingerprint_id", "=", p.fp)).as("seen_browser"),
+              eb
+                .exists(
+                  eb
+                    .selectFrom("evaluations")
+                    .select("id")
+                    .where("environment_id", "=", p.env)
+                    .where("user_id", "=", p.browser_user)
+                    .where((e) => trusted(e as never))
+                    .where("fingerprint_id", "=", p.browser_fp),
+                )
+                .as("seen_browser"),
               eb
                 .exists(
                   eb
                     .selectFrom("device_confirmations")
                     .select("device_id")
                     .where("environment_id", "=", p.env)
-                    .where("device_id", "=", p.device)
-                    .where("user_id", "=", p.knownUser),
+                    .where("device_id", "=", p.browser_device)
+                    .where("user_id", "=", p.browser_user),
                 )
                 .as("signed_in_here"),
             ]
           : []),
-        ...(has.zone
-          ? [
-              eb.exists(trustedOwn().where("timezone", "=", p.zone)).as("seen_zone"),
-              eb.exists(trustedOwn().where("timezone", "is not", null)).as("any_zone"),
-            ]
-          : []),
-        ...(has.language
-          ? [
-              eb.exists(trustedOwn().where("language", "=", p.language)).as("seen_language"),
-              eb.exists(trustedOwn().where("language", "is not", null)).as("any_language"),
-            ]
-          : []),
-        ...attemptCounts(eb as never, p, has.attempts),
+        ...(has.attempts ? attemptCounts(eb as never, p, has.attempts) : []),
+        ...familiarColumns(eb as never, p, has.familiar),
       ];
     }) as unknown as Compilable<Record<string, unknown>>;
   });
 }
 const scalarsByShape = new Map<string, ReturnType<typeof scalarsQuery>>();
-
-export interface HistoryScalars {
-  userEvents: number;
-  ipEvents: number;
-  fingerprintEvents: number;
-  /** Whether the user's trusted evaluations include this IP, and this network (its /24 or /48, or its ASN). */
-  familiar: { ip: boolean; network: boolean };
-  /**
-   * Whether the user signed in on this browser: a trusted evaluation of the user with its fingerprint (`seen`), and
-   * its device among the user's confirmed ones (`device`). False without a user.
-   */
-  browser: { seen: boolean; device: boolean };
-  /** Whether they include a browser set to this time zone; null when not asked, or none of them has a zone. */
-  zone: boolean | null;
-  /** Whether they include a browser set to this language; null when not asked, or none of them has a language. */
-  language: boolean | null;
-  attempts: AttemptCounts;
-}
 
 export class HistoryRepo extends Repository {
   constructor(
@@ -326,50 +337,23 @@ export class HistoryRepo extends Repository {
     super(transactions);
   }
 
-  /**
-   * The user's latest evaluations (`recent`, newest first) and latest trusted evaluations with a location (`trusted`,
-   * newest first: travel is measured from them), read in one statement.
-   */
-  async recentAndTrusted(
-    environmentId: string,
-    userId: string,
-    limits = { recent: 10, trusted: 5 },
-  ): Promise<{ recent: RecentEvaluation[]; trusted: TrustedPlace[] }> {
-    const rows = await recentAndTrustedOfUser.rows(this.db, { env: environmentId, user: userId, ...limits });
-    const newest = (a: { created_at: number }, b: { created_at: number }) => b.created_at - a.created_at;
-    const recent: RecentEvaluation[] = [];
-    const places: TrustedPlace[] = [];
-    for (const r of rows) {
-      if (Number(r.trusted) === 1)
-        places.push({
-          ip: r.ip,
-          country_code: r.country_code,
-          latitude: Number(r.latitude),
-          longitude: Number(r.longitude),
-          network: r.network,
-          created_at: Number(r.created_at),
-        });
-      else
-        recent.push({
-          ip: r.ip,
-          country_code: r.country_code,
-          latitude: r.latitude,
-          longitude: r.longitude,
-          created_at: Number(r.created_at),
-          device_id: r.device_id,
-          fingerprint_id: r.fingerprint_id,
-        });
-    }
-    // UNION ALL keeps each part's rows but not their order.
-    return { recent: recent.sort(newest), trusted: places.sort(newest) };
+  /** The user's latest trusted evaluations with a location (at most `limit`), newest first: travel is measured from them. */
+  async trustedPlaces(environmentId: string, userId: string, limit = 5): Promise<TrustedPlace[]> {
+    const rows = await trustedPlacesOfUser.rows(this.db, { env: environmentId, user: userId, limit });
+    return rows
+      .map((r) => ({
+        ip: r.ip,
+        country_code: r.country_code,
+        latitude: Number(r.latitude),
+        longitude: Number(r.longitude),
+        network: r.network,
+        created_at: Number(r.created_at),
+      }))
+      .sort((a, b) => b.created_at - a.created_at);
   }
 
   /**
-   * The numbers the checks read, in one statement (scalarsQuery). Velocity: how many evaluations of this user, IP and
-   * fingerprint came before this one in their windows (`userId`: the internal id of a known user). Familiarity
-   * (`familiar`, for a known user): has the user been seen, in trusted evaluations, on this IP, and on this network
-   * (the same /24 or /48, or the same ASN when one is given)? Login attempts since `attempts.since.hour` by each key the
-   * request has (0 for a key it lacks), and since `attempts.since.day`.
+   * The numbers the checks read, in one statement (scalarsQuery): the parts asked (ScalarParts) and nothing else.
    *
    * On PostgreSQL, concurrent evaluations cannot see each other's uncommitted rows: 20 evaluations of one user arriving
    * together all counted 0 before them. There each evaluation is counted on the velocity counters first, by an atomic
@@ -377,35 +361,28 @@ export class HistoryRepo extends Repository {
    * too), before it is stored: an evaluation that fails later still counted, as an attempt. The embedded store has one
    * writer and counts the stored evaluations exactly.
    */
-  async scalars(
-    environmentId: string,
-    keys: { userId?: string; externalUser?: string; ip?: string; fingerprintId?: string; deviceId?: string },
-    since: { user: number; ip: number; fingerprint: number },
-    at: number,
-    familiar: { userId: string; ip: string; network: string; asn?: number } | undefined,
-    attempts: { keys: AttemptKeys; since: { hour: number; day: number } },
-    /** The browser's time zone and language, asked of the user's trusted evaluations (with `keys.userId`). */
-    settings: { zone?: string | undefined; language?: string | undefined } = {},
-  ): Promise<HistoryScalars> {
-    const { userId, externalUser, ip, fingerprintId, deviceId } = keys;
+  async scalars(environmentId: string, parts: ScalarParts): Promise<ScalarAnswers> {
     const env = environmentId;
     const buckets = this.dialect === "postgres";
-    const u = buckets && externalUser ? velocityKey("u", env, externalUser, at, at - since.user) : undefined;
-    const i = buckets && ip ? velocityKey("i", env, ip, at, at - since.ip) : undefined;
-    const f = buckets && fingerprintId ? velocityKey("f", env, fingerprintId, at, at - since.fingerprint) : undefined;
-    const velocity = buckets ? { user: !!u, ip: !!i, fp: !!f } : { user: !!userId, ip: !!ip, fp: !!fingerprintId };
-    const present = attemptKeysPresent(attempts.keys);
-    const { zone, language } = settings;
-    const has: ScalarsShape = {
-      ...velocity,
-      familiar: !!familiar,
-      zone: !!userId && !!zone,
-      language: !!userId && !!language,
-      browser: !!userId,
-      attempts: present,
-    };
+    const vel = parts.velocity;
+    const vk = vel?.keys ?? {};
+    const at = vel?.at ?? 0;
+    const u = vel && buckets && vk.externalUser ? velocityKey("u", env, vk.externalUser, at, at - vel.since.user) : undefined;
+    const i = vel && buckets && vk.ip ? velocityKey("i", env, vk.ip, at, at - vel.since.ip) : undefined;
+    const f = vel && buckets && vk.fingerprintId ? velocityKey("f", env, vk.fingerprintId, at, at - vel.since.fingerprint) : undefined;
+    const velocity = vel
+      ? buckets
+        ? { user: !!u, ip: !!i, fp: !!f }
+        : { user: !!vk.userId, ip: !!vk.ip, fp: !!vk.fingerprintId }
+      : undefined;
+    const attempts = parts.attempts;
+    const present = attempts ? attemptKeysPresent(attempts.keys) : undefined;
+    const questions = parts.familiar?.questions ?? [];
+    const has: ScalarsShape = { velocity, browser: !!parts.browser, attempts: present, familiar: questions.map((q) => q.pairs.length) };
+    if (!has.velocity && !has.browser && !has.attempts && questions.length === 0) return {};
 
-    const shape = `${buckets ? "b" : "r"}${has.user ? "u" : ""}${has.ip ? "i" : ""}${has.fp ? "f" : ""}${has.familiar ? "s" : ""}${has.zone ? "z" : ""}${has.language ? "l" : ""}${has.browser ? "w" : ""}:${present.map((x) => (x ? 1 : 0)).join("")}`;
+    const flag = (b: boolean | undefined, c: string) => (b ? c : "");
+    const shape = `${buckets ? "b" : "r"}${velocity ? `v${flag(velocity.user, "u")}${flag(velocity.ip, "i")}${flag(velocity.fp, "f")}` : ""}${flag(has.browser, "w")}:${present ? present.map((x) => (x ? 1 : 0)).join("") : "-"}:${has.familiar.join(",")}`;
     let query = scalarsByShape.get(shape);
     if (!query) {
       query = scalarsQuery(buckets ? "buckets" : "rows", has);
@@ -413,12 +390,12 @@ export class HistoryRepo extends Repository {
     }
     const row = await query.first(this.db, {
       env,
-      user: userId ?? "",
-      ip: ip ?? "",
-      fp: fingerprintId ?? "",
-      userSince: since.user,
-      ipSince: since.ip,
-      fpSince: since.fingerprint,
+      user: vk.userId ?? "",
+      ip: vk.ip ?? "",
+      fp: vk.fingerprintId ?? "",
+      userSince: vel?.since.user ?? 0,
+      ipSince: vel?.since.ip ?? 0,
+      fpSince: vel?.since.fingerprint ?? 0,
       uKey: u?.key ?? "",
       iKey: i?.key ?? "",
       fKey: f?.key ?? "",
@@ -431,31 +408,28 @@ export class HistoryRepo extends Repository {
       uExpires: u?.expires ?? 0,
       iExpires: i?.expires ?? 0,
       fExpires: f?.expires ?? 0,
-      knownUser: familiar?.userId ?? userId ?? "",
-      device: deviceId ?? "",
-      here: familiar?.ip ?? "",
-      network: familiar?.network ?? "",
-      // No ASN to compare: -1 matches none (ASNs are positive).
-      asn: familiar?.asn ?? -1,
-      zone: zone ?? "",
-      language: language ?? "",
-      ...attemptParams(attempts.keys, attempts.since, userId),
+      browser_user: parts.browser?.userId ?? "",
+      browser_fp: parts.browser?.fingerprintId ?? "",
+      browser_device: parts.browser?.deviceId ?? "",
+      ...(attempts ? attemptParams(attempts.keys, attempts.since, attempts.userId) : attemptParams({}, { hour: 0, day: 0 }, undefined)),
+      ...(parts.familiar ? familiarParams(parts.familiar.userId, questions) : {}),
     });
     if (!row) throw new Error("The history query answered no row");
     const r = row as Record<string, unknown>;
     // With buckets: the earlier buckets, and the current one's count less this evaluation.
     const before = (k: VelocityKey | undefined, alias: string) => Number(r[alias] ?? 0) + (k ? Number(r[`${alias}_now`] ?? 1) - 1 : 0);
     const yes = (v: unknown) => v === true || Number(v) > 0;
-    return {
-      userEvents: before(u, "user_events"),
-      ipEvents: before(i, "ip_events"),
-      fingerprintEvents: before(f, "fingerprint_events"),
-      familiar: { ip: yes(r.seen_ip), network: yes(r.seen_network) },
-      browser: { seen: yes(r.seen_browser), device: yes(r.signed_in_here) },
-      zone: has.zone && yes(r.any_zone) ? yes(r.seen_zone) : null,
-      language: has.language && yes(r.any_language) ? yes(r.seen_language) : null,
-      attempts: attemptCountsOf(r),
-    };
+    const out: ScalarAnswers = {};
+    if (velocity)
+      out.velocity = {
+        userEvents: before(u, "user_events"),
+        ipEvents: before(i, "ip_events"),
+        fingerprintEvents: before(f, "fingerprint_events"),
+      };
+    if (has.browser) out.browser = { seen: yes(r.seen_browser), device: yes(r.signed_in_here) };
+    if (attempts) out.attempts = attemptCountsOf(r);
+    if (parts.familiar) out.familiar = familiarAnswers(r, questions.length);
+    return out;
   }
 
   /** Drops velocity buckets that have left their window; any instance may run it, it is idempotent. */

@@ -42,8 +42,8 @@ export function toWirePolicy(row: PolicyRow, environment: Environment): StoredPo
   return p;
 }
 
-/** A policy's rule as its row stores it (the JSON columns serialised). */
-function ruleOf(p: PolicyInput): PolicyRule {
+/** A policy's rule as its row stores it (the JSON columns serialised): what its digest is taken of. */
+export function ruleOf(p: PolicyInput): PolicyRule {
   return {
     name: p.name,
     description: p.description ?? null,

@@ -52,7 +52,7 @@ export interface Repos {
   lists: ListsRepo;
   history: HistoryRepo;
   loginAttempts: LoginAttemptsRepo;
-  /** Fingerprint churn and country/provider familiarity (checks/history.ts). */
+  /** Fingerprint churn and a fingerprint's latest places (facts/churn.ts, facts/places.ts). */
   detection: DetectionRepo;
   /** The console (SPEC.md 14): operators and sessions, the audit log, searches and statistics. */
   operators: OperatorsRepo;

@@ -4,8 +4,9 @@
 import type { ChallengeTables } from "./tables/challenges.js";
 import type { ConsoleTables } from "./tables/console.js";
 import type { CoreTables } from "./tables/core.js";
+import type { FamiliarityTables } from "./tables/familiarity.js";
 import type { JobTables } from "./tables/jobs.js";
 import type { RiskTables } from "./tables/risk.js";
 import type { WebhookTables } from "./tables/webhooks.js";
 
-export interface Database extends CoreTables, RiskTables, ChallengeTables, WebhookTables, ConsoleTables, JobTables {}
+export interface Database extends CoreTables, FamiliarityTables, RiskTables, ChallengeTables, WebhookTables, ConsoleTables, JobTables {}

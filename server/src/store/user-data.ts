@@ -1,4 +1,5 @@
 import type { DeviceRow } from "./devices.js";
+import { forgetFamiliarity, pruneFamiliarity } from "./familiarity.js";
 import { Repository } from "./transactions.js";
 import type { UserRow } from "./users.js";
 
@@ -109,6 +110,8 @@ export class UserDataRepo extends Repository {
         .execute();
     }
     await this.db.deleteFrom("identifications").where("environment_id", "=", environmentId).where("user_id", "=", userId).execute();
+    // What the user was let in with (the familiarity ledger: store/familiarity.ts).
+    await forgetFamiliarity(this.db, environmentId, [userId]);
     // The devices the user signed in on, and every sign-in on the user's own devices.
     await this.db
       .deleteFrom("device_confirmations")
@@ -148,24 +151,53 @@ export class UserDataRepo extends Repository {
     return { evaluations, devices, fingerprints, access_records: accessRecords };
   }
 
-  /** Retention: deletes evaluations and access records created before `before`, in batches; answers the counts. */
+  /**
+   * Retention: deletes evaluations and access records created before `before`, in batches; answers the counts. The
+   * familiarity ledger's rows that only those evaluations vouched for go with them: rows of the users of the trusted
+   * evaluations deleted, whose latest trusted evaluation is older than `before` (store/familiarity.ts).
+   */
   async pruneBefore(before: number, batch = 1000): Promise<{ evaluations: number; access_records: number }> {
     const out = { evaluations: 0, access_records: 0 };
-    for (const table of ["evaluations", "access_records"] as const) {
-      for (;;) {
-        const ids = await this.db.selectFrom(table).select("id").where("created_at", "<", before).limit(batch).execute();
-        if (ids.length === 0) break;
-        const res = await this.db
-          .deleteFrom(table)
-          .where(
-            "id",
-            "in",
-            ids.map((r) => r.id),
-          )
-          .executeTakeFirst();
-        out[table] += n(res);
-        if (ids.length < batch) break;
-      }
+    for (;;) {
+      const rows = await this.db
+        .selectFrom("evaluations")
+        .select(["id", "environment_id", "user_id", "confirmed"])
+        .where("created_at", "<", before)
+        .limit(batch)
+        .execute();
+      if (rows.length === 0) break;
+      const res = await this.db
+        .deleteFrom("evaluations")
+        .where(
+          "id",
+          "in",
+          rows.map((r) => r.id),
+        )
+        .executeTakeFirst();
+      out.evaluations += n(res);
+      const trustedUsers = new Map<string, Set<string>>();
+      for (const r of rows)
+        if (r.user_id && Number(r.confirmed) === 1) {
+          const users = trustedUsers.get(r.environment_id) ?? new Set<string>();
+          users.add(r.user_id);
+          trustedUsers.set(r.environment_id, users);
+        }
+      for (const [env, users] of trustedUsers) await pruneFamiliarity(this.db, env, [...users], before);
+      if (rows.length < batch) break;
+    }
+    for (;;) {
+      const ids = await this.db.selectFrom("access_records").select("id").where("created_at", "<", before).limit(batch).execute();
+      if (ids.length === 0) break;
+      const res = await this.db
+        .deleteFrom("access_records")
+        .where(
+          "id",
+          "in",
+          ids.map((r) => r.id),
+        )
+        .executeTakeFirst();
+      out.access_records += n(res);
+      if (ids.length < batch) break;
     }
     return out;
   }

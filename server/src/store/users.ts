@@ -7,6 +7,7 @@ import { newId } from "../ids.js";
 import { accountEmailKey } from "../pipeline/account-email.js";
 import { now } from "../time.js";
 import type { Dialect } from "./db.js";
+import { forgetFamiliarity } from "./familiarity.js";
 import { insertRow, prepared, updateRow } from "./prepared.js";
 import type { UsersTable } from "./tables/core.js";
 import { Repository, type Transactions } from "./transactions.js";
@@ -140,16 +141,28 @@ export class UsersRepo extends Repository {
 
   /**
    * Retention of provisional users (SPEC.md 13): those created before `before` and never confirmed are deleted, their
-   * devices left unowned and their login attempts with them. Answers how many users went.
+   * devices left unowned and their login attempts and familiarity ledger rows with them. Answers how many users went.
    */
   async pruneProvisional(before: number, batch = 500): Promise<number> {
     let removed = 0;
     for (;;) {
-      const ids = (
-        await this.db.selectFrom("users").select("id").where("provisional", "=", 1).where("created_at", "<", before).limit(batch).execute()
-      ).map((r) => r.id);
+      const rows = await this.db
+        .selectFrom("users")
+        .select(["id", "environment_id"])
+        .where("provisional", "=", 1)
+        .where("created_at", "<", before)
+        .limit(batch)
+        .execute();
+      const ids = rows.map((r) => r.id);
       if (ids.length === 0) break;
       await this.transactions.run(async () => {
+        // What a user never confirmed was let in with (a challenge passed) goes with it (store/familiarity.ts).
+        for (const env of new Set(rows.map((r) => r.environment_id)))
+          await forgetFamiliarity(
+            this.db,
+            env,
+            rows.filter((r) => r.environment_id === env).map((r) => r.id),
+          );
         await this.db
           .updateTable("devices")
           .set({ user_id: null, status: "attached", attached_at: null })

@@ -132,6 +132,11 @@ export interface EvaluationsTable {
   timezone: string | null;
   /** The browser's language, a canonical BCP 47 tag (navigator.language), else null; migration 24. */
   language: string | null;
+  /**
+   * JSON object: the values this evaluation makes familiar to its user once trusted, by familiarity dimension
+   * (migration 30; store/familiarity.ts writes them to the ledger when it is confirmed); null without a user.
+   */
+  familiar: string | null;
   /** JSON blobs of the embedded objects, as answered on the wire. */
   geolocation: string | null;
   policy: string | null;

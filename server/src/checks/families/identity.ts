@@ -1,0 +1,123 @@
+// Checks of who the request is (docs/identity.md): a new user, a browser or device new to the user, how old the
+// account is, whether the backend vouches for it, whether its contacts are verified or contradicted.
+import { signedInBrowser } from "../../facts/browser.js";
+import { type CheckContext, defineCheck } from "../define.js";
+
+const DAY = 24 * 3600 * 1000;
+
+/**
+ * New for this user: no device, a device first seen now, no user, or a device of another user or detached from this
+ * one. The client id is public: a stranger's browser that merely named the user is another user's device or none.
+ */
+export function deviceIsNewForUser(c: Pick<CheckContext, "identity">): boolean {
+  const user = c.identity.user;
+  const device = c.identity.device;
+  return !device || device.isNew || !user || device.row.user_id !== user.id || device.row.status === "detached";
+}
+
+/**
+ * A provisional user (docs/identity.md): first seen on a login, not yet confirmed by the backend; or the user this
+ * login names for the first time.
+ */
+export const isProvisional = (c: Pick<CheckContext, "input" | "identity">): boolean =>
+  c.identity.user ? c.identity.user.provisional === 1 : c.identity.userIsNew && c.input.action === "login";
+
+export const checks = [
+  defineCheck({
+    name: "is_new_user",
+    type: "boolean",
+    doc: "The request names a user never evaluated before (its first evaluation).",
+    reason: "new_user",
+    compute: (c) => c.identity.userIsNew,
+  }),
+  defineCheck({
+    name: "is_new_fingerprint",
+    type: "boolean",
+    doc: "A browser the user never signed in on (a known fingerprint of someone else's is still new); null for a backend evaluation that names no browser.",
+    reason: "new_fingerprint",
+    needs: [signedInBrowser],
+    // New for this user: a browser the user never signed in on (a known fingerprint of someone else's is still new).
+    // Signed in: the fingerprint is in the user's trusted evaluations, or the device is one the user signed in on
+    // (store/history.ts, trusted history). The client id is public: a stranger's browser that merely named the user on
+    // a page stays new, or its login would skip what a new browser meets. A fingerprint that is not identifying says
+    // nothing by itself (every phone of a model shares it): the device decides. A backend evaluation naming no browser
+    // (no `evaluation` or `fingerprint`) has none to judge: null, unknown, which `eq true` and `eq false` both leave
+    // alone. A browser sending too little to fingerprint is new: stripping the components must not make a stranger
+    // look familiar.
+    compute: (c) => {
+      const fp = c.identity.fingerprint;
+      if (!fp) return c.input.source === "server" ? null : true;
+      if (fp.isNew) return true;
+      if (!c.identity.user) return false;
+      const signedInDevice = !deviceIsNewForUser(c) && c.facts.browser.device;
+      if (!fp.identifying || fp.popular) return !signedInDevice;
+      return !signedInDevice && !c.facts.browser.seen;
+    },
+  }),
+  defineCheck({
+    name: "is_new_device",
+    type: "boolean",
+    doc: "No device, a device first seen now, or a device that is not this user's (another's, or detached from them).",
+    reason: "new_device",
+    compute: (c) => deviceIsNewForUser(c),
+  }),
+  defineCheck({
+    name: "user_age_days",
+    type: "number",
+    doc: "Whole days since the user was first seen (0 for a new user or none).",
+    reason: { low: "new_account" },
+    compute: (c) => (c.identity.user ? Math.floor((c.input.at - Number(c.identity.user.created_at)) / DAY) : 0),
+  }),
+  defineCheck({
+    name: "fingerprint_confidence",
+    type: "number",
+    doc: "How sure the identity step is of the browser's fingerprint, 0 to 1 (0 without one).",
+    reason: { low: "low_confidence" },
+    compute: (c) => c.identity.fingerprint?.confidence ?? 0,
+  }),
+  defineCheck({
+    name: "is_provisional_user",
+    type: "boolean",
+    doc: "A user first seen on a login and not yet confirmed by the backend (docs/identity.md), or named for the first time by this login.",
+    reason: "unconfirmed_user",
+    compute: (c) => isProvisional(c),
+  }),
+  defineCheck({
+    name: "is_email_verified",
+    type: "boolean",
+    doc: "The user's email was verified by a code (a challenge).",
+    reason: "email_verified",
+    compute: (c) => c.identity.user?.email_verified === 1,
+  }),
+  defineCheck({
+    name: "is_phone_verified",
+    type: "boolean",
+    doc: "The user's phone was verified by a code (a challenge).",
+    reason: "phone_verified",
+    compute: (c) => c.identity.user?.phone_verified === 1,
+  }),
+  defineCheck({
+    name: "identity_verified",
+    type: "boolean",
+    doc: "The user is vouched for by the customer's backend: a valid user_token, or a server evaluation (docs/security.md).",
+    reason: "identity_verified",
+    // A backend names its users with its secret; a browser, with a valid user_token.
+    compute: (c) => (c.input.source === "server" ? c.input.user !== undefined : c.input.identityVerified === true),
+  }),
+  defineCheck({
+    name: "contact_mismatch",
+    type: "boolean",
+    doc: "A client evaluation claimed an email or phone other than the user's stored one (a strong sign of account takeover: docs/security.md).",
+    reason: "contact_mismatch",
+    // The browser named a contact other than the stored one: never written to the user (store/users.ts), kept here.
+    compute: (c) => {
+      const user = c.identity.user;
+      if (c.input.source !== "client" || !user) return false;
+      const { email, phone } = c.input;
+      return (
+        (email !== undefined && user.email !== null && email.toLowerCase() !== user.email.toLowerCase()) ||
+        (phone !== undefined && user.phone !== null && phone !== user.phone)
+      );
+    },
+  }),
+] as const;

@@ -1,0 +1,175 @@
+// Verify logins that cycle through accounts: what credential stuffing leaves, whatever the account it names
+// (docs/detection.md, "Account-independent login rules and fingerprint churn"). Each branch below is one way a run
+// shows, named; the policy is any of them. Whatever the account, the code goes to its owner.
+import {
+  datacenterOrAnonymous,
+  knownAccount,
+  neverSeenBrowser,
+  newBrowserOrAccount,
+  notAnonymising,
+  unconfirmedAccount,
+  zoneOutsideCountry,
+} from "./conditions.js";
+import { all, any, defaultPolicy, emailChallenge, eq, gte, lte, named } from "./rules.js";
+
+/** From a datacenter or an anonymising network, a few unconfirmed accounts are enough. */
+const fewFromDatacenter = named(
+  "a few unconfirmed accounts from a datacenter or an anonymising network",
+  all(gte("ip_provisional_attempts", 3), datacenterOrAnonymous),
+);
+
+/** Unconfirmed accounts tried from never-seen browsers, several of each on one network within the hour. */
+const newBrowsersTryingOnANetwork = named(
+  "unconfirmed accounts tried from never-seen browsers on one network within the hour",
+  all(
+    neverSeenBrowser,
+    any(
+      all(gte("network_provisional_attempts", 5), any(gte("network_new_fingerprints", 5), gte("provider_new_fingerprints", 5))),
+      all(gte("network_provisional_attempts", 2), gte("network_new_fingerprints", 3)),
+    ),
+  ),
+);
+
+/**
+ * A browser new to this account, or naming an account the service never met, logging into its second account within
+ * the hour from an address no other account came from (rotating proxies: a fresh address per account, one browser
+ * profile kept across them). Someone with two accounts, or with a mistyped login first, or on a friend's computer,
+ * stays on one address, where the other account is counted.
+ */
+const secondAccountFromAFreshAddress = named(
+  "a new browser's second account within the hour, from an address no other account came from",
+  all(gte("fingerprint_accounts_tried", 2), newBrowserOrAccount, lte("ip_user_count", 1)),
+);
+
+/**
+ * A browser trying its second unconfirmed account within the hour from another address than its first: a combo list
+ * through rotating proxies (someone retyping a mistyped login stays on one address).
+ */
+const secondUnconfirmedFromAnotherAddress = named(
+  "a browser's second unconfirmed account within the hour, from another address",
+  all(lte("ip_provisional_attempts", 1), any(gte("fingerprint_provisional_attempts", 2), gte("device_provisional_attempts", 2))),
+);
+
+/**
+ * A browser new to this account, or naming an account the service never met, that was somewhere else within the day
+ * it could not have left in time to be here, whatever it did there: one browser profile through a residential proxy
+ * network, a country per attempt, however slowly. A laptop is carried, and a signed-in browser on its owner's account
+ * is its owner (impossible_travel measures the account's own places).
+ */
+const browserThatCouldNotHaveTravelled = named(
+  "a new browser that was, within the day, too far away to have travelled here since",
+  all(eq("browser_impossible_travel", true), newBrowserOrAccount),
+);
+
+/** A browser that two or more accounts used, now trying a second account the service never confirmed. */
+const sharedBrowserTryingAgain = named(
+  "a browser two accounts used, trying a second unconfirmed one",
+  all(gte("fingerprint_provisional_attempts", 2), gte("fingerprint_user_count", 2)),
+);
+
+/**
+ * A known account from a never-seen browser where never-seen browsers keep appearing. Not an account the service never
+ * met: on its first day every login names one, and an office's network presents new browsers. Over the day too,
+ * higher: a low and slow run paces itself under any hourly count.
+ */
+const knownAccountAmidChurn = named(
+  "a known account from a never-seen browser where never-seen browsers keep appearing",
+  all(
+    knownAccount,
+    neverSeenBrowser,
+    any(gte("ip_new_fingerprints", 4), gte("network_new_fingerprints", 6), gte("network_new_fingerprints_day", 8)),
+  ),
+);
+
+/**
+ * Any account, known or never met, from a never-seen browser through a cloud, VPN or proxy provider where never-seen
+ * browsers keep appearing. A provider's pool spans many /24s, so unconfirmed accounts counted per network do not add up
+ * there; and a provider is no office: its new browsers are strangers'.
+ */
+const anyAccountAmidProviderChurn = named(
+  "any account from a never-seen browser through a provider where never-seen browsers keep appearing",
+  all(neverSeenBrowser, any(gte("provider_new_fingerprints", 6), gte("provider_new_fingerprints_day", 8))),
+);
+
+/**
+ * Unconfirmed accounts tried from never-seen browsers on one network over the day (three, and four new browsers; or
+ * two where never-seen browsers keep appearing, six): the same run, low and slow, most of whose attempts name known
+ * accounts. An office's first day names accounts never met too, but each is confirmed at its login; a household's
+ * mistyped login leaves one, among its three or four new browsers.
+ */
+const newBrowsersTryingOverTheDay = named(
+  "unconfirmed accounts tried from never-seen browsers on one network over the day",
+  all(
+    neverSeenBrowser,
+    any(
+      all(gte("network_provisional_attempts_day", 3), gte("network_new_fingerprints_day", 4)),
+      all(gte("network_provisional_attempts_day", 2), gte("network_new_fingerprints_day", 6)),
+    ),
+  ),
+);
+
+/**
+ * An account the service never confirmed, from a never-seen browser through a cloud, VPN or proxy provider that
+ * presented three never-seen browsers within the hour, or five within the day: what the sign-up farm rule counts, for
+ * a login on a combo list through one provider.
+ */
+const unconfirmedAmidProviderChurn = named(
+  "an unconfirmed account from a never-seen browser through a provider presenting never-seen browsers",
+  all(neverSeenBrowser, unconfirmedAccount, any(gte("provider_new_fingerprints", 3), gte("provider_new_fingerprints_day", 5))),
+);
+
+/**
+ * An account the service never confirmed, from a never-seen browser set to a time zone of no part of the country it
+ * connects from, where another never-seen browser appeared within the day: on this /24, or through this datacenter
+ * with a clock hours away (a company's gateway in the next country is its staff's everyday exit). Not through a VPN or
+ * a proxy service, whose exit its user picks anywhere. A rig behind a residential proxy or on a cloud host keeps its
+ * own zone; a traveller's laptop keeps its home zone too, but logs into an account it had before, and a privacy
+ * browser's UTC is no country's zone.
+ */
+const rigKeepsItsZone = named(
+  "a rig keeps its own zone: an unconfirmed account from a never-seen browser set to a zone of no part of the country",
+  all(
+    neverSeenBrowser,
+    unconfirmedAccount,
+    zoneOutsideCountry,
+    notAnonymising,
+    any(
+      gte("network_new_fingerprints_day", 2),
+      all(eq("ip_is_hosting", true), eq("timezone_mismatch", true), gte("provider_new_fingerprints_day", 2)),
+    ),
+  ),
+);
+
+export default defaultPolicy("challenge-account-cycling", {
+  name: "Verify logins that cycle through accounts",
+  description:
+    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere). Whatever the account: the code goes to its owner.",
+  actions: ["login"],
+  priority: 620,
+  verdict: "challenge",
+  challenge: emailChallenge("account_takeover"),
+  conditions: any(
+    gte("device_provisional_attempts", 3),
+    gte("fingerprint_provisional_attempts", 3),
+    // The same browser over the day, one more: a run through rotating proxies paced under the hour's count.
+    gte("device_provisional_attempts_day", 4),
+    gte("fingerprint_provisional_attempts_day", 4),
+    gte("ip_provisional_attempts", 10),
+    gte("network_provisional_attempts", 20),
+    fewFromDatacenter,
+    newBrowsersTryingOnANetwork,
+    gte("device_user_count", 5),
+    gte("fingerprint_user_count", 5),
+    // A browser logging into account after account, known or not (a combo list's run from one profile).
+    gte("fingerprint_accounts_tried", 3),
+    secondAccountFromAFreshAddress,
+    secondUnconfirmedFromAnotherAddress,
+    browserThatCouldNotHaveTravelled,
+    sharedBrowserTryingAgain,
+    knownAccountAmidChurn,
+    anyAccountAmidProviderChurn,
+    newBrowsersTryingOverTheDay,
+    unconfirmedAmidProviderChurn,
+    rigKeepsItsZone,
+  ),
+});

@@ -1,0 +1,118 @@
+// Verify unfamiliar logins (docs/detection.md, "Trusted history"): a known account from somewhere it was never let in
+// from. Networks, countries, zones, languages and places are the account's trusted history's (the familiarity ledger and
+// the trusted places): a stranger's attempts never make anything familiar. Each way in is named below.
+import { knownAccount, neverSeenBrowser, notAnonymising } from "./conditions.js";
+import { all, any, defaultPolicy, emailChallenge, eq, exists, gte, named, ne, notIn } from "./rules.js";
+
+/**
+ * Another country, unless the browser is set to a zone of this country and either that zone is one the account was let
+ * in with before (the owner's phone, which took the zone on arriving, let in while roaming on its home carrier or the
+ * day before, and whose storage was cleared since) or, on a phone or tablet, its language is (the owner's new phone
+ * abroad: it takes the local zone from the network and keeps its owner's language). A stranger's browser keeps the
+ * stranger's language, an anti-detect browser takes the proxy country's with its zone (and is a computer, as the rigs
+ * of stuffing tools are), and a browser set to the victim's home zone is not in this country.
+ */
+const anotherCountry = named(
+  "another country, unless set to a zone of it the account was let in with (or, a phone or tablet, to its language)",
+  all(
+    eq("is_new_country", true),
+    any(
+      ne("timezone_in_ip_country", true),
+      all(ne("is_new_timezone", false), any(ne("is_new_language", false), notIn("device_type", ["mobile", "tablet"]))),
+    ),
+  ),
+);
+
+/**
+ * An account never let in from a place (only through VPNs, proxies or datacenters): an ordinary network anywhere with a
+ * zone the account was never let in with. The owner's own phone at home is set to the zone of the computer that came
+ * through the VPN.
+ */
+const neverLetInFromAPlace = named(
+  "an account never let in from a place, on an ordinary network with a zone it was never let in with",
+  all(exists("is_new_country", false), eq("is_new_timezone", true), notAnonymising, eq("ip_is_hosting", false)),
+);
+
+/**
+ * The account's country, far from every place it was let in from (beyond the geolocations' accuracy), with a browser
+ * whose clock is hours away from here and set to a zone the account was never let in with: a stranger's computer behind
+ * a residential proxy in the victim's country. The owner's new browser at the office or at a friend's is near home, a
+ * laptop away keeps the account's zone, and a phone on a trip takes the zone of the network it is on.
+ */
+const farFromHomeWithAForeignClock = named(
+  "500 km or more from the account's places, with a clock hours away, in a zone it was never let in with",
+  all(gte("distance_from_trusted_km", 500), eq("timezone_mismatch", true), ne("is_new_timezone", false)),
+);
+
+/**
+ * The account's country, however near its places, with a browser whose clock is hours away from here and set to a zone
+ * the account was never let in with (a named zone, not UTC): a stranger on a residential proxy chosen in the victim's
+ * own city. The owner's new browser near home is set to the zone of the place, or to the account's.
+ */
+const nearHomeWithAForeignClock = named(
+  "in the account's country, with a clock hours away, in a named zone it was never let in with",
+  all(
+    // A trusted place in this country (null: none, or an address that places no one).
+    exists("distance_from_trusted_km", true),
+    eq("timezone_mismatch", true),
+    eq("is_new_timezone", true),
+  ),
+);
+
+/**
+ * A datacenter, unless the account came through this provider before or the browser is set to a time zone the account
+ * was let in with (a company's gateway from the laptop at home).
+ */
+const newDatacenter = named(
+  "a datacenter the account never came through, in a zone it was never let in with",
+  all(eq("ip_is_hosting", true), eq("is_new_provider", true), ne("is_new_timezone", false)),
+);
+
+/**
+ * A new browser on a new network (not its /24, nor its carrier's or ISP's ASN) and somewhere the account was never let
+ * in from: another country, or a datacenter. A second phone at home, a laptop's first login at the office and a phone
+ * hopping across its carrier are none of these.
+ */
+const newBrowserSomewhereNew = named(
+  "a new browser on a new network, somewhere the account was never let in from",
+  all(
+    neverSeenBrowser,
+    eq("is_new_ip", true),
+    eq("is_new_network", true),
+    any(anotherCountry, neverLetInFromAPlace, farFromHomeWithAForeignClock, nearHomeWithAForeignClock, newDatacenter),
+  ),
+);
+
+/**
+ * An anonymising network from a new browser (a known browser on another exit of its VPN is its owner), unless the
+ * account came in through this VPN or proxy provider before, or the browser is set to a time zone the account was let
+ * in with (a VPN moves the exit, not the computer's zone); Tor always.
+ */
+const newBrowserBehindAnonymiser = named(
+  "a new browser through an anonymising network the account never used, in a zone it was never let in with (Tor always)",
+  all(
+    eq("ip_is_anonymous", true),
+    neverSeenBrowser,
+    any(all(ne("is_new_provider", false), ne("is_new_timezone", false)), eq("ip_is_tor", true)),
+  ),
+);
+
+export default defaultPolicy("challenge-ato", {
+  name: "Verify unfamiliar logins",
+  description:
+    "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with, or a phone or tablet set to a zone of that country and to a language it was let in with), or in its country with a clock hours away set to a time zone it was never let in with (near its places a named zone, not UTC), or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
+  actions: ["login"],
+  priority: 600,
+  verdict: "challenge",
+  challenge: emailChallenge("account_takeover"),
+  conditions: all(
+    knownAccount,
+    any(
+      newBrowserSomewhereNew,
+      named("impossible travel to a new address", all(eq("impossible_travel", true), eq("is_new_ip", true))),
+      // The code goes to the stored contact, not the one claimed.
+      eq("contact_mismatch", true),
+      newBrowserBehindAnonymiser,
+    ),
+  ),
+});

@@ -1,0 +1,118 @@
+// The default policies as data (policies/defaults/<key>.ts): each tree is printed beside its description for review
+// (and kept in policies/defaults/rendered/<key>.txt, so a change to a rule shows in its diff as the reader reads it), and
+// each rule's digest is the one it shipped with: an environment seeded by an earlier release is upgraded by digest
+// (PoliciesRepo.upgradeDefaults), so a default whose rule did not change must keep its digest byte for byte.
+import type { Comparison, Condition } from "@tessera/sdk/contract";
+import { describe, expect, it } from "vitest";
+import { ruleOf } from "../../store/policies.js";
+import { policyDigest } from "../../store/policy-digest.js";
+import { DEFAULT_POLICIES, defaultPolicies } from "../defaults.js";
+import { labelOf } from "./rules.js";
+
+/** The digests of the defaults as shipped before they became one file each (device limit 3, the default). */
+const SHIPPED: Record<string, string> = {
+  "deny-bots": "GnJpSlOKGFm_EwKh2URS2kWkhfi6MYxNF4R_-1hEJuw",
+  "deny-credential-stuffing": "98q1Of1JS1LfLjsVCHnxlDgKWWjPOPJ-yH0ZqgrnOZI",
+  "challenge-account-cycling": "9GczkVqtvF0ZEtdC2s3VLNORqtbZ1aP8kNLTsYjE0h8",
+  "challenge-fingerprint-churn": "Tw_cre26MviiAjVEtPvXVRUXeRcXe-eb8IKR43Eh_hM",
+  "challenge-tor": "F_zdnxE4YbaF7HKjyRCfaD0GVYDWtUVfWqpGTaAQDc0",
+  "deny-fake-accounts": "2V3RdIk7gq2-sN72sKV0vGJufdapS-9lPR26pNS-7bw",
+  "deny-multi-accounting": "SL55y1myxBViCQe6QerApJNKIwDoXx6O4Rbektr1OkI",
+  "deny-content-abuse": "8e9j17b8g0MNc9WFZwtE_1vrpR61ZB09_7B_HuWhSbk",
+  "challenge-bots": "RL-xFwyffa_sUCgjeiV8aX3AxFO9PEGtkjrrLxizz7s",
+  "challenge-ato": "Q_wt9_tsxI55W4aTJhuIb62TiVJUpGKDZ5IuU1jNBpI",
+  "challenge-account-sharing": "RTeIjq4xHnRwxsTghbPVP9Uk6IpPSCbfsstrap-yKJg",
+  "challenge-repeat-trial": "pyHc0j2V6gFtF1cDmvJdwlP3xYPnUs7LckRlLFDV5Zk",
+  "restrict-disposable-email": "lq5m8_wz31E-wzHWbtY65jGBVVCpn4quaJUC6A1M6BE",
+  "restrict-suspicious-content": "8GSCs2P5ub1faR7kShnL7DnC9SbNmcBDAmp5H3kubXg",
+};
+
+/** The one default that depends on the project's device limit, as shipped for other limits. */
+const SHIPPED_SHARING: Record<number, string> = {
+  1: "OMmUqJWF9KSV6wmLCt_Ajvv9v7J7LFWOTDZ9pKnDbBU",
+  5: "bjKCcqUiwi6EHCQSkMJbsJlqyqBPYnkI31ILmi1uCKQ",
+};
+
+const OPS: Record<Comparison["op"], string> = {
+  eq: "=",
+  ne: "≠",
+  gt: ">",
+  gte: "≥",
+  lt: "<",
+  lte: "≤",
+  in: "in",
+  not_in: "not in",
+  in_list: "in list",
+  not_in_list: "not in list",
+  exists: "exists",
+};
+
+function comparison(c: Comparison): string {
+  if (c.op === "eq" && c.value === true) return c.check;
+  if (c.op === "eq" && c.value === false) return `not ${c.check}`;
+  if (c.op === "exists") return `${c.check} ${c.value === false ? "unknown" : "known"}`;
+  const value = Array.isArray(c.value) ? `[${c.value.join(", ")}]` : JSON.stringify(c.value);
+  return `${c.check} ${OPS[c.op]} ${value}`;
+}
+
+/** The tree, one node a line, indented; a named part shows its name. */
+function renderTree(c: Condition, depth = 1): string[] {
+  const pad = "  ".repeat(depth);
+  const label = labelOf(c);
+  const head = (word: string) => `${pad}${word}${label ? `  — ${label}` : ""}`;
+  if ("all" in c) return [head("all of"), ...c.all.flatMap((x) => renderTree(x, depth + 1))];
+  if ("any" in c) return [head("any of"), ...c.any.flatMap((x) => renderTree(x, depth + 1))];
+  if ("not" in c) return [head("none of"), ...renderTree(c.not, depth + 1)];
+  return [`${pad}${comparison(c)}${label ? `  — ${label}` : ""}`];
+}
+
+function wrap(text: string, width: number, indent: string): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + word.length + 1 > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(indent + line);
+  return lines;
+}
+
+function render(key: string, deviceLimit = 3): string {
+  const p = defaultPolicies(deviceLimit).find((d) => d.key === key)?.policy;
+  if (!p) throw new Error(`No default ${key}`);
+  const challenge = p.challenge ? ` (${p.challenge.type} by ${p.challenge.channels.join(", ")})` : "";
+  return [
+    `${key}: ${p.name}`,
+    `  ${p.actions.length ? p.actions.join(", ") : "every action"} → ${p.verdict}${challenge}, priority ${p.priority}`,
+    "",
+    ...wrap(p.description ?? "", 110, "  "),
+    "",
+    ...renderTree(p.conditions),
+    "",
+  ].join("\n");
+}
+
+describe("the default policies", () => {
+  it.each(DEFAULT_POLICIES.map((d) => d.key))("%s: its tree beside its description", async (key) => {
+    const text = render(key);
+    console.log(text);
+    await expect(text).toMatchFileSnapshot(`./rendered/${key}.txt`);
+  });
+
+  it("keep the digests they shipped with, byte for byte", () => {
+    const digests = Object.fromEntries(defaultPolicies().map((d) => [d.key, policyDigest(ruleOf(d.policy))]));
+    expect(digests).toEqual(SHIPPED);
+    for (const [limit, digest] of Object.entries(SHIPPED_SHARING)) {
+      const sharing = defaultPolicies(Number(limit)).find((d) => d.key === "challenge-account-sharing");
+      expect(sharing && policyDigest(ruleOf(sharing.policy)), `device limit ${limit}`).toBe(digest);
+    }
+  });
+
+  it("keep their keys unique, and their seeding order", () => {
+    const keys = DEFAULT_POLICIES.map((d) => d.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toEqual(Object.keys(SHIPPED));
+  });
+});
