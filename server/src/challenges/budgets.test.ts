@@ -24,7 +24,14 @@ describe("challenge sources", () => {
   const input = (over: Partial<EvaluationInput>): EvaluationInput =>
     ({ source: "client", ip: "2001:db8:1:2::7", signals: { visitor_token: "tok-owner" }, ...over }) as EvaluationInput;
   const identity = (visitor_token: string | null): Identity => ({ device: { row: { id: "dev_1", visitor_token } } }) as unknown as Identity;
-  const decision = (over: Partial<Decision>): Decision => ({ verdict: "challenge", reasons: [], checks: {}, risks: [], familiar: {}, ...over });
+  const decision = (over: Partial<Decision>): Decision => ({
+    verdict: "challenge",
+    reasons: [],
+    checks: {},
+    risks: [],
+    familiar: {},
+    ...over,
+  });
 
   it("a browser is its visitor token, else its device, hashed; its network is the /64 or /24 of its address", () => {
     const s = challengeSource(input({}), identity("tok-owner"), decision({}));
