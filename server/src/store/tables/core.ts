@@ -144,6 +144,11 @@ export interface EvaluationsTable {
    * user's confirmed devices (device_confirmations) let in.
    */
   confirmed: number;
+  /**
+   * The request's visitor token when its device was recognised by its fingerprint, not found by that token: the
+   * device takes it once the evaluation is confirmed (store/history.ts, confirmDevice); else null. Migration 27.
+   */
+  pending_token: string | null;
   created_at: number;
   updated_at: number;
 }
