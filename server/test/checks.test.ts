@@ -333,6 +333,11 @@ const TABLE: Row[] = [
         run: (h) => onTheUsualBrowser(h),
       },
       {
+        why: "the user's own components on a new visitor token (any page the user visits can collect them)",
+        value: true,
+        run: (h) => ownComponentsOnNewToken(h),
+      },
+      {
         why: "a stranger's browser whose login was challenged or denied, trying again",
         value: true,
         run: async (h) => {
@@ -375,15 +380,31 @@ const TABLE: Row[] = [
   },
   {
     check: "is_new_device",
-    set: {
-      why: "a known user on another machine",
-      value: true,
-      run: (h) => twoDevices(h),
-    },
+    set: [
+      {
+        why: "a known user on another machine",
+        value: true,
+        run: (h) => twoDevices(h),
+      },
+      {
+        why: "a browser that only opened pages naming the user (a page view never attaches a device)",
+        value: true,
+        run: (h) => onTheUsualBrowser(h),
+      },
+      {
+        why: "the user's own components on a new visitor token: recognised by its fingerprint, not vouched for",
+        value: true,
+        run: (h) => ownComponentsOnNewToken(h),
+      },
+    ],
     unset: {
-      why: "a known user on their attached device",
+      why: "a known user on the browser they signed in on",
       value: false,
-      run: (h) => onTheUsualBrowser(h),
+      run: async (h) => {
+        const [user, b] = [h.id("u"), h.browser()];
+        await trustedLogin(h, user, h.ip(), b);
+        return h.client("visit", { user, browser: b });
+      },
     },
   },
   {
@@ -1977,6 +1998,18 @@ async function onTheUsualBrowser(h: Harness): Promise<Evaluation> {
   const [user, b] = [h.id("u"), h.browser()];
   await h.client("visit", { user, browser: b });
   return h.client("visit", { user, browser: b });
+}
+
+/**
+ * The user signs in on a browser; then a request names the user with exactly its components on a visitor token of its
+ * own (cleared storage, or someone who collected them): the same device, recognised, and not trusted as the user's.
+ */
+async function ownComponentsOnNewToken(h: Harness): Promise<Evaluation> {
+  const [user, b, ip] = [h.id("u"), h.browser(), h.ip()];
+  const first = await trustedLogin(h, user, ip, b);
+  const ev = await h.client("visit", { user, browser: { ...b, token: `tok-${h.id("new")}-xxxxxxxx` }, ip });
+  expect(ev.device).toBe(first.device);
+  return ev;
 }
 
 /** A user's first device (a desktop browser they sign in on), then a second one (with the given user agent, else another desktop). */

@@ -43,7 +43,10 @@ export interface History {
   trusted: TrustedPlace[];
   /** Whether the user's trusted evaluations include this IP and this network. */
   familiar: { ip: boolean; network: boolean };
-  /** Whether the user signed in on this browser: its fingerprint in their trusted evaluations, its device confirmed. */
+  /**
+   * Whether the user signed in on this browser, found by its own visitor token (never a device recognised by its
+   * fingerprint): its fingerprint in their trusted evaluations on this device, its device confirmed.
+   */
   browser: { seen: boolean; device: boolean };
   userEvents: number;
   ipEvents: number;
@@ -108,6 +111,9 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
   const linking = fp && fingerprint?.identifying && !fingerprint.popular ? fp : undefined;
   const token = input.signals.visitor_token;
   const device = identity.device && !identity.device.isNew ? identity.device.row.id : undefined;
+  // Whether the user signed in on this browser is asked of the device found by the request's own visitor token only: a
+  // device recognised by its fingerprint is someone's who has the user's components (docs/identity.md).
+  const ownDevice = identity.device?.recognised ? undefined : device;
   const none = Promise.resolve([] as never[]);
   const here = signals.network;
   const geo = signals.geolocation;
@@ -139,7 +145,7 @@ export async function gatherHistory(repos: Repos, input: EvaluationInput, identi
         externalUser: input.user ?? identity.user?.external_id,
         ip: input.ip,
         fingerprintId: identity.fingerprint?.row.id,
-        deviceId: device,
+        deviceId: ownDevice,
       },
       { user: at - WINDOWS.user, ip: at - WINDOWS.ip, fingerprint: at - WINDOWS.fingerprint },
       at,

@@ -73,7 +73,10 @@ function superseded(d: History["devices"][number], others: Array<{ id: string; t
 function derive(input: EvaluationInput, identity: Identity, signals: SignalSet, h: History, deviceLimit: number): Derived {
   const user = identity.user;
   const device = identity.device;
-  const deviceIsNewForUser = !device || device.isNew || !user || device.row.user_id !== user.id || device.row.status === "detached";
+  // A device recognised by its fingerprint is the user's for counting, and new for trust: anyone can present the
+  // user's components, only the device's own visitor token is the user's browser (docs/identity.md).
+  const deviceIsNewForUser =
+    !device || device.isNew || !!device.recognised || !user || device.row.user_id !== user.id || device.row.status === "detached";
   // The account's other devices in use are those the user signed in on: a browser that only named the user on a
   // page (the client id is public) neither fills the account up nor puts the owner over the limit.
   const attached = h.devices.filter((d) => d.status === "attached" && d.confirmed && d.id !== device?.row.id);
@@ -187,9 +190,11 @@ export const CHECK_FUNCTIONS: Partial<Record<CheckName, CheckFn>> = {
   action: (c) => c.input.action,
   is_new_user: (c) => c.identity.userIsNew,
   // New for this user: a browser the user never signed in on (a known fingerprint of someone else's is still new).
-  // Signed in: the fingerprint is in the user's trusted evaluations, or the device is one the user signed in on
-  // (store/history.ts, trusted history). The client id is public: a stranger's browser that merely named the user on
-  // a page stays new, or its login would skip what a new browser meets. A fingerprint that is not identifying says
+  // Signed in: the device found by the request's own visitor token is one the user signed in on, or had a trusted
+  // evaluation with this fingerprint (store/history.ts, trusted history). The client id is public: a stranger's browser
+  // that merely named the user on a page stays new, or its login would skip what a new browser meets; and the user's
+  // components are anyone's who ran a script on a page the user visited, so the user's own fingerprint on a new
+  // token (a device recognised by it) is new too, until the backend vouches for that token. A fingerprint that is not identifying says
   // nothing by itself (every phone of a model shares it): the device decides. A backend evaluation naming no browser
   // (no `evaluation` or `fingerprint`) has none to judge: null, unknown, which `eq true` and `eq false` both leave
   // alone. A browser sending too little to fingerprint is new: stripping the components must not make a stranger

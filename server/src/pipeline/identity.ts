@@ -2,7 +2,10 @@
 // comes from. The visitor token anchors the device: a live token resolves to its own device, and its fingerprint
 // follows the browser's drift. Without a live token, only an identifying fingerprint is matched, exactly, and it
 // brings back only the named user's own device: a drifted browser without its token is a new device, since a
-// neighbour's machine of the same model drifts no differently. Reads only; persistIdentity writes what it implies.
+// neighbour's machine of the same model drifts no differently. A device found so is *recognised*, not trusted: any page
+// the user visits can collect the components, so it is the same device for counting and linking, and a new one for
+// every check that lets a login in, until the backend vouches for the request (docs/identity.md, "Recognition and
+// trust"). Reads only; persistIdentity writes what it implies.
 import type { DeviceType } from "@tessera/sdk/contract";
 import { UAParser } from "ua-parser-js";
 import { BoundedMap } from "../caches.js";
@@ -46,8 +49,14 @@ export interface Identity {
     /** Set on a drift match of the browser's own fingerprint: the components to move it to (no other live token has it). */
     drift?: { exact_hash: string; coarse_key: string; components: string };
   };
-  /** `retoken`: the request's visitor token is not the one the device carries: it carries it from now on (the other is kept). */
-  device?: { row: DeviceRow; isNew: boolean; wasDetached: boolean; retoken?: boolean };
+  /**
+   * `retoken`: the device was found by the token it carried before (a private window's swapped them): it carries the
+   * request's again. `recognised`: found by its fingerprint, not by this request's visitor token (cleared storage, a
+   * private window, or someone replaying the user's components): the same device for counting and linking, a new one
+   * for trust, and its token moves to the request's only once the backend vouches for the evaluation (store/history.ts,
+   * confirmDevice).
+   */
+  device?: { row: DeviceRow; isNew: boolean; wasDetached: boolean; retoken?: boolean; recognised?: boolean };
   /** The devices sharing the request's visitor token, most recently seen first (DevicesRepo.byToken). */
   tokenDevices?: DeviceRow[];
   deviceInfo: Record<string, string>;
@@ -208,8 +217,9 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
       }
     }
     // 2. Without it: an identifying fingerprint is found by its exact hash; one that is not is never shared. A browser
-    // without a live token that names its user comes back to that user's own device with this fingerprint (cleared
-    // storage, a private window), never to another account's.
+    // without a live token that names its user is recognised as that user's own device with this fingerprint (cleared
+    // storage, a private window), never another account's: recognised, not trusted (the components are anyone's who
+    // ran a script on a page the user visited).
     if (!id.fingerprint && identifying) {
       const found = await repos.fingerprints.findExact(envId, hash);
       // Only a user the request names by id: an email a browser claims never brings back an account's device.
@@ -220,12 +230,7 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
           const mine = (await repos.devices.byFingerprint(envId, row.id, FINGERPRINT_DEVICES)).find((d) => d.user_id === owner);
           if (mine) {
             id.fingerprint = known(row, 1);
-            id.device = {
-              row: mine,
-              isNew: false,
-              wasDetached: mine.status === "detached",
-              retoken: !!token && mine.visitor_token !== token,
-            };
+            id.device = { row: mine, isNew: false, wasDetached: mine.status === "detached", recognised: true };
             break;
           }
         }

@@ -81,7 +81,15 @@ const confirmById = prepared((db, p: { env: string; id: string; at: number }) =>
     .set({ confirmed: 1, updated_at: p.at })
     .where("id", "=", p.id)
     .where("environment_id", "=", p.env)
-    .returning(["environment_id", "device_id", "user_id"]),
+    .returning(["environment_id", "device_id", "user_id", "pending_token"]),
+);
+const attachUnowned = prepared((db, p: { env: string; device: string; user: string; at: number }) =>
+  db
+    .updateTable("devices")
+    .set({ user_id: p.user, status: "attached", attached_at: p.at, detached_at: null, updated_at: p.at })
+    .where("environment_id", "=", p.env)
+    .where("id", "=", p.device)
+    .where("user_id", "is", null),
 );
 const challengeOf = prepared((db, p: { id: string; challenge: string; redirect: string | null; at: number }) =>
   db.updateTable("evaluations").set({ challenge_id: p.challenge, redirect: p.redirect, updated_at: p.at }).where("id", "=", p.id),
@@ -94,7 +102,10 @@ export class EvaluationsRepo extends Repository {
     await insertRow(this.db, "evaluations", row);
   }
 
-  /** The evaluation, confirmed as it was written (a backend's, or a signed user id), makes its device the user's. */
+  /**
+   * The evaluation, confirmed as it was written (a backend's, or a signed user id), makes its device the user's (and,
+   * recognised by its fingerprint, gives it the request's token).
+   */
   async confirmDeviceOf(row: EvaluationRow): Promise<void> {
     await confirmDevice(this.db, row, row.created_at);
   }
@@ -111,7 +122,13 @@ export class EvaluationsRepo extends Repository {
     const t = now();
     const row = await consumeIfNot.first(this.db, { env: environmentId, id, at: t });
     if (row) {
-      if (Number(row.confirmed) === 1) await confirmDevice(this.db, row, t);
+      if (Number(row.confirmed) === 1) {
+        await confirmDevice(this.db, row, t);
+        // A page or custom action the backend consumed while it let the user in: it vouched for the session, so a
+        // device nobody owns joins the account (the request itself never puts a device on an account's list).
+        if (row.device_id && row.user_id)
+          await attachUnowned.execute(this.db, { env: environmentId, device: row.device_id, user: row.user_id, at: t });
+      }
       return { ok: true, row };
     }
     const exists = await this.find(environmentId, id);

@@ -89,10 +89,16 @@ export function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
   return eb("evaluations.confirmed", "=", 1);
 }
 
-/** The user signed in on the device (a confirmed evaluation there): what it lets the user do is theirs from now on. */
+/**
+ * The user signed in on the device (a confirmed evaluation there): what it lets the user do is theirs from now on. When
+ * the evaluation's request only recognised the device by its fingerprint (`pending_token`, migration 27: cleared
+ * storage, a private window), the browser that was vouched for is the device's from now on: the device takes that
+ * token and keeps the one it had as its previous token (the normal windows after a private one come back with it).
+ * Never on the request itself: anyone can present the user's components (docs/identity.md, "Recognition and trust").
+ */
 export async function confirmDevice(
   db: Kysely<Database>,
-  row: { environment_id: string; device_id: string | null; user_id: string | null },
+  row: { environment_id: string; device_id: string | null; user_id: string | null; pending_token?: string | null },
   at: number,
 ): Promise<void> {
   if (!row.device_id || !row.user_id) return;
@@ -102,6 +108,16 @@ export async function confirmDevice(
     { environment_id: row.environment_id, device_id: row.device_id, user_id: row.user_id, created_at: at },
     ["environment_id", "device_id", "user_id"],
   );
+  const token = row.pending_token;
+  if (!token) return;
+  await db
+    .updateTable("devices")
+    .set((eb) => ({ previous_token: eb.ref("visitor_token"), visitor_token: token, updated_at: at }))
+    .where("environment_id", "=", row.environment_id)
+    .where("id", "=", row.device_id)
+    .where("user_id", "=", row.user_id)
+    .where((eb) => eb.or([eb("visitor_token", "is", null), eb("visitor_token", "!=", token)]))
+    .execute();
 }
 
 /**
@@ -149,7 +165,7 @@ interface ScalarParams extends AttemptParams {
   fExpires: number;
   /** Familiarity: the user's internal id, this IP, its network and ASN (-1: none), the browser's time zone and language. */
   knownUser: string;
-  /** The browser's device (a stored one), asked whether the user signed in on it. */
+  /** The browser's device (a stored one, found by its visitor token), asked whether the user signed in on it. */
   device: string;
   here: string;
   network: string;
@@ -266,7 +282,9 @@ function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
           : []),
         ...(has.browser
           ? [
-              eb.exists(trustedOwn().where("fingerprint_id", "=", p.fp)).as("seen_browser"),
+              // On this device: a trusted evaluation with these components on another device (a token the user's
+              // browser had before) says nothing of this one's token.
+              eb.exists(trustedOwn().where("fingerprint_id", "=", p.fp).where("device_id", "=", p.device)).as("seen_browser"),
               eb
                 .exists(
                   eb
@@ -305,8 +323,8 @@ export interface HistoryScalars {
   /** Whether the user's trusted evaluations include this IP, and this network (its /24 or /48, or its ASN). */
   familiar: { ip: boolean; network: boolean };
   /**
-   * Whether the user signed in on this browser: a trusted evaluation of the user with its fingerprint (`seen`), and
-   * its device among the user's confirmed ones (`device`). False without a user.
+   * Whether the user signed in on this browser: a trusted evaluation of the user with its fingerprint on its device
+   * (`seen`), and its device among the user's confirmed ones (`device`). False without a user or a device.
    */
   browser: { seen: boolean; device: boolean };
   /** Whether they include a browser set to this time zone; null when not asked, or none of them has a zone. */
