@@ -4,11 +4,12 @@
 // backend vouched for (a consumed login or sign-up, a passed challenge, a valid user_token) makes a login familiar,
 // and only a vouched request moves a device's token. Each attack beside the honest case that looks like it: a browser
 // whose storage was cleared, a private window, a browser that drifted with its token. Codes travel over real SMTP.
-import { DeviceList, Evaluation } from "@tessera/sdk/contract";
+import { DeviceList, Evaluation, WebhookPayload } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { codeFrom, startSmtp, type TestSmtp } from "./smtp.js";
 import { strict } from "./strict.js";
+import { eventually } from "./webhook-receiver.js";
 
 type Wire = Record<string, { value: unknown }>;
 
@@ -38,6 +39,7 @@ const HOMES = [
 ];
 const TOKYO = ["126.0.0.1", "158.211.189.85", "27.139.248.176", "60.32.0.1"];
 const VPN = "89.187.160.1";
+const ADMIN = "admin@example.com";
 const HOUR = 3600 * 1000;
 const DAY = 24 * HOUR;
 
@@ -57,6 +59,7 @@ describeStores("identity is not trust on %s", (kind) => {
       SMTP_URL: smtp.url,
       EMAIL_FROM: "Tessera <no-reply@test.local>",
     });
+    expect(await t.services.repos.projects.updateSettings(t.project.id, { admin_email: ADMIN })).toBe(true);
     vi.spyOn(Date, "now").mockImplementation(() => realNow() + ahead);
   });
   afterAll(async () => {
@@ -133,6 +136,15 @@ describeStores("identity is not trust on %s", (kind) => {
     return strict(DeviceList)
       .parse(r.json())
       .map((d) => d.id);
+  };
+  const sharing = (ev: Evaluation) => ev.risks?.find((r) => r.name === "account_sharing")?.severity;
+  const signals = async () =>
+    (await t.services.repos.db.selectFrom("webhook_events").select("payload").where("event", "=", "account_sharing.signal").execute()).map(
+      (r) => strict(WebhookPayload).parse(JSON.parse(r.payload)).account,
+    );
+  const adminMailsAbout = async (user: string) => {
+    await eventually(async () => (await t.services.repos.jobs.pending()).length === 0, "the job outbox to drain");
+    return smtp.mails.filter((m) => m.to === ADMIN && m.subject.includes(`Account ${user} `));
   };
 
   it("the victim's components and password on a new token, from another country, are challenged; the victim's device keeps its token", async () => {
@@ -248,5 +260,46 @@ describeStores("identity is not trust on %s", (kind) => {
     expect(laptop.verdict).toBe("allow");
     await consume(laptop);
     expect((await devicesOf(user)).sort()).toEqual([signup.device, laptop.device].sort());
+  });
+
+  it("a stranger's page view naming an account while its owner reads at home rates no sharing risk, signals nothing, emails no one", async () => {
+    const [user, mine, home] = [id("owner"), browser(), HOMES[7] as string];
+    const signup = await owner({ user, ip: home, browser: mine });
+    ahead += 2 * DAY;
+    expect((await client("access", { user, ip: home, browser: mine })).verdict).toBe("allow");
+    const far = await client("access", { user, ip: TOKYO[0] as string, browser: browser(), timezone: "Asia/Tokyo" });
+    // The sharing policy still asks the owner (the code goes to the owner's address), but nothing says "shared".
+    expect(far.checks).toMatchObject({ session_impossible_travel: true, is_new_device: true });
+    expect(far.verdict).toBe("challenge");
+    expect(["low", "medium"]).toContain(sharing(far));
+    expect(await signals()).not.toContain(user);
+    expect(await adminMailsAbout(user)).toEqual([]);
+    expect(await devicesOf(user)).toEqual([signup.device]);
+  });
+
+  it("the owner's signed-in devices, used at once on four networks, still signal sharing and email the admin once", async () => {
+    const user = id("sharer");
+    // Four browsers, each signed in (a login let in and consumed), each on a network of its own (no place involved). A
+    // login is measured once the backend vouched for its browser: its next request.
+    const members = Array.from({ length: 4 }, (_, i) => ({ browser: browser(), ip: `10.66.${i}.1` }));
+    ahead += DAY;
+    for (const m of members) {
+      const login = await client("login", { user, ...m });
+      expect(login.verdict, JSON.stringify(login.checks)).toBe("allow");
+      expect(["low", "medium"]).toContain(sharing(login));
+      await consume(login);
+    }
+    // Their page views are the account's sessions: four devices in use at once on four networks.
+    const views: Evaluation[] = [];
+    for (const m of members) views.push(await client("access", { user, ...m }));
+    for (const v of views) expect(["high", "maximum"]).toContain(sharing(v));
+    expect((await signals()).filter((a) => a === user)).toHaveLength(1);
+    // A stranger's page view in between is not the account's: the next signed-in one is no new rise.
+    await client("access", { user, ip: "10.67.0.1", browser: browser() });
+    expect(["high", "maximum"]).toContain(sharing(await client("access", { user, ...(members[0] as (typeof members)[number]) })));
+    expect((await signals()).filter((a) => a === user)).toHaveLength(1);
+    const mails = await adminMailsAbout(user);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]?.text).toMatch(/account-sharing risk of account .* (high|maximum)/);
   });
 });

@@ -141,18 +141,22 @@ export class EvaluationsRepo extends Repository {
     if (row) await confirmDevice(this.db, row, at);
   }
 
-  /** The risks of the user's evaluation before `evaluationId` (the latest other one), if any. */
-  async previousRisks(environmentId: string, userId: string, evaluationId: string): Promise<string | null | undefined> {
-    const row = await this.db
+  /** The risks and checks of the user's latest evaluations other than `evaluationId`, newest first (at most `limit`). */
+  async recentRisks(
+    environmentId: string,
+    userId: string,
+    evaluationId: string,
+    limit: number,
+  ): Promise<Array<{ risks: string | null; checks: string | null }>> {
+    return this.db
       .selectFrom("evaluations")
-      .select("risks")
+      .select(["risks", "checks"])
       .where("environment_id", "=", environmentId)
       .where("user_id", "=", userId)
       .where("id", "!=", evaluationId)
       .orderBy("created_at", "desc")
-      .limit(1)
-      .executeTakeFirst();
-    return row?.risks;
+      .limit(limit)
+      .execute();
   }
 
   async setChallenge(id: string, challengeId: string, redirect: string | null): Promise<void> {
