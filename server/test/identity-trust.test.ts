@@ -5,6 +5,7 @@
 // and only a vouched request moves a device's token. Each attack beside the honest case that looks like it: a browser
 // whose storage was cleared, a private window, a browser that drifted with its token. Codes travel over real SMTP.
 import { DeviceList, Evaluation, WebhookPayload } from "@tessera/sdk/contract";
+import { userToken } from "@tessera/sdk/node";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { codeFrom, startSmtp, type TestSmtp } from "./smtp.js";
@@ -23,6 +24,8 @@ interface Request {
   ip: string;
   browser: Browser;
   timezone?: string;
+  /** The backend's signature of `user` (identity verification). */
+  user_token?: string;
 }
 
 // Residential addresses of the shipped data: homes in England, addresses in Tokyo; a VPN provider's exit (Datacamp,
@@ -36,6 +39,7 @@ const HOMES = [
   "2.126.2.136",
   "5.70.100.80",
   "31.49.19.59",
+  "86.1.1.1",
 ];
 const TOKYO = ["126.0.0.1", "158.211.189.85", "27.139.248.176", "60.32.0.1"];
 const VPN = "89.187.160.1";
@@ -84,6 +88,7 @@ describeStores("identity is not trust on %s", (kind) => {
       payload: {
         client_id: t.clientId,
         user: req.user,
+        ...(req.user_token ? { user_token: req.user_token } : {}),
         signals: {
           components: req.browser.components,
           visitor_token: req.browser.token,
@@ -245,6 +250,39 @@ describeStores("identity is not trust on %s", (kind) => {
     expect(login.checks, JSON.stringify(login.checks)).toMatchObject({ is_new_fingerprint: false, is_new_device: false });
     expect(login.verdict).toBe("allow");
     expect(login.device).toBe(signup.device);
+  });
+
+  it("the owner's browser whose storage was cleared, with the backend's user_token, is the device's at once; without, it is not", async () => {
+    const secret = (await t.services.identity.rotate(t.project.id, "development")) ?? "";
+    const [user, mine, home] = [id("owner"), browser(), HOMES[8] as string];
+    const signup = await owner({ user, ip: home, browser: mine });
+    ahead += DAY;
+    const cleared = newToken(mine);
+    const unsigned = await client("access", { user, ip: home, browser: cleared });
+    expect(unsigned.checks).toMatchObject({ identity_verified: false, is_new_device: true });
+    expect(await tokenOf(signup.device)).toBe(mine.token);
+    const signed = await client("access", { user, ip: home, browser: cleared, user_token: await userToken(secret, user) });
+    expect(signed.checks).toMatchObject({ identity_verified: true });
+    expect(signed.device).toBe(signup.device);
+    expect(await tokenOf(signup.device)).toBe(cleared.token);
+    expect((await client("access", { user, ip: home, browser: cleared })).checks).toMatchObject({ is_new_device: false });
+
+    // The SDK's attach with the backend's user_token vouches for the browser the same way.
+    const again = newToken(mine);
+    const attach = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/devices/attach",
+      headers: { "x-forwarded-for": home },
+      payload: {
+        client_id: t.clientId,
+        user,
+        user_token: await userToken(secret, user),
+        signals: { components: again.components, visitor_token: again.token },
+      },
+    });
+    expect(attach.statusCode, attach.body).toBe(200);
+    expect(attach.json().device).toBe(signup.device);
+    expect(await tokenOf(signup.device)).toBe(again.token);
   });
 
   it("a stranger's page view naming an account adds no device to it; a login that lets the owner in does", async () => {
