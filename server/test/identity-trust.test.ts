@@ -40,6 +40,7 @@ const HOMES = [
   "5.70.100.80",
   "31.49.19.59",
   "86.1.1.1",
+  "86.3.1.1",
 ];
 const TOKYO = ["126.0.0.1", "158.211.189.85", "27.139.248.176", "60.32.0.1"];
 const VPN = "89.187.160.1";
@@ -173,6 +174,15 @@ describeStores("identity is not trust on %s", (kind) => {
     expect(await tokenOf(signup.device)).toBe(victim.token);
     expect(await devicesOf(user)).toEqual([signup.device]);
 
+    // Nor can the attacker's browser act as the victim's: the SDK's detach finds no device of its token.
+    const detach = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/devices/detach",
+      headers: { "x-forwarded-for": TOKYO[0] as string },
+      payload: { client_id: t.clientId, user, signals: { components: attacker.components, visitor_token: attacker.token } },
+    });
+    expect(detach.statusCode, detach.body).toBe(404);
+
     // The victim's own browser is as familiar as before.
     const back = await client("login", { user, ip: home, browser: victim });
     expect(back.checks).toMatchObject({ is_new_fingerprint: false, is_new_device: false });
@@ -237,6 +247,31 @@ describeStores("identity is not trust on %s", (kind) => {
     expect(next.verdict).toBe("allow");
     expect(next.device).toBe(signup.device);
     expect(await devicesOf(user)).toEqual([signup.device]);
+  });
+
+  it("the owner whose storage was cleared, opening pages only, is recognised through a drift: the same device, not yet trusted", async () => {
+    const [user, mine, home] = [id("owner"), browser(), HOMES[9] as string];
+    const signup = await owner({ user, ip: home, browser: mine });
+    ahead += DAY;
+    const cleared = newToken(mine);
+    expect((await client("access", { user, ip: home, browser: cleared })).device).toBe(signup.device);
+    ahead += DAY;
+    // A browser update: other components, the same (new) token.
+    const updated = { ...cleared, components: { ...cleared.components, screenResolution: { value: [2560, 1440] } } };
+    const page = await client("access", { user, ip: home, browser: updated });
+    expect(page.device).toBe(signup.device);
+    expect(page.fingerprint?.id).toBe(signup.fingerprint?.id);
+    expect(page.checks).toMatchObject({ is_new_device: true, is_new_fingerprint: true });
+    expect(await tokenOf(signup.device)).toBe(mine.token);
+    // Its next sign-in, consumed, makes the token the device's.
+    const login = await client("login", { user, ip: home, browser: updated });
+    expect(login.verdict).toBe("allow");
+    await consume(login);
+    expect(await tokenOf(signup.device)).toBe(cleared.token);
+    expect((await client("access", { user, ip: home, browser: updated })).checks).toMatchObject({
+      is_new_device: false,
+      is_new_fingerprint: false,
+    });
   });
 
   it("a browser that drifted and kept its token stays familiar, abroad too", async () => {

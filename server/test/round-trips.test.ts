@@ -92,9 +92,10 @@ function recordStatements(): { sent: Sent[]; restore: () => void } {
 // the IP, the user's devices, the fingerprint's accounts and that last read go as one statement (store/user-lists.ts).
 const BOUNDS: Record<string, Record<string, { total: number; inside: number }>> = {
   postgres: { known: { total: 12, inside: 4 }, new: { total: 15, inside: 7 } },
-  // SQLite reads a new user's account and its token's devices in two indexed statements each (calls, not round trips:
-  // cheaper there than the statement that joins them, which PostgreSQL sends).
-  sqlite: { known: { total: 16, inside: 6 }, new: { total: 19, inside: 11 } },
+  // SQLite reads a new user's account in two indexed statements, and a new token's devices in three (carrying it,
+  // carried before, recognised on it: migration 27), calls, not round trips: cheaper there than the statement that
+  // joins them, which PostgreSQL sends.
+  sqlite: { known: { total: 16, inside: 6 }, new: { total: 20, inside: 11 } },
 };
 
 describeStores("round trips per client evaluation on %s", (kind) => {

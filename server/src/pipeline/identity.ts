@@ -161,7 +161,10 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   const { info, type } = parseUserAgent(input.userAgent);
   const id: Identity = { userIsNew: false, deviceInfo: info, deviceType: type };
   const token = input.signals.visitor_token;
-  if (token) id.tokenDevices = await repos.devices.byToken(envId, token);
+  if (token) id.tokenDevices = await repos.devices.byToken(envId, token, { recognised: true });
+  // Devices this token was only recognised on (by their fingerprint, store/devices.ts): the same browser for counting
+  // and linking, never the token's own for anything that trusts it.
+  const ownToken = (d: DeviceRow) => !!token && (d.visitor_token === token || d.previous_token === token);
 
   if (input.user) {
     // With an email, the account it names is read in the same statement (wanted only when the user is new).
@@ -172,7 +175,11 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     else {
       id.userIsNew = true;
       // The browser of an email-only sign-up names the account's new id: the same account, not a second one.
-      if (emailAccount && emailAccount.external_id === emailAccount.id && id.tokenDevices?.some((d) => d.user_id === emailAccount.id)) {
+      if (
+        emailAccount &&
+        emailAccount.external_id === emailAccount.id &&
+        id.tokenDevices?.some((d) => d.user_id === emailAccount.id && ownToken(d))
+      ) {
         id.user = emailAccount;
         id.userIsNew = false;
         id.claim = true;
@@ -207,13 +214,17 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
       identifying,
       popular: row.popular === 1,
     });
-    // 1. The token's own fingerprint: the same browser, exactly or after a drift (the token vouches for it).
+    // 1. The token's own fingerprint: the same browser, exactly or after a drift (the token vouches for it). On a
+    // device the token was only recognised on, a drift is matched (the same browser, recognised) but never moves the
+    // record: the device's own token is another browser's, and the components anyone's (SPEC.md 13).
     const own = tokenDevice?.fingerprint_id ? await fingerprintOf(repos, envId, tokenDevice.fingerprint_id) : undefined;
     if (own && own.row.exact_hash === hash) id.fingerprint = known(own.row, 1);
     else if (own && tokenDevice) {
       const s = similarity(normalised, own.parsed);
-      if (s >= TOKEN_MATCH && (await ownedAlone(repos, envId, own.row.id, tokenDevice.id, token, input.at))) {
-        id.fingerprint = { ...known(own.row, Math.round(s * 1000) / 1000), drift: { exact_hash: hash, coarse_key: coarse, components } };
+      const confidence = Math.round(s * 1000) / 1000;
+      if (s >= TOKEN_MATCH && !ownToken(tokenDevice)) id.fingerprint = known(own.row, confidence);
+      else if (s >= TOKEN_MATCH && (await ownedAlone(repos, envId, own.row.id, tokenDevice.id, token, input.at))) {
+        id.fingerprint = { ...known(own.row, confidence), drift: { exact_hash: hash, coarse_key: coarse, components } };
       }
     }
     // 2. Without it: an identifying fingerprint is found by its exact hash; one that is not is never shared. A browser
@@ -320,8 +331,13 @@ async function resolveDevice(repos: Repos, input: EvaluationInput, id: Identity)
   if (!device && token && id.tokenDevices?.length) {
     device = await repos.devices.ofToken(envId, token, owner, id.tokenDevices);
   }
-  if (device)
-    return { row: device, isNew: false, wasDetached: device.status === "detached", retoken: !!token && device.visitor_token !== token };
+  if (device) {
+    const wasDetached = device.status === "detached";
+    // Found by the token it was recognised on (by its fingerprint, an earlier request): still only recognised.
+    if (token && !input.linkedEvaluationId && device.visitor_token !== token && device.previous_token !== token)
+      return { row: device, isNew: false, wasDetached, recognised: true };
+    return { row: device, isNew: false, wasDetached, retoken: !!token && device.visitor_token !== token };
+  }
   if (input.source === "client" || id.fingerprint) return { isNew: true, wasDetached: false, row: newDeviceRow(input, id) };
   return undefined;
 }
@@ -334,6 +350,7 @@ export function newDeviceRow(input: EvaluationInput, identity: Pick<Identity, "f
     user_id: null,
     visitor_token: input.signals.visitor_token ?? null,
     previous_token: null,
+    recognised_token: null,
     fingerprint_id: identity.fingerprint?.row.id ?? null,
     status: "attached",
     type: identity.deviceType,

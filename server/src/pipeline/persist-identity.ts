@@ -57,7 +57,9 @@ export async function persistIdentity(
     // Recognised by its fingerprint, not by its token: the components are anyone's who ran a script on a page the user
     // visited, so nothing the request says is written on the device (its place, its token, a pending logout spent). The
     // token moves once the backend vouches for the evaluation (store/history.ts, confirmDevice), and the next request
-    // on it is the device's own.
+    // on it is the device's own. Until then the token is only remembered as one the device was recognised on, so that
+    // the same browser is recognised again, drifted or not (store/devices.ts, byToken).
+    if (token && row.recognised_token !== token) patch.recognised_token = token;
     if (user && joins && row.logout_pending !== 1 && (row.user_id !== user.id || row.status === "detached"))
       Object.assign(patch, { user_id: user.id, status: "attached", attached_at: at, detached_at: null });
   } else {

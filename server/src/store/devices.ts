@@ -43,6 +43,9 @@ const byToken = newestFirst("last_seen_at", (db, p: { env: string; token: string
 const byPreviousToken = newestFirst("last_seen_at", (db, p: { env: string; token: string }) =>
   db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("previous_token", "=", p.token),
 );
+const byRecognisedToken = newestFirst("last_seen_at", (db, p: { env: string; token: string }) =>
+  db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("recognised_token", "=", p.token),
+);
 
 /**
  * The devices carrying this token now or before, unordered: byToken's two lists read in one statement. Two lookups
@@ -59,6 +62,22 @@ const byEitherToken = prepared((db, p: { env: string; token: string; limit: numb
         .where("environment_id", "=", p.env)
         .where("visitor_token", "=", p.token)
         .unionAll(db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("previous_token", "=", p.token))
+        .as("d"),
+    )
+    .selectAll()
+    .limit(p.limit),
+);
+/** The same with the devices recognised on the token (`recognised_token`), a third lookup on its own index. */
+const byAnyToken = prepared((db, p: { env: string; token: string; limit: number }) =>
+  db
+    .selectFrom(
+      db
+        .selectFrom("devices")
+        .selectAll()
+        .where("environment_id", "=", p.env)
+        .where("visitor_token", "=", p.token)
+        .unionAll(db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("previous_token", "=", p.token))
+        .unionAll(db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("recognised_token", "=", p.token))
         .as("d"),
     )
     .selectAll()
@@ -89,28 +108,32 @@ export class DevicesRepo extends Repository {
 
   /**
    * The devices of this visitor token, whoever owns them, most recently seen first (at most TOKEN_DEVICES): read once
-   * per evaluation, they answer the drift candidate, the device of the request and the token's users.
+   * per evaluation, they answer the drift candidate, the device of the request and the token's users. The devices
+   * that carry it now, else those that carried it before; with `recognised`, else those a browser presenting it was
+   * recognised as by its fingerprint (`recognised_token`: the identity step's own lookup, where such a device is
+   * recognised and never trusted). Everything that acts for the browser (detach, the heartbeat) asks without it.
    */
-  async byToken(environmentId: string, token: string): Promise<DeviceRow[]> {
-    // Both lists in one statement while they are short (every device of the token fits in the limit): the token's
-    // devices, else those that carried it before; the cut of a longer list is left to the ordered queries.
-    // On the embedded store a statement is a call, not a round trip: the two ordered reads below cost less than the
-    // one that joins them (and the second runs only for a token no device carries now).
-    const limit = 2 * TOKEN_DEVICES + 1;
-    if (this.dialect === "sqlite") {
-      const rows = await byToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
-      return rows.length > 0 ? rows : byPreviousToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
-    }
-    const read = await byEitherToken.rows(this.db, { env: environmentId, token, limit });
-    const both = read.filter((r, i) => read.findIndex((o) => o.id === r.id) === i);
-    if (read.length < limit) {
-      const current = both.filter((r) => r.visitor_token === token);
-      const rows = current.length > 0 ? current : both;
-      return rows.sort((a, b) => Number(b.last_seen_at) - Number(a.last_seen_at)).slice(0, TOKEN_DEVICES);
-    }
-    const rows = await byToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
-    // A token a device carried before (its browser came back once without it): the device is still its own.
-    return rows.length > 0 ? rows : byPreviousToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
+  async byToken(environmentId: string, token: string, opts: { recognised?: boolean } = {}): Promise<DeviceRow[]> {
+    // The lists in one statement while they are short (every device of the token fits in the limit); the cut of a
+    // longer list is left to the ordered queries. On the embedded store a statement is a call, not a round trip: the
+    // ordered reads below cost less than the one that joins them (and each runs only when the one before found none).
+    const limit = 3 * TOKEN_DEVICES + 1;
+    const p = { env: environmentId, token };
+    const ordered = async () => {
+      const rows = await byToken.rows(this.db, p, TOKEN_DEVICES);
+      if (rows.length > 0) return rows;
+      // A token a device carried before (its browser came back once without it): the device is still its own.
+      const before = await byPreviousToken.rows(this.db, p, TOKEN_DEVICES);
+      return before.length > 0 || !opts.recognised ? before : byRecognisedToken.rows(this.db, p, TOKEN_DEVICES);
+    };
+    if (this.dialect === "sqlite") return ordered();
+    const read = await (opts.recognised ? byAnyToken : byEitherToken).rows(this.db, { ...p, limit });
+    if (read.length >= limit) return ordered();
+    const all = read.filter((r, i) => read.findIndex((o) => o.id === r.id) === i);
+    const current = all.filter((r) => r.visitor_token === token);
+    const before = all.filter((r) => r.previous_token === token);
+    const rows = current.length > 0 ? current : before.length > 0 ? before : all;
+    return rows.sort((a, b) => Number(b.last_seen_at) - Number(a.last_seen_at)).slice(0, TOKEN_DEVICES);
   }
 
   /**

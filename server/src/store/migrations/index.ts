@@ -17,7 +17,7 @@ import * as m22 from "./22-evaluation-zone.js";
 import * as m23 from "./23-evaluation-confirmed.js";
 import * as m24 from "./24-evaluation-language.js";
 import * as m25 from "./25-policy-default-digest.js";
-import * as m27 from "./27-evaluation-pending-token.js";
+import * as m27 from "./27-recognised-tokens.js";
 import * as m001 from "./001-core.js";
 import * as m002 from "./002-risk.js";
 import * as m003 from "./003-challenges.js";
@@ -48,7 +48,7 @@ const migrations: Record<string, Migration> = {
   "23-evaluation-confirmed": m23,
   "24-evaluation-language": m24,
   "25-policy-default-digest": m25,
-  "27-evaluation-pending-token": m27,
+  "27-recognised-tokens": m27,
 };
 
 /** Every migration this version knows: a store lacking one is not ready (store/readiness.ts). */

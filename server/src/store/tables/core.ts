@@ -85,6 +85,11 @@ export interface DevicesTable {
   visitor_token: string | null;
   /** The token it carried before its browser came back without it (SPEC.md 13): still finds the device. */
   previous_token: string | null;
+  /**
+   * The latest token a browser presented when it was recognised as this device by its fingerprint, not vouched for
+   * (migration 27): recognises it again, never trusts it (docs/identity.md, "Recognition and trust").
+   */
+  recognised_token: string | null;
   fingerprint_id: string | null;
   status: "attached" | "detached";
   type: "computer" | "tablet" | "mobile";
