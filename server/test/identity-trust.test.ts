@@ -274,6 +274,20 @@ describeStores("identity is not trust on %s", (kind) => {
     });
   });
 
+  it("a browser that only opened the owner's pages is recognised again after its storage is cleared, and stays off the account's list", async () => {
+    const [user, mine, home] = [id("owner"), browser(), HOMES[9] as string];
+    const signup = await owner({ user, ip: home, browser: mine });
+    ahead += DAY;
+    // The owner's second browser: pages only (its session came from elsewhere), never signed in here.
+    const second = browser();
+    const first = await client("access", { user, ip: home, browser: second });
+    expect(first.device).not.toBe(signup.device);
+    const cleared = await client("access", { user, ip: home, browser: newToken(second) });
+    expect(cleared.device).toBe(first.device);
+    expect(cleared.checks).toMatchObject({ is_new_device: true });
+    expect(await devicesOf(user)).toEqual([signup.device]);
+  });
+
   it("a browser that drifted and kept its token stays familiar, abroad too", async () => {
     const [user, mine] = [id("owner"), browser()];
     const signup = await owner({ user, ip: HOMES[4] as string, browser: mine });

@@ -238,7 +238,12 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
       if (owner && !tokenDevice) {
         for (const row of found) {
           if (row.popular === 1) continue;
-          const mine = (await repos.devices.byFingerprint(envId, row.id, FINGERPRINT_DEVICES)).find((d) => d.user_id === owner);
+          const devices = await repos.devices.byFingerprint(envId, row.id, FINGERPRINT_DEVICES);
+          // The user's own device; else one nobody owns on which this user was named (a page view puts no device on an
+          // account's list, yet the browser was this user's): recognised either way, never another account's.
+          const unowned = devices.filter((d) => d.user_id === null);
+          const mine =
+            devices.find((d) => d.user_id === owner) ?? (unowned.length ? await repos.devices.namedBy(envId, unowned, owner) : undefined);
           if (mine) {
             id.fingerprint = known(row, 1);
             id.device = { row: mine, isNew: false, wasDetached: mine.status === "detached", recognised: true };

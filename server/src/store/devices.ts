@@ -232,6 +232,25 @@ export class DevicesRepo extends Repository {
     return out;
   }
 
+  /** Of these devices (most recently seen first), the first on which an evaluation named this user. */
+  async namedBy(environmentId: string, rows: DeviceRow[], userId: string): Promise<DeviceRow | undefined> {
+    // Read on evaluations_env_device_id_time: each device's own evaluations.
+    const named = await this.db
+      .selectFrom("evaluations")
+      .select("device_id")
+      .distinct()
+      .where("environment_id", "=", environmentId)
+      .where(
+        "device_id",
+        "in",
+        rows.map((r) => r.id),
+      )
+      .where("user_id", "=", userId)
+      .execute();
+    const ids = new Set(named.map((r) => r.device_id));
+    return rows.find((r) => ids.has(r.id));
+  }
+
   /** The devices whose current fingerprint is this one, most recently seen first (at most `limit`), whoever owns them. */
   async byFingerprint(environmentId: string, fingerprintId: string, limit: number): Promise<DeviceRow[]> {
     return byFingerprint.rows(this.db, { env: environmentId, fp: fingerprintId }, limit);
