@@ -249,7 +249,7 @@ describeStores("identity is not trust on %s", (kind) => {
     expect(await devicesOf(user)).toEqual([signup.device]);
   });
 
-  it("the owner whose storage was cleared, opening pages only, is recognised through a drift: the same device, not yet trusted", async () => {
+  it("the owner whose storage was cleared, opening pages only, is recognised through a drift and a second clearing, not yet trusted", async () => {
     const [user, mine, home] = [id("owner"), browser(), HOMES[9] as string];
     const signup = await owner({ user, ip: home, browser: mine });
     ahead += DAY;
@@ -263,12 +263,15 @@ describeStores("identity is not trust on %s", (kind) => {
     expect(page.fingerprint?.id).toBe(signup.fingerprint?.id);
     expect(page.checks).toMatchObject({ is_new_device: true, is_new_fingerprint: true });
     expect(await tokenOf(signup.device)).toBe(mine.token);
+    // Cleared once more: found by the updated components.
+    const again = { ...updated, token: newToken(updated).token };
+    expect((await client("access", { user, ip: home, browser: again })).device).toBe(signup.device);
     // Its next sign-in, consumed, makes the token the device's.
-    const login = await client("login", { user, ip: home, browser: updated });
+    const login = await client("login", { user, ip: home, browser: again });
     expect(login.verdict).toBe("allow");
     await consume(login);
-    expect(await tokenOf(signup.device)).toBe(cleared.token);
-    expect((await client("access", { user, ip: home, browser: updated })).checks).toMatchObject({
+    expect(await tokenOf(signup.device)).toBe(again.token);
+    expect((await client("access", { user, ip: home, browser: again })).checks).toMatchObject({
       is_new_device: false,
       is_new_fingerprint: false,
     });

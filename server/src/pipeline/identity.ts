@@ -214,17 +214,16 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
       identifying,
       popular: row.popular === 1,
     });
-    // 1. The token's own fingerprint: the same browser, exactly or after a drift (the token vouches for it). On a
-    // device the token was only recognised on, a drift is matched (the same browser, recognised) but never moves the
-    // record: the device's own token is another browser's, and the components anyone's (SPEC.md 13).
+    // 1. The token's own fingerprint: the same browser, exactly or after a drift (the token vouches for it). A drift on
+    // a device the token was only recognised on is followed too: the record is the device's (no other live token's
+    // device presents it), and following the browser is recognition, which trusts nothing (a browser that then loses
+    // this token too is found by its drifted components, as it was when the token moved at once).
     const own = tokenDevice?.fingerprint_id ? await fingerprintOf(repos, envId, tokenDevice.fingerprint_id) : undefined;
     if (own && own.row.exact_hash === hash) id.fingerprint = known(own.row, 1);
     else if (own && tokenDevice) {
       const s = similarity(normalised, own.parsed);
-      const confidence = Math.round(s * 1000) / 1000;
-      if (s >= TOKEN_MATCH && !ownToken(tokenDevice)) id.fingerprint = known(own.row, confidence);
-      else if (s >= TOKEN_MATCH && (await ownedAlone(repos, envId, own.row.id, tokenDevice.id, token, input.at))) {
-        id.fingerprint = { ...known(own.row, confidence), drift: { exact_hash: hash, coarse_key: coarse, components } };
+      if (s >= TOKEN_MATCH && (await ownedAlone(repos, envId, own.row.id, tokenDevice.id, token, input.at))) {
+        id.fingerprint = { ...known(own.row, Math.round(s * 1000) / 1000), drift: { exact_hash: hash, coarse_key: coarse, components } };
       }
     }
     // 2. Without it: an identifying fingerprint is found by its exact hash; one that is not is never shared. A browser
