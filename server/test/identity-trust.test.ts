@@ -41,6 +41,7 @@ const HOMES = [
   "31.49.19.59",
   "86.1.1.1",
   "86.3.1.1",
+  "86.2.1.1",
 ];
 const TOKYO = ["126.0.0.1", "158.211.189.85", "27.139.248.176", "60.32.0.1"];
 const VPN = "89.187.160.1";
@@ -289,6 +290,23 @@ describeStores("identity is not trust on %s", (kind) => {
     expect(cleared.device).toBe(first.device);
     expect(cleared.checks).toMatchObject({ is_new_device: true });
     expect(await devicesOf(user)).toEqual([signup.device]);
+  });
+
+  it("the owner whose storage was cleared, mistyping the login first, is still recognised as its device, through a drift too", async () => {
+    const [user, mine, home] = [id("owner"), browser(), HOMES[10] as string];
+    const signup = await owner({ user, ip: home, browser: mine });
+    ahead += DAY;
+    const cleared = newToken(mine);
+    expect((await client("access", { user, ip: home, browser: cleared })).device).toBe(signup.device);
+    // A mistyped login first: an account never met gets a device of this token of its own.
+    const slip = await client("login", { user: `${user}x`, ip: home, browser: cleared });
+    expect(slip.device).not.toBe(signup.device);
+    const login = await client("login", { user, ip: home, browser: cleared });
+    expect(login.device).toBe(signup.device);
+    ahead += DAY;
+    const docked = { ...cleared, components: { ...cleared.components, screenResolution: { value: [2560, 1440] } } };
+    const page = await client("access", { user, ip: home, browser: docked });
+    expect([page.device, page.fingerprint?.id]).toEqual([signup.device, signup.fingerprint?.id]);
   });
 
   it("a browser that drifted and kept its token stays familiar, abroad too", async () => {

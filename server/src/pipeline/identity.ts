@@ -149,10 +149,14 @@ async function ownedAlone(
   at: number,
 ): Promise<boolean> {
   const rows = await repos.devices.byFingerprint(envId, fingerprintId, FINGERPRINT_DEVICES);
-  // The token's other devices (one per account it named: a mistyped login) are the same browser's.
+  // The token's other devices (one per account it named: a mistyped login), and those it was recognised on, are the
+  // same browser's.
   return rows.every(
     (d) =>
-      d.id === deviceId || (!!token && d.visitor_token === token) || d.last_seen_at == null || at - Number(d.last_seen_at) > LIVE_TOKEN_MS,
+      d.id === deviceId ||
+      (!!token && (d.visitor_token === token || d.recognised_token === token)) ||
+      d.last_seen_at == null ||
+      at - Number(d.last_seen_at) > LIVE_TOKEN_MS,
   );
 }
 
@@ -161,35 +165,40 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   const { info, type } = parseUserAgent(input.userAgent);
   const id: Identity = { userIsNew: false, deviceInfo: info, deviceType: type };
   const token = input.signals.visitor_token;
-  if (token) id.tokenDevices = await repos.devices.byToken(envId, token, { recognised: true });
   // Devices this token was only recognised on (by their fingerprint, store/devices.ts): the same browser for counting
   // and linking, never the token's own for anything that trusts it.
   const ownToken = (d: DeviceRow) => !!token && (d.visitor_token === token || d.previous_token === token);
 
+  let emailAccount: UserRow | undefined;
   if (input.user) {
     // With an email, the account it names is read in the same statement (wanted only when the user is new).
-    const { user, emailAccount } = input.email
+    const found = input.email
       ? await repos.users.findByExternalOrEmailKey(envId, input.user, accountEmailKey(input.email))
       : { user: await repos.users.findByExternal(envId, input.user), emailAccount: undefined };
-    if (user) id.user = user;
+    if (found.user) id.user = found.user;
     else {
       id.userIsNew = true;
-      // The browser of an email-only sign-up names the account's new id: the same account, not a second one.
-      if (
-        emailAccount &&
-        emailAccount.external_id === emailAccount.id &&
-        id.tokenDevices?.some((d) => d.user_id === emailAccount.id && ownToken(d))
-      ) {
-        id.user = emailAccount;
-        id.userIsNew = false;
-        id.claim = true;
-      }
+      emailAccount = found.emailAccount;
     }
   } else if (input.email) {
     id.emailKey = accountEmailKey(input.email);
     const user = await repos.users.findByEmailKey(envId, id.emailKey);
     if (user) id.user = user;
     else id.userIsNew = true;
+  }
+  // The devices the request's device is found among (resolveDevice): the named account's, or any for a request naming
+  // no one (null: a new account's, so unowned ones only).
+  const owner = input.user || input.email ? (id.user?.id ?? null) : undefined;
+  if (token) id.tokenDevices = await repos.devices.byToken(envId, token, { recognisedFor: owner });
+  // The browser of an email-only sign-up names the account's new id: the same account, not a second one.
+  if (
+    emailAccount &&
+    emailAccount.external_id === emailAccount.id &&
+    id.tokenDevices?.some((d) => d.user_id === emailAccount?.id && ownToken(d))
+  ) {
+    id.user = emailAccount;
+    id.userIsNew = false;
+    id.claim = true;
   }
   const tokenDevice = id.tokenDevices?.[0];
 

@@ -109,31 +109,43 @@ export class DevicesRepo extends Repository {
   /**
    * The devices of this visitor token, whoever owns them, most recently seen first (at most TOKEN_DEVICES): read once
    * per evaluation, they answer the drift candidate, the device of the request and the token's users. The devices
-   * that carry it now, else those that carried it before; with `recognised`, else those a browser presenting it was
-   * recognised as by its fingerprint (`recognised_token`: the identity step's own lookup, where such a device is
-   * recognised and never trusted). Everything that acts for the browser (detach, the heartbeat) asks without it.
+   * that carry it now, else those that carried it before. With `recognisedFor` (the identity step's own lookup, for
+   * the owner its device is chosen for, as in ofToken), also the devices a browser presenting it was recognised as by
+   * its fingerprint (`recognised_token`), when none of the token's own would do for that owner: such a device is
+   * recognised there and never trusted. Everything that acts for the browser (detach, the heartbeat) asks without it.
    */
-  async byToken(environmentId: string, token: string, opts: { recognised?: boolean } = {}): Promise<DeviceRow[]> {
+  async byToken(environmentId: string, token: string, opts: { recognisedFor?: string | null } = {}): Promise<DeviceRow[]> {
+    const recognised = "recognisedFor" in opts;
+    const owner = opts.recognisedFor;
+    // Whether the token's own devices hold one ofToken would choose for the owner (undefined: anyone's).
+    const serves = (rows: DeviceRow[]) =>
+      owner === undefined ? rows.length > 0 : rows.some((r) => r.user_id === owner || (owner === null && r.user_id === null));
+    const newest = (rows: DeviceRow[]) =>
+      rows
+        .filter((r, i) => rows.findIndex((o) => o.id === r.id) === i)
+        .sort((a, b) => Number(b.last_seen_at) - Number(a.last_seen_at))
+        .slice(0, TOKEN_DEVICES);
+    const p = { env: environmentId, token };
     // The lists in one statement while they are short (every device of the token fits in the limit); the cut of a
     // longer list is left to the ordered queries. On the embedded store a statement is a call, not a round trip: the
-    // ordered reads below cost less than the one that joins them (and each runs only when the one before found none).
+    // ordered reads below cost less than the one that joins them (and each runs only when the ones before would not do).
     const limit = 3 * TOKEN_DEVICES + 1;
-    const p = { env: environmentId, token };
-    const ordered = async () => {
-      const rows = await byToken.rows(this.db, p, TOKEN_DEVICES);
-      if (rows.length > 0) return rows;
+    const read = this.dialect === "sqlite" ? [] : await (recognised ? byAnyToken : byEitherToken).rows(this.db, { ...p, limit });
+    let own: DeviceRow[];
+    let others: () => Promise<DeviceRow[]>;
+    if (this.dialect !== "sqlite" && read.length < limit) {
+      const current = read.filter((r) => r.visitor_token === token);
+      own = newest(current.length > 0 ? current : read.filter((r) => r.previous_token === token));
+      const rest = read.filter((r) => r.visitor_token !== token && r.previous_token !== token);
+      others = async () => rest;
+    } else {
+      own = await byToken.rows(this.db, p, TOKEN_DEVICES);
       // A token a device carried before (its browser came back once without it): the device is still its own.
-      const before = await byPreviousToken.rows(this.db, p, TOKEN_DEVICES);
-      return before.length > 0 || !opts.recognised ? before : byRecognisedToken.rows(this.db, p, TOKEN_DEVICES);
-    };
-    if (this.dialect === "sqlite") return ordered();
-    const read = await (opts.recognised ? byAnyToken : byEitherToken).rows(this.db, { ...p, limit });
-    if (read.length >= limit) return ordered();
-    const all = read.filter((r, i) => read.findIndex((o) => o.id === r.id) === i);
-    const current = all.filter((r) => r.visitor_token === token);
-    const before = all.filter((r) => r.previous_token === token);
-    const rows = current.length > 0 ? current : before.length > 0 ? before : all;
-    return rows.sort((a, b) => Number(b.last_seen_at) - Number(a.last_seen_at)).slice(0, TOKEN_DEVICES);
+      if (own.length === 0) own = await byPreviousToken.rows(this.db, p, TOKEN_DEVICES);
+      others = () => byRecognisedToken.rows(this.db, p, TOKEN_DEVICES);
+    }
+    if (!recognised || serves(own)) return own;
+    return newest([...own, ...(await others())]);
   }
 
   /**
