@@ -8,8 +8,10 @@ describeStores("legacy /v2/proj on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0" });
+    // Five page views of one account from two browsers, each consumed by the backend (signed in there): the account's
+    // two devices (a page view alone puts no device on an account's list).
     for (let i = 0; i < 5; i++) {
-      await t.app.inject({
+      const r = await t.app.inject({
         method: "POST",
         url: "/v3/client/evaluate/access",
         payload: {
@@ -18,6 +20,7 @@ describeStores("legacy /v2/proj on %s", (kind) => {
           signals: { components: fakeComponents(`h${i % 2}`), visitor_token: `tok-h${i % 2}-xxxxxxxx` },
         },
       });
+      await t.app.inject({ method: "POST", url: `/v3/evaluations/${r.json().evaluation_id}/consume`, headers: t.auth });
     }
   });
   afterAll(async () => t?.close());

@@ -95,9 +95,10 @@ function recordStatements(): { sent: Sent[]; restore: () => void } {
 // before the evaluation's own columns were scanned by every later familiarity question.
 const BOUNDS: Record<string, Record<string, { total: number; inside: number }>> = {
   postgres: { known: { total: 13, inside: 5 }, new: { total: 15, inside: 7 } },
-  // SQLite reads a new user's account and its token's devices in two indexed statements each (calls, not round trips:
-  // cheaper there than the statement that joins them, which PostgreSQL sends).
-  sqlite: { known: { total: 17, inside: 7 }, new: { total: 19, inside: 11 } },
+  // SQLite reads a new user's account in two indexed statements, and a new token's devices in three (carrying it,
+  // carried before, recognised on it: migration 27), calls, not round trips: cheaper there than the statement that
+  // joins them, which PostgreSQL sends.
+  sqlite: { known: { total: 17, inside: 7 }, new: { total: 20, inside: 11 } },
 };
 
 describeStores("round trips per client evaluation on %s", (kind) => {

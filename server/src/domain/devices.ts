@@ -124,6 +124,7 @@ export class DevicesService {
       const identity = await this.identify(input, resolved);
       const { user } = await this.repos.users.upsert(input.env.id, input.user, { source: "client" });
       const device = identity.device?.row ?? (await this.newBareDevice(input, identity));
+      const token = input.signals.visitor_token;
       const patch = {
         user_id: user.id,
         status: "attached" as const,
@@ -131,6 +132,11 @@ export class DevicesService {
         detached_at: null,
         logout_pending: 0,
         updated_at: input.at,
+        // Recognised by its fingerprint: the backend's user_token vouches for this browser, whose token it takes (the
+        // one it had is kept, as a vouched evaluation does: store/history.ts, confirmDevice).
+        ...(identity.device?.recognised && token && device.visitor_token !== token
+          ? { visitor_token: token, previous_token: device.visitor_token }
+          : {}),
       };
       await this.repos.devices.update(device.id, patch);
       return { device: device.id, status: "attached" as const };

@@ -72,11 +72,14 @@ export class Pipeline {
     const result = await repos.transaction(async () => {
       const at = input.at;
       const userRow = await persistUser(repos, input, identity);
-      const admitted = decision.verdict === "allow" || decision.verdict === "restrict";
+      const admitted = ADMITTED.includes(decision.verdict);
       // An email a browser claims finds an account for counting, but never brings its device into an account that has a
       // customer id: only the customer's user id does (a sign-up with a victim's email must not become a known device).
-      const joins = identity.emailKey && userRow && userRow.external_id !== userRow.id ? undefined : userRow;
-      logout = (await persistIdentity(repos, input, identity, { user: joins, admitted })).logout;
+      const account = identity.emailKey && userRow && userRow.external_id !== userRow.id ? undefined : userRow;
+      // The device joins the account on a login or sign-up that lets the user in, or with a user id the backend signed;
+      // a page view naming the account never puts a browser on its list (the client id is public).
+      const signs = input.action === "login" || input.action === "signup" || decision.checks.identity_verified === true;
+      logout = (await persistIdentity(repos, input, identity, { user: account, joins: admitted && signs })).logout;
       const device = identity.device;
       // A login naming an account the backend has not confirmed: counted for credential stuffing (SPEC.md 13).
       if (input.action === "login" && userRow?.provisional === 1) {
@@ -154,13 +157,17 @@ export class Pipeline {
         consumed_at: null,
         // Let in, and the backend sent it or signed the user id the browser sent, or the user signed in on this device
         // before (migration 23): the user's own from the start.
-        confirmed: ADMITTED.includes(decision.verdict) && (decision.checks.identity_verified === true || decision.signedIn) ? 1 : 0,
+        confirmed: admitted && (decision.checks.identity_verified === true || decision.signedIn) ? 1 : 0,
+        // A device recognised by its fingerprint takes this request's token only once the evaluation is vouched for
+        // (migration 27): at once with a signed user id, else when consumed or its challenge is passed.
+        pending_token: (identity.device?.recognised && input.signals.visitor_token) || null,
         created_at: at,
         updated_at: at,
       };
       await repos.evaluations.insert(row);
       // The user's own from the start: its familiar values are theirs, and, vouched for by the backend on a device the
-      // user had not signed in on yet, now they have.
+      // user had not signed in on yet (or recognised by its fingerprint, which then takes the request's token), now they
+      // have.
       if (row.confirmed === 1) await repos.evaluations.trustAtInsert(row, decision.signedIn === true);
       // Under the internal user id, known only now for a new user: the same id content_repetition_count excludes.
       if (decision.contentHash) await repos.history.recordContent(input.env.id, decision.contentHash, userRow?.id ?? null, at);

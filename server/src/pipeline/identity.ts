@@ -2,7 +2,10 @@
 // comes from. The visitor token anchors the device: a live token resolves to its own device, and its fingerprint
 // follows the browser's drift. Without a live token, only an identifying fingerprint is matched, exactly, and it
 // brings back only the named user's own device: a drifted browser without its token is a new device, since a
-// neighbour's machine of the same model drifts no differently. Reads only; persistIdentity writes what it implies.
+// neighbour's machine of the same model drifts no differently. A device found so is *recognised*, not trusted: any page
+// the user visits can collect the components, so it is the same device for counting and linking, and a new one for
+// every check that lets a login in, until the backend vouches for the request (docs/identity.md, "Recognition and
+// trust"). Reads only; persistIdentity writes what it implies.
 import type { DeviceType } from "@tessera/sdk/contract";
 import { UAParser } from "ua-parser-js";
 import { BoundedMap } from "../caches.js";
@@ -46,8 +49,14 @@ export interface Identity {
     /** Set on a drift match of the browser's own fingerprint: the components to move it to (no other live token has it). */
     drift?: { exact_hash: string; coarse_key: string; components: string };
   };
-  /** `retoken`: the request's visitor token is not the one the device carries: it carries it from now on (the other is kept). */
-  device?: { row: DeviceRow; isNew: boolean; wasDetached: boolean; retoken?: boolean };
+  /**
+   * `retoken`: the device was found by the token it carried before (a private window's swapped them): it carries the
+   * request's again. `recognised`: found by its fingerprint, not by this request's visitor token (cleared storage, a
+   * private window, or someone replaying the user's components): the same device for counting and linking, a new one
+   * for trust, and its token moves to the request's only once the backend vouches for the evaluation (store/history.ts,
+   * confirmDevice).
+   */
+  device?: { row: DeviceRow; isNew: boolean; wasDetached: boolean; retoken?: boolean; recognised?: boolean };
   /** The devices sharing the request's visitor token, most recently seen first (DevicesRepo.byToken). */
   tokenDevices?: DeviceRow[];
   deviceInfo: Record<string, string>;
@@ -140,10 +149,14 @@ async function ownedAlone(
   at: number,
 ): Promise<boolean> {
   const rows = await repos.devices.byFingerprint(envId, fingerprintId, FINGERPRINT_DEVICES);
-  // The token's other devices (one per account it named: a mistyped login) are the same browser's.
+  // The token's other devices (one per account it named: a mistyped login), and those it was recognised on, are the
+  // same browser's.
   return rows.every(
     (d) =>
-      d.id === deviceId || (!!token && d.visitor_token === token) || d.last_seen_at == null || at - Number(d.last_seen_at) > LIVE_TOKEN_MS,
+      d.id === deviceId ||
+      (!!token && (d.visitor_token === token || d.recognised_token === token)) ||
+      d.last_seen_at == null ||
+      at - Number(d.last_seen_at) > LIVE_TOKEN_MS,
   );
 }
 
@@ -152,28 +165,40 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   const { info, type } = parseUserAgent(input.userAgent);
   const id: Identity = { userIsNew: false, deviceInfo: info, deviceType: type };
   const token = input.signals.visitor_token;
-  if (token) id.tokenDevices = await repos.devices.byToken(envId, token);
+  // Devices this token was only recognised on (by their fingerprint, store/devices.ts): the same browser for counting
+  // and linking, never the token's own for anything that trusts it.
+  const ownToken = (d: DeviceRow) => !!token && (d.visitor_token === token || d.previous_token === token);
 
+  let emailAccount: UserRow | undefined;
   if (input.user) {
     // With an email, the account it names is read in the same statement (wanted only when the user is new).
-    const { user, emailAccount } = input.email
+    const found = input.email
       ? await repos.users.findByExternalOrEmailKey(envId, input.user, accountEmailKey(input.email))
       : { user: await repos.users.findByExternal(envId, input.user), emailAccount: undefined };
-    if (user) id.user = user;
+    if (found.user) id.user = found.user;
     else {
       id.userIsNew = true;
-      // The browser of an email-only sign-up names the account's new id: the same account, not a second one.
-      if (emailAccount && emailAccount.external_id === emailAccount.id && id.tokenDevices?.some((d) => d.user_id === emailAccount.id)) {
-        id.user = emailAccount;
-        id.userIsNew = false;
-        id.claim = true;
-      }
+      emailAccount = found.emailAccount;
     }
   } else if (input.email) {
     id.emailKey = accountEmailKey(input.email);
     const user = await repos.users.findByEmailKey(envId, id.emailKey);
     if (user) id.user = user;
     else id.userIsNew = true;
+  }
+  // The devices the request's device is found among (resolveDevice): the named account's, or any for a request naming
+  // no one (null: a new account's, so unowned ones only).
+  const owner = input.user || input.email ? (id.user?.id ?? null) : undefined;
+  if (token) id.tokenDevices = await repos.devices.byToken(envId, token, { recognisedFor: owner });
+  // The browser of an email-only sign-up names the account's new id: the same account, not a second one.
+  if (
+    emailAccount &&
+    emailAccount.external_id === emailAccount.id &&
+    id.tokenDevices?.some((d) => d.user_id === emailAccount?.id && ownToken(d))
+  ) {
+    id.user = emailAccount;
+    id.userIsNew = false;
+    id.claim = true;
   }
   const tokenDevice = id.tokenDevices?.[0];
 
@@ -198,7 +223,10 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
       identifying,
       popular: row.popular === 1,
     });
-    // 1. The token's own fingerprint: the same browser, exactly or after a drift (the token vouches for it).
+    // 1. The token's own fingerprint: the same browser, exactly or after a drift (the token vouches for it). A drift on
+    // a device the token was only recognised on is followed too: the record is the device's (no other live token's
+    // device presents it), and following the browser is recognition, which trusts nothing (a browser that then loses
+    // this token too is found by its drifted components, as it was when the token moved at once).
     const own = tokenDevice?.fingerprint_id ? await fingerprintOf(repos, envId, tokenDevice.fingerprint_id) : undefined;
     if (own && own.row.exact_hash === hash) id.fingerprint = known(own.row, 1);
     else if (own && tokenDevice) {
@@ -208,8 +236,9 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
       }
     }
     // 2. Without it: an identifying fingerprint is found by its exact hash; one that is not is never shared. A browser
-    // without a live token that names its user comes back to that user's own device with this fingerprint (cleared
-    // storage, a private window), never to another account's.
+    // without a live token that names its user is recognised as that user's own device with this fingerprint (cleared
+    // storage, a private window), never another account's: recognised, not trusted (the components are anyone's who
+    // ran a script on a page the user visited).
     if (!id.fingerprint && identifying) {
       const found = await repos.fingerprints.findExact(envId, hash);
       // Only a user the request names by id: an email a browser claims never brings back an account's device.
@@ -217,15 +246,15 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
       if (owner && !tokenDevice) {
         for (const row of found) {
           if (row.popular === 1) continue;
-          const mine = (await repos.devices.byFingerprint(envId, row.id, FINGERPRINT_DEVICES)).find((d) => d.user_id === owner);
+          const devices = await repos.devices.byFingerprint(envId, row.id, FINGERPRINT_DEVICES);
+          // The user's own device; else one nobody owns on which this user was named (a page view puts no device on an
+          // account's list, yet the browser was this user's): recognised either way, never another account's.
+          const unowned = devices.filter((d) => d.user_id === null);
+          const mine =
+            devices.find((d) => d.user_id === owner) ?? (unowned.length ? await repos.devices.namedBy(envId, unowned, owner) : undefined);
           if (mine) {
             id.fingerprint = known(row, 1);
-            id.device = {
-              row: mine,
-              isNew: false,
-              wasDetached: mine.status === "detached",
-              retoken: !!token && mine.visitor_token !== token,
-            };
+            id.device = { row: mine, isNew: false, wasDetached: mine.status === "detached", recognised: true };
             break;
           }
         }
@@ -315,8 +344,13 @@ async function resolveDevice(repos: Repos, input: EvaluationInput, id: Identity)
   if (!device && token && id.tokenDevices?.length) {
     device = await repos.devices.ofToken(envId, token, owner, id.tokenDevices);
   }
-  if (device)
-    return { row: device, isNew: false, wasDetached: device.status === "detached", retoken: !!token && device.visitor_token !== token };
+  if (device) {
+    const wasDetached = device.status === "detached";
+    // Found by the token it was recognised on (by its fingerprint, an earlier request): still only recognised.
+    if (token && !input.linkedEvaluationId && device.visitor_token !== token && device.previous_token !== token)
+      return { row: device, isNew: false, wasDetached, recognised: true };
+    return { row: device, isNew: false, wasDetached, retoken: !!token && device.visitor_token !== token };
+  }
   if (input.source === "client" || id.fingerprint) return { isNew: true, wasDetached: false, row: newDeviceRow(input, id) };
   return undefined;
 }
@@ -329,6 +363,7 @@ export function newDeviceRow(input: EvaluationInput, identity: Pick<Identity, "f
     user_id: null,
     visitor_token: input.signals.visitor_token ?? null,
     previous_token: null,
+    recognised_token: null,
     fingerprint_id: identity.fingerprint?.row.id ?? null,
     status: "attached",
     type: identity.deviceType,

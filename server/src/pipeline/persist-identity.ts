@@ -9,10 +9,13 @@ import type { EvaluationInput } from "./context.js";
 import type { Identity } from "./identity.js";
 
 export interface PersistOptions {
-  /** The account the device joins when `admitted`. */
+  /** The account the device joins when `joins`. */
   user?: UserRow;
-  /** The verdict lets the user in (allow, restrict): the device joins the user's account. */
-  admitted?: boolean;
+  /**
+   * The device joins the user's account: a login or sign-up whose verdict lets the user in (allow, restrict), or a
+   * request whose user id the backend signed. Never a page view (docs/identity.md, "Recognition and trust").
+   */
+  joins?: boolean;
 }
 
 /** Writes what `identity` implies (in the caller's transaction); answers whether the device was kicked since it last asked (log out once). */
@@ -37,30 +40,42 @@ export async function persistIdentity(
   if (!device) return { logout: false };
   const row = device.row;
   const user = opts.user;
-  // A device joins the user's account only on a verdict that lets the user in: a challenged device joins when its
-  // challenge completes, a denied one never (an attacker's browser must not count as the victim's).
-  const admitted = opts.admitted === true;
+  // A device joins the user's account only on a login or sign-up that lets the user in (or a signed user id): a
+  // challenged device joins when its challenge completes, a denied one never, and a page view never (the client id is
+  // public: a stranger naming the account must not put a browser on its list).
+  const joins = opts.joins === true;
   if (device.isNew) {
     if (fp) row.fingerprint_id = fp.row.id;
-    if (user && admitted) Object.assign(row, { user_id: user.id, status: "attached", attached_at: at });
+    if (user && joins) Object.assign(row, { user_id: user.id, status: "attached", attached_at: at });
     await repos.devices.insert(row);
     return { logout: false };
   }
   let logout = false;
-  const patch: Partial<DeviceRow> = { last_seen_at: at, last_ip: input.ip ?? row.last_ip, updated_at: at };
-  if (fp && row.fingerprint_id !== fp.row.id) patch.fingerprint_id = fp.row.id;
-  // A device found without its token (through its fingerprint, or its previous token) carries the token in use and
-  // keeps the other: after cleared storage the new one is the browser's from now on; after a private window the
-  // normal windows come back with the previous one and swap them again.
+  const patch: Partial<DeviceRow> = { updated_at: at };
   const token = input.signals.visitor_token;
-  if (token && (!row.visitor_token || (device.retoken && row.visitor_token !== token)))
-    Object.assign(patch, { visitor_token: token, previous_token: row.visitor_token });
-  if (row.status === "detached" && row.logout_pending === 1) {
-    // Kicked since it last asked: tell the SDK to log out once; a later login re-attaches it.
-    logout = true;
-    patch.logout_pending = 0;
-  } else if (user && admitted && (row.user_id !== user.id || row.status === "detached")) {
-    Object.assign(patch, { user_id: user.id, status: "attached", attached_at: at, detached_at: null });
+  if (device.recognised) {
+    // Recognised by its fingerprint, not by its token: the components are anyone's who ran a script on a page the user
+    // visited, so nothing the request says is written on the device (its place, its token, a pending logout spent). The
+    // token moves once the backend vouches for the evaluation (store/history.ts, confirmDevice), and the next request
+    // on it is the device's own. Until then the token is only remembered as one the device was recognised on, so that
+    // the same browser is recognised again, drifted or not (store/devices.ts, byToken).
+    if (token && row.recognised_token !== token) patch.recognised_token = token;
+    if (user && joins && row.logout_pending !== 1 && (row.user_id !== user.id || row.status === "detached"))
+      Object.assign(patch, { user_id: user.id, status: "attached", attached_at: at, detached_at: null });
+  } else {
+    Object.assign(patch, { last_seen_at: at, last_ip: input.ip ?? row.last_ip });
+    if (fp && row.fingerprint_id !== fp.row.id) patch.fingerprint_id = fp.row.id;
+    // A device found by the token it carried before (a private window's, vouched for since) carries the token in use
+    // and keeps the other: the normal windows come back with the previous one and swap them again.
+    if (token && (!row.visitor_token || (device.retoken && row.visitor_token !== token)))
+      Object.assign(patch, { visitor_token: token, previous_token: row.visitor_token });
+    if (row.status === "detached" && row.logout_pending === 1) {
+      // Kicked since it last asked: tell the SDK to log out once; a later login re-attaches it.
+      logout = true;
+      patch.logout_pending = 0;
+    } else if (user && joins && (row.user_id !== user.id || row.status === "detached")) {
+      Object.assign(patch, { user_id: user.id, status: "attached", attached_at: at, detached_at: null });
+    }
   }
   await repos.devices.update(row.id, patch);
   Object.assign(row, patch);

@@ -2,7 +2,7 @@
 // 2.1): `definition` names the risk definition (`rdef_<category>`, stable across releases: key off it), `id` names the
 // risk itself (`rsk_<evaluation>.<category>`: one per evaluation and category, the same on every read).
 import type { ChecksSnapshot, Risk, Severity } from "@tessera/sdk/contract";
-import { compare } from "../policies/conditions.js";
+import { compare, evaluateCondition } from "../policies/conditions.js";
 import { RISKS, type RiskDefinition } from "./table.js";
 
 export function severityOf(def: RiskDefinition, score: number): Severity {
@@ -22,12 +22,23 @@ export function riskId(evaluationId: string, category: string): string {
   return `rsk_${evaluationId.slice(evaluationId.indexOf("_") + 1)}.${category}`;
 }
 
+/** Whether the risk named `name` is measured on an evaluation with these checks (RiskDefinition.measuredWhen). */
+export function measuredOn(name: string, checks: ChecksSnapshot, table: RiskDefinition[] = RISKS): boolean {
+  const def = table.find((d) => d.name === name);
+  return !!def && measured(def, { checks, lists: new Map() });
+}
+
+function measured(def: RiskDefinition, ctx: { checks: ChecksSnapshot; lists: Map<string, Set<string>> }): boolean {
+  return !def.measuredWhen || evaluateCondition(ctx, def.measuredWhen);
+}
+
 export function scoreRisks(checks: ChecksSnapshot, evaluationId: string, table: RiskDefinition[] = RISKS): Risk[] {
   const ctx = { checks, lists: new Map<string, Set<string>>() };
   return table.map((def) => {
     let score = 0;
     const indicators: string[] = [];
-    for (const weight of def.weights) {
+    const weights = measured(def, ctx) ? def.weights : [];
+    for (const weight of weights) {
       if (compare(ctx, weight)) {
         score += weight.points;
         if (!indicators.includes(weight.indicator)) indicators.push(weight.indicator);

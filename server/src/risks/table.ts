@@ -1,7 +1,7 @@
 // The risks (SPEC.md 6): each a weighted sum of its checks, as a declarative table. A row's weights are
 // comparisons (the policy syntax) with the points they add and the indicator they name; the score is capped at
 // 100 and cut into severities by the row's cutoffs. Risks are recorded on every evaluation; policies decide.
-import type { Comparison, RiskCategory } from "@tessera/sdk/contract";
+import type { Comparison, Condition, RiskCategory } from "@tessera/sdk/contract";
 import type { CheckName } from "../checks/index.js";
 
 export interface RiskWeight extends Comparison {
@@ -18,6 +18,11 @@ export interface RiskDefinition {
   /** Scores at or above each cutoff reach that severity; below `medium` is low. */
   cutoffs: { medium: number; high: number; maximum: number };
   weights: RiskWeight[];
+  /**
+   * The evaluations it is measured on (a condition over the checks, as in policies); on the others it is low, with
+   * score 0 and no indicators. Unset: every evaluation.
+   */
+  measuredWhen?: Condition;
 }
 
 const w = (check: CheckName, op: Comparison["op"], value: Comparison["value"], points: number, indicator: string): RiskWeight => ({
@@ -64,6 +69,16 @@ export const RISKS: RiskDefinition[] = [
       w("session_impossible_travel", "eq", true, 40, "sessions_far_apart"),
       w("impossible_travel", "eq", true, 15, "impossible_travel"),
     ],
+    // Only on a session that is the account's: a browser the user signed in on (found by its own visitor token), or a
+    // user id the backend signed or sent. The client id is public, and the user's components are anyone's: a stranger
+    // naming the account, from anywhere, says nothing about how the account is used (the sharing policy may still ask
+    // the owner, whose code it is).
+    measuredWhen: {
+      any: [
+        { check: "is_new_fingerprint", op: "eq", value: false },
+        { check: "identity_verified", op: "eq", value: true },
+      ],
+    },
   },
   {
     name: "multi_accounting",

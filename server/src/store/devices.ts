@@ -44,6 +44,9 @@ const byToken = newestFirst("last_seen_at", (db, p: { env: string; token: string
 const byPreviousToken = newestFirst("last_seen_at", (db, p: { env: string; token: string }) =>
   db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("previous_token", "=", p.token),
 );
+const byRecognisedToken = newestFirst("last_seen_at", (db, p: { env: string; token: string }) =>
+  db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("recognised_token", "=", p.token),
+);
 
 /**
  * The devices carrying this token now or before, unordered: byToken's two lists read in one statement. Two lookups
@@ -60,6 +63,22 @@ const byEitherToken = prepared((db, p: { env: string; token: string; limit: numb
         .where("environment_id", "=", p.env)
         .where("visitor_token", "=", p.token)
         .unionAll(db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("previous_token", "=", p.token))
+        .as("d"),
+    )
+    .selectAll()
+    .limit(p.limit),
+);
+/** The same with the devices recognised on the token (`recognised_token`), a third lookup on its own index. */
+const byAnyToken = prepared((db, p: { env: string; token: string; limit: number }) =>
+  db
+    .selectFrom(
+      db
+        .selectFrom("devices")
+        .selectAll()
+        .where("environment_id", "=", p.env)
+        .where("visitor_token", "=", p.token)
+        .unionAll(db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("previous_token", "=", p.token))
+        .unionAll(db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("recognised_token", "=", p.token))
         .as("d"),
     )
     .selectAll()
@@ -90,28 +109,44 @@ export class DevicesRepo extends Repository {
 
   /**
    * The devices of this visitor token, whoever owns them, most recently seen first (at most TOKEN_DEVICES): read once
-   * per evaluation, they answer the drift candidate, the device of the request and the token's users.
+   * per evaluation, they answer the drift candidate, the device of the request and the token's users. The devices
+   * that carry it now, else those that carried it before. With `recognisedFor` (the identity step's own lookup, for
+   * the owner its device is chosen for, as in ofToken), also the devices a browser presenting it was recognised as by
+   * its fingerprint (`recognised_token`), when none of the token's own would do for that owner: such a device is
+   * recognised there and never trusted. Everything that acts for the browser (detach, the heartbeat) asks without it.
    */
-  async byToken(environmentId: string, token: string): Promise<DeviceRow[]> {
-    // Both lists in one statement while they are short (every device of the token fits in the limit): the token's
-    // devices, else those that carried it before; the cut of a longer list is left to the ordered queries.
-    // On the embedded store a statement is a call, not a round trip: the two ordered reads below cost less than the
-    // one that joins them (and the second runs only for a token no device carries now).
-    const limit = 2 * TOKEN_DEVICES + 1;
-    if (this.dialect === "sqlite") {
-      const rows = await byToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
-      return rows.length > 0 ? rows : byPreviousToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
+  async byToken(environmentId: string, token: string, opts: { recognisedFor?: string | null } = {}): Promise<DeviceRow[]> {
+    const recognised = "recognisedFor" in opts;
+    const owner = opts.recognisedFor;
+    // Whether the token's own devices hold one ofToken would choose for the owner (undefined: anyone's).
+    const serves = (rows: DeviceRow[]) =>
+      owner === undefined ? rows.length > 0 : rows.some((r) => r.user_id === owner || (owner === null && r.user_id === null));
+    const newest = (rows: DeviceRow[]) =>
+      rows
+        .filter((r, i) => rows.findIndex((o) => o.id === r.id) === i)
+        .sort((a, b) => Number(b.last_seen_at) - Number(a.last_seen_at))
+        .slice(0, TOKEN_DEVICES);
+    const p = { env: environmentId, token };
+    // The lists in one statement while they are short (every device of the token fits in the limit); the cut of a
+    // longer list is left to the ordered queries. On the embedded store a statement is a call, not a round trip: the
+    // ordered reads below cost less than the one that joins them (and each runs only when the ones before would not do).
+    const limit = 3 * TOKEN_DEVICES + 1;
+    const read = this.dialect === "sqlite" ? [] : await (recognised ? byAnyToken : byEitherToken).rows(this.db, { ...p, limit });
+    let own: DeviceRow[];
+    let others: () => Promise<DeviceRow[]>;
+    if (this.dialect !== "sqlite" && read.length < limit) {
+      const current = read.filter((r) => r.visitor_token === token);
+      own = newest(current.length > 0 ? current : read.filter((r) => r.previous_token === token));
+      const rest = read.filter((r) => r.visitor_token !== token && r.previous_token !== token);
+      others = async () => rest;
+    } else {
+      own = await byToken.rows(this.db, p, TOKEN_DEVICES);
+      // A token a device carried before (its browser came back once without it): the device is still its own.
+      if (own.length === 0) own = await byPreviousToken.rows(this.db, p, TOKEN_DEVICES);
+      others = () => byRecognisedToken.rows(this.db, p, TOKEN_DEVICES);
     }
-    const read = await byEitherToken.rows(this.db, { env: environmentId, token, limit });
-    const both = read.filter((r, i) => read.findIndex((o) => o.id === r.id) === i);
-    if (read.length < limit) {
-      const current = both.filter((r) => r.visitor_token === token);
-      const rows = current.length > 0 ? current : both;
-      return rows.sort((a, b) => Number(b.last_seen_at) - Number(a.last_seen_at)).slice(0, TOKEN_DEVICES);
-    }
-    const rows = await byToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
-    // A token a device carried before (its browser came back once without it): the device is still its own.
-    return rows.length > 0 ? rows : byPreviousToken.rows(this.db, { env: environmentId, token }, TOKEN_DEVICES);
+    if (!recognised || serves(own)) return own;
+    return newest([...own, ...(await others())]);
   }
 
   /**
@@ -208,6 +243,25 @@ export class DevicesRepo extends Repository {
       for (const r of anonymous) if (!namedSome.has(r.id)) out.set(r.id, `token:${r.visitor_token}`);
     }
     return out;
+  }
+
+  /** Of these devices (most recently seen first), the first on which an evaluation named this user. */
+  async namedBy(environmentId: string, rows: DeviceRow[], userId: string): Promise<DeviceRow | undefined> {
+    // Read on evaluations_env_device_id_time: each device's own evaluations.
+    const named = await this.db
+      .selectFrom("evaluations")
+      .select("device_id")
+      .distinct()
+      .where("environment_id", "=", environmentId)
+      .where(
+        "device_id",
+        "in",
+        rows.map((r) => r.id),
+      )
+      .where("user_id", "=", userId)
+      .execute();
+    const ids = new Set(named.map((r) => r.device_id));
+    return rows.find((r) => ids.has(r.id));
   }
 
   /** The devices whose current fingerprint is this one, most recently seen first (at most `limit`), whoever owns them. */

@@ -81,7 +81,15 @@ const confirmById = prepared((db, p: { env: string; id: string; at: number }) =>
     .set({ confirmed: 1, updated_at: p.at })
     .where("id", "=", p.id)
     .where("environment_id", "=", p.env)
-    .returning(["environment_id", "device_id", "user_id", "familiar", "created_at"]),
+    .returning(["environment_id", "device_id", "user_id", "familiar", "created_at", "pending_token"]),
+);
+const attachUnowned = prepared((db, p: { env: string; device: string; user: string; at: number }) =>
+  db
+    .updateTable("devices")
+    .set({ user_id: p.user, status: "attached", attached_at: p.at, detached_at: null, updated_at: p.at })
+    .where("environment_id", "=", p.env)
+    .where("id", "=", p.device)
+    .where("user_id", "is", null),
 );
 const challengeOf = prepared((db, p: { id: string; challenge: string; redirect: string | null; at: number }) =>
   db.updateTable("evaluations").set({ challenge_id: p.challenge, redirect: p.redirect, updated_at: p.at }).where("id", "=", p.id),
@@ -96,7 +104,8 @@ export class EvaluationsRepo extends Repository {
 
   /**
    * The evaluation, confirmed as it was written (a backend's, a signed user id, or on a device the user signed in on:
-   * `deviceSignedIn`), is the user's own: its device and its familiar values are theirs (store/history.ts, trust).
+   * `deviceSignedIn`), is the user's own: its device and its familiar values are theirs, and a device recognised by
+   * its fingerprint takes the request's token (store/history.ts, trust).
    */
   async trustAtInsert(row: EvaluationRow, deviceSignedIn: boolean): Promise<void> {
     await trust(this.db, row, row.created_at, deviceSignedIn);
@@ -114,7 +123,13 @@ export class EvaluationsRepo extends Repository {
     const t = now();
     const row = await consumeIfNot.first(this.db, { env: environmentId, id, at: t });
     if (row) {
-      if (Number(row.confirmed) === 1) await trust(this.db, row, t);
+      if (Number(row.confirmed) === 1) {
+        await trust(this.db, row, t);
+        // A page or custom action the backend consumed while it let the user in: it vouched for the session, so a
+        // device nobody owns joins the account (the request itself never puts a device on an account's list).
+        if (row.device_id && row.user_id)
+          await attachUnowned.execute(this.db, { env: environmentId, device: row.device_id, user: row.user_id, at: t });
+      }
       return { ok: true, row };
     }
     const exists = await this.find(environmentId, id);
@@ -130,18 +145,22 @@ export class EvaluationsRepo extends Repository {
     if (row) await trust(this.db, { ...row, created_at: Number(row.created_at) }, at);
   }
 
-  /** The risks of the user's evaluation before `evaluationId` (the latest other one), if any. */
-  async previousRisks(environmentId: string, userId: string, evaluationId: string): Promise<string | null | undefined> {
-    const row = await this.db
+  /** The risks and checks of the user's latest evaluations other than `evaluationId`, newest first (at most `limit`). */
+  async recentRisks(
+    environmentId: string,
+    userId: string,
+    evaluationId: string,
+    limit: number,
+  ): Promise<Array<{ risks: string | null; checks: string | null }>> {
+    return this.db
       .selectFrom("evaluations")
-      .select("risks")
+      .select(["risks", "checks"])
       .where("environment_id", "=", environmentId)
       .where("user_id", "=", userId)
       .where("id", "!=", evaluationId)
       .orderBy("created_at", "desc")
-      .limit(1)
-      .executeTakeFirst();
-    return row?.risks;
+      .limit(limit)
+      .execute();
   }
 
   async setChallenge(id: string, challengeId: string, redirect: string | null): Promise<void> {

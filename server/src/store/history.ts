@@ -81,10 +81,16 @@ export function trusted(eb: ExpressionBuilder<Database, "evaluations">) {
   return eb("evaluations.confirmed", "=", 1);
 }
 
-/** The user signed in on the device (a confirmed evaluation there): what it lets the user do is theirs from now on. */
+/**
+ * The user signed in on the device (a confirmed evaluation there): what it lets the user do is theirs from now on. When
+ * the evaluation's request only recognised the device by its fingerprint (`pending_token`, migration 27: cleared
+ * storage, a private window), the browser that was vouched for is the device's from now on: the device takes that
+ * token and keeps the one it had as its previous token (the normal windows after a private one come back with it).
+ * Never on the request itself: anyone can present the user's components (docs/identity.md, "Recognition and trust").
+ */
 export async function confirmDevice(
   db: Kysely<Database>,
-  row: { environment_id: string; device_id: string | null; user_id: string | null },
+  row: { environment_id: string; device_id: string | null; user_id: string | null; pending_token?: string | null },
   at: number,
 ): Promise<void> {
   if (!row.device_id || !row.user_id) return;
@@ -94,6 +100,16 @@ export async function confirmDevice(
     { environment_id: row.environment_id, device_id: row.device_id, user_id: row.user_id, created_at: at },
     ["environment_id", "device_id", "user_id"],
   );
+  const token = row.pending_token;
+  if (!token) return;
+  await db
+    .updateTable("devices")
+    .set((eb) => ({ previous_token: eb.ref("visitor_token"), visitor_token: token, updated_at: at }))
+    .where("environment_id", "=", row.environment_id)
+    .where("id", "=", row.device_id)
+    .where("user_id", "=", row.user_id)
+    .where((eb) => eb.or([eb("visitor_token", "is", null), eb("visitor_token", "!=", token)]))
+    .execute();
 }
 
 /** What an evaluation that became trusted (confirmed) has, for `trust`. */
@@ -103,6 +119,8 @@ export interface TrustedRow {
   user_id: string | null;
   familiar: string | null;
   created_at: number;
+  /** The request's visitor token, when it only recognised its device by the fingerprint (confirmDevice). */
+  pending_token?: string | null;
 }
 
 /**
@@ -296,6 +314,9 @@ function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
           : []),
         ...(has.browser
           ? [
+              // On this device, found by its own visitor token: a trusted evaluation with these components on another
+              // device (a token the user's browser had before, or a device they are presented on by someone else) says
+              // nothing of this one (docs/security.md, "Recognising a browser is not trusting it").
               eb
                 .exists(
                   eb
@@ -304,7 +325,8 @@ function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
                     .where("environment_id", "=", p.env)
                     .where("user_id", "=", p.browser_user)
                     .where((e) => trusted(e as never))
-                    .where("fingerprint_id", "=", p.browser_fp),
+                    .where("fingerprint_id", "=", p.browser_fp)
+                    .where("device_id", "=", p.browser_device),
                 )
                 .as("seen_browser"),
               eb

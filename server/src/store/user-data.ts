@@ -50,38 +50,73 @@ export class UserDataRepo extends Repository {
     return { device, user };
   }
 
-  /** The device ids of a user, for erasers of other areas. */
+  /**
+   * The device ids of a user, for erasers of other areas: the devices of the account, and the devices nobody owns that
+   * only this user's evaluations named (a page view never puts a device on an account's list, pipeline/persist-identity.ts,
+   * yet the browser was this user's). A device another user's evaluations named is that user's data too: it stays.
+   */
   async deviceIds(environmentId: string, userId: string): Promise<string[]> {
     const rows = await this.db
       .selectFrom("devices")
       .select("id")
       .where("environment_id", "=", environmentId)
-      .where("user_id", "=", userId)
+      .where((eb) =>
+        eb.or([
+          eb("user_id", "=", userId),
+          eb.and([
+            eb("user_id", "is", null),
+            eb(
+              "id",
+              "in",
+              eb
+                .selectFrom("evaluations")
+                .select("device_id")
+                .where("environment_id", "=", environmentId)
+                .where("user_id", "=", userId)
+                .where("device_id", "is not", null)
+                .$narrowType<{ device_id: string }>(),
+            ),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom("evaluations as other")
+                  .select("other.id")
+                  .where("other.environment_id", "=", environmentId)
+                  .whereRef("other.device_id", "=", "devices.id")
+                  .where("other.user_id", "is not", null)
+                  .where("other.user_id", "!=", userId),
+              ),
+            ),
+          ]),
+        ]),
+      )
       .execute();
     return rows.map((r) => r.id);
   }
 
   /**
-   * Erases the user's evaluations, devices, access records and identifications, the fingerprints seen only with
-   * this user, and the user row itself.
+   * Erases the user's evaluations, devices (deviceIds), access records and identifications, the fingerprints seen only
+   * with this user, and the user row itself.
    */
   async erase(environmentId: string, userId: string): Promise<ErasedCounts> {
     const deviceIds = await this.deviceIds(environmentId, userId);
-    const fpRows = await this.db
+    const ofEvaluations = this.db
       .selectFrom("evaluations")
       .select("fingerprint_id")
       .where("environment_id", "=", environmentId)
       .where("user_id", "=", userId)
-      .where("fingerprint_id", "is not", null)
-      .union(
-        this.db
-          .selectFrom("devices")
-          .select("fingerprint_id")
-          .where("environment_id", "=", environmentId)
-          .where("user_id", "=", userId)
-          .where("fingerprint_id", "is not", null),
-      )
-      .execute();
+      .where("fingerprint_id", "is not", null);
+    const fpRows = await (deviceIds.length > 0
+      ? ofEvaluations.union(
+          this.db
+            .selectFrom("devices")
+            .select("fingerprint_id")
+            .where("environment_id", "=", environmentId)
+            .where("id", "in", deviceIds)
+            .where("fingerprint_id", "is not", null),
+        )
+      : ofEvaluations
+    ).execute();
     const fingerprintIds = [...new Set(fpRows.map((r) => r.fingerprint_id).filter((x): x is string => x != null))];
 
     const evaluations = n(
@@ -120,9 +155,10 @@ export class UserDataRepo extends Repository {
         deviceIds.length > 0 ? eb.or([eb("user_id", "=", userId), eb("device_id", "in", deviceIds)]) : eb("user_id", "=", userId),
       )
       .execute();
-    const devices = n(
-      await this.db.deleteFrom("devices").where("environment_id", "=", environmentId).where("user_id", "=", userId).executeTakeFirst(),
-    );
+    const devices =
+      deviceIds.length > 0
+        ? n(await this.db.deleteFrom("devices").where("environment_id", "=", environmentId).where("id", "in", deviceIds).executeTakeFirst())
+        : 0;
 
     // A fingerprint still used by another user's device or evaluation is that user's data too: keep it.
     let fingerprints = 0;

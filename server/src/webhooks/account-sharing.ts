@@ -1,11 +1,12 @@
 // Account-sharing events (SPEC.md 9): `account_sharing.signal` when an evaluation's account-sharing risk rises to
-// high or maximum (from below, in the user's previous evaluation), written in the evaluation's transaction; and
+// high or maximum (from below, in the user's previous evaluation it was measured on: a session of the account's, not a
+// stranger naming it, risks/table.ts), written in the evaluation's transaction; and
 // `account_sharing.admin_notified` once the project's admin has actually been emailed about it — the email is a job
 // of that same transaction (jobs/outbox.ts), sent after the response.
 import { toEventUser } from "../domain/users.js";
 import type { EvaluationStep, EventSink, JobQueue } from "../pipeline/ports.js";
 import type { RateLimiter } from "../rate-limit/limiter.js";
-import { riskLevels } from "../risks/index.js";
+import { measuredOn, riskLevels } from "../risks/index.js";
 import { toWireDevice } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
 
@@ -28,6 +29,11 @@ interface AdminEmailJob {
 }
 
 const RAISED = new Set(["high", "maximum"]);
+/**
+ * The user's evaluations read back to find the previous one the risk was measured on. Strangers' page views naming the
+ * account between two of its sessions are not measured; more of them than this in a row makes the next rise a new one.
+ */
+const LOOK_BACK = 10;
 /** At most one admin email per account per day (across instances): a shared account raises the risk on every request. */
 const ADMIN_EMAIL_INTERVAL_MS = 24 * 3600 * 1000;
 
@@ -49,9 +55,11 @@ export class AccountSharingNotifier {
     const user = await this.repos.users.findByExternal(input.env.id, input.user);
     // A provisional user is not an account yet (SPEC.md 13): nothing to signal about its sharing.
     if (!user || user.provisional === 1) return;
-    // A signal marks the rise: while the account stays shared, every evaluation carries the raised risk.
-    const previous = await this.repos.evaluations.previousRisks(input.env.id, user.id, result.evaluation.id);
-    const before = previous ? riskLevels(previous) : [];
+    // A signal marks the rise: while the account stays shared, every evaluation of its sessions carries the raised
+    // risk (the risk is measured only on those: a stranger naming the account in between is low and no fall).
+    const recent = await this.repos.evaluations.recentRisks(input.env.id, user.id, result.evaluation.id, LOOK_BACK);
+    const previous = recent.find((r) => r.risks && r.checks && measuredOn("account_sharing", JSON.parse(r.checks)));
+    const before = previous?.risks ? riskLevels(previous.risks) : [];
     if (before.some((r) => r.name === "account_sharing" && RAISED.has(r.severity))) return;
     const deviceRow = identity.device?.row;
     const data = {

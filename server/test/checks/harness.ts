@@ -208,6 +208,18 @@ export async function onTheUsualBrowser(h: Harness): Promise<Evaluation> {
   return h.client("visit", { user, browser: b });
 }
 
+/**
+ * The user signs in on a browser; then a request names the user with exactly its components on a visitor token of its
+ * own (cleared storage, or someone who collected them): the same device, recognised, and not trusted as the user's.
+ */
+export async function ownComponentsOnNewToken(h: Harness): Promise<Evaluation> {
+  const [user, b, ip] = [h.id("u"), h.browser(), h.ip()];
+  const first = await trustedLogin(h, user, ip, b);
+  const ev = await h.client("visit", { user, browser: { ...b, token: `tok-${h.id("new")}-xxxxxxxx` }, ip });
+  expect(ev.device).toBe(first.device);
+  return ev;
+}
+
 /** A user's first device (a desktop browser they sign in on), then a second one (with the given user agent, else another desktop). */
 export async function twoDevices(h: Harness, ua?: string): Promise<Evaluation> {
   const user = h.id("u");

@@ -3,7 +3,7 @@
 
 import { userToken } from "@tessera/sdk/node";
 import { expect } from "vitest";
-import { DAY, describeChecks, IP, later, londonIp, onTheUsualBrowser, trustedLogin, twoDevices } from "./harness.js";
+import { DAY, describeChecks, IP, later, londonIp, onTheUsualBrowser, ownComponentsOnNewToken, trustedLogin, twoDevices } from "./harness.js";
 
 describeChecks("identity", [
   {
@@ -40,6 +40,11 @@ describeChecks("identity", [
         why: "a browser that only opened pages naming the user, never signed in (the client id is public)",
         value: true,
         run: (h) => onTheUsualBrowser(h),
+      },
+      {
+        why: "the user's own components on a new visitor token (any page the user visits can collect them)",
+        value: true,
+        run: (h) => ownComponentsOnNewToken(h),
       },
       {
         why: "a stranger's browser whose login was challenged or denied, trying again",
@@ -84,15 +89,31 @@ describeChecks("identity", [
   },
   {
     check: "is_new_device",
-    set: {
-      why: "a known user on another machine",
-      value: true,
-      run: (h) => twoDevices(h),
-    },
+    set: [
+      {
+        why: "a known user on another machine",
+        value: true,
+        run: (h) => twoDevices(h),
+      },
+      {
+        why: "a browser that only opened pages naming the user (a page view never attaches a device)",
+        value: true,
+        run: (h) => onTheUsualBrowser(h),
+      },
+      {
+        why: "the user's own components on a new visitor token: recognised by its fingerprint, not vouched for",
+        value: true,
+        run: (h) => ownComponentsOnNewToken(h),
+      },
+    ],
     unset: {
-      why: "a known user on their attached device",
+      why: "a known user on the browser they signed in on",
       value: false,
-      run: (h) => onTheUsualBrowser(h),
+      run: async (h) => {
+        const [user, b] = [h.id("u"), h.browser()];
+        await trustedLogin(h, user, h.ip(), b);
+        return h.client("visit", { user, browser: b });
+      },
     },
   },
   {

@@ -6,13 +6,18 @@ import { type CheckContext, defineCheck } from "../define.js";
 const DAY = 24 * 3600 * 1000;
 
 /**
- * New for this user: no device, a device first seen now, no user, or a device of another user or detached from this
- * one. The client id is public: a stranger's browser that merely named the user is another user's device or none.
+ * New for this user: no device, a device first seen now, no user, a device of another user or detached from this one,
+ * or a device recognised by its fingerprint rather than found by the request's own visitor token. The client id is
+ * public: a stranger's browser that merely named the user is another user's device or none; and the user's components
+ * are anyone's who ran a script on a page the user visited, so a device recognised by them is the user's for counting
+ * and new for trust (docs/security.md, "Recognising a browser is not trusting it").
  */
 export function deviceIsNewForUser(c: Pick<CheckContext, "identity">): boolean {
   const user = c.identity.user;
   const device = c.identity.device;
-  return !device || device.isNew || !user || device.row.user_id !== user.id || device.row.status === "detached";
+  return (
+    !device || device.isNew || !!device.recognised || !user || device.row.user_id !== user.id || device.row.status === "detached"
+  );
 }
 
 /**
@@ -37,9 +42,11 @@ export const checks = [
     reason: "new_fingerprint",
     needs: [signedInBrowser],
     // New for this user: a browser the user never signed in on (a known fingerprint of someone else's is still new).
-    // Signed in: the fingerprint is in the user's trusted evaluations, or the device is one the user signed in on
-    // (store/history.ts, trusted history). The client id is public: a stranger's browser that merely named the user on
-    // a page stays new, or its login would skip what a new browser meets. A fingerprint that is not identifying says
+    // Signed in: the device found by the request's own visitor token is one the user signed in on, or had a trusted
+    // evaluation with this fingerprint (facts/browser.ts). The client id is public: a stranger's browser that merely
+    // named the user on a page stays new, or its login would skip what a new browser meets; and the user's components
+    // are anyone's who ran a script on a page the user visited, so the user's own fingerprint on a new token (a device
+    // recognised by it) is new too, until the backend vouches for that token. A fingerprint that is not identifying says
     // nothing by itself (every phone of a model shares it): the device decides. A backend evaluation naming no browser
     // (no `evaluation` or `fingerprint`) has none to judge: null, unknown, which `eq true` and `eq false` both leave
     // alone. A browser sending too little to fingerprint is new: stripping the components must not make a stranger

@@ -18,6 +18,7 @@ import * as m23 from "./23-evaluation-confirmed.js";
 import * as m24 from "./24-evaluation-language.js";
 import * as m25 from "./25-policy-default-digest.js";
 import * as m26 from "./26-challenge-source.js";
+import * as m27 from "./27-recognised-tokens.js";
 import * as m30 from "./30-familiarity.js";
 import * as m33 from "./33-key-last-used.js";
 import * as m001 from "./001-core.js";
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   "24-evaluation-language": m24,
   "25-policy-default-digest": m25,
   "26-challenge-source": m26,
+  "27-recognised-tokens": m27,
   "30-familiarity": m30,
   "33-key-last-used": m33,
 };

@@ -87,6 +87,11 @@ export interface DevicesTable {
   visitor_token: string | null;
   /** The token it carried before its browser came back without it (SPEC.md 13): still finds the device. */
   previous_token: string | null;
+  /**
+   * The latest token a browser presented when it was recognised as this device by its fingerprint, not vouched for
+   * (migration 27): recognises it again, never trusts it (docs/identity.md, "Recognition and trust").
+   */
+  recognised_token: string | null;
   fingerprint_id: string | null;
   status: "attached" | "detached";
   type: "computer" | "tablet" | "mobile";
@@ -151,6 +156,11 @@ export interface EvaluationsTable {
    * user's confirmed devices (device_confirmations) let in.
    */
   confirmed: number;
+  /**
+   * The request's visitor token when its device was recognised by its fingerprint, not found by that token: the
+   * device takes it once the evaluation is confirmed (store/history.ts, confirmDevice); else null. Migration 27.
+   */
+  pending_token: string | null;
   created_at: number;
   updated_at: number;
 }
