@@ -61,9 +61,6 @@ export default defineConfig({
     globalSetup: ["server/test/global-setup.ts"],
     // Every answer written by a compiled serializer is checked against the zod path's bytes (server/src/serialize.ts).
     env: { TESSERA_SERIALIZER_CHECK: "1" },
-    // Transformed modules are kept on disk between runs (node_modules/.experimental-vitest-cache), so running one file
-    // again does not transform the server's sources again: about a second less per run.
-    experimental: { fsModuleCache: true },
     projects: [
       {
         extends: true,

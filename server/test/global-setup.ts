@@ -13,7 +13,7 @@ const ONCE = Symbol.for("tessera.test.global-setup");
 export default function setup(): Promise<void> {
   const g = globalThis as { [ONCE]?: Promise<void> };
   g[ONCE] ??= prepare().catch((e: Error) => {
-    // Said here too: vitest 4.1 with experimental.fsModuleCache (vite.config.ts) fails to print a global setup's error.
+    // Said here too: some vitest versions and settings (experimental.fsModuleCache) fail to print a global setup's error.
     console.error(`\n${e.message}\n`);
     throw e;
   });

@@ -3,7 +3,17 @@
 
 import { userToken } from "@tessera/sdk/node";
 import { expect } from "vitest";
-import { DAY, describeChecks, IP, later, londonIp, onTheUsualBrowser, ownComponentsOnNewToken, trustedLogin, twoDevices } from "./harness.js";
+import {
+  DAY,
+  describeChecks,
+  IP,
+  later,
+  londonIp,
+  onTheUsualBrowser,
+  ownComponentsOnNewToken,
+  trustedLogin,
+  twoDevices,
+} from "./harness.js";
 
 describeChecks("identity", [
   {

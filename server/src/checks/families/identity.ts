@@ -15,9 +15,7 @@ const DAY = 24 * 3600 * 1000;
 export function deviceIsNewForUser(c: Pick<CheckContext, "identity">): boolean {
   const user = c.identity.user;
   const device = c.identity.device;
-  return (
-    !device || device.isNew || !!device.recognised || !user || device.row.user_id !== user.id || device.row.status === "detached"
-  );
+  return !device || device.isNew || !!device.recognised || !user || device.row.user_id !== user.id || device.row.status === "detached";
 }
 
 /**
