@@ -206,6 +206,31 @@ describeStores("identity is not trust on %s", (kind) => {
     expect(again.verdict).toBe("challenge");
   });
 
+  it("the victim's components on a new token through a VPN are challenged even with the victim's own zone; the owner's browsers there are not", async () => {
+    const [user, victim] = [id("victim"), browser()];
+    const signup = await owner({ user, ip: HOMES[1] as string, browser: victim });
+    ahead += 2 * DAY;
+    // The zone is one of the components: a copy of the victim's browser is set to the victim's zone (Europe/London).
+    const login = await client("login", { user, ip: VPN, browser: newToken(victim) });
+    expect(login.checks, JSON.stringify(login.checks)).toMatchObject({
+      is_new_fingerprint: true,
+      is_recognised_device: true,
+      is_new_timezone: false,
+      ip_is_vpn: true,
+    });
+    expect(login.verdict).toBe("challenge");
+    expect(login.reasons).toContain("recognised_device");
+    expect(await tokenOf(signup.device)).toBe(victim.token);
+    // The owner's own browser on another exit of their VPN is its owner.
+    const own = await client("login", { user, ip: VPN, browser: victim });
+    expect(own.checks).toMatchObject({ is_new_fingerprint: false, is_recognised_device: false });
+    expect(own.verdict).toBe("allow");
+    // So is the owner's new laptop there, set to the owner's zone: a new browser, not a copy of the owner's.
+    const laptop = await client("login", { user, ip: VPN, browser: browser() });
+    expect(laptop.checks).toMatchObject({ is_new_fingerprint: true, is_recognised_device: false });
+    expect(laptop.verdict).toBe("allow");
+  });
+
   it("the owner whose storage was cleared is the same device; let in at home, its new token is the device's once consumed", async () => {
     const [user, mine, home] = [id("owner"), browser(), HOMES[2] as string];
     const signup = await owner({ user, ip: home, browser: mine });

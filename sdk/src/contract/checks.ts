@@ -12,6 +12,7 @@ export const CHECKS = {
   is_new_user: "boolean",
   is_new_fingerprint: "boolean",
   is_new_device: "boolean",
+  is_recognised_device: "boolean",
   user_age_days: "number",
   fingerprint_confidence: "number",
   is_provisional_user: "boolean",

@@ -67,6 +67,13 @@ export const checks = [
     compute: (c) => deviceIsNewForUser(c),
   }),
   defineCheck({
+    name: "is_recognised_device",
+    type: "boolean",
+    doc: "The user's device recognised by its fingerprint on a visitor token it does not carry: the user's own components on a new token (cleared storage, a private window, or someone who collected them on a page the user visited). Counted as the user's device, trusted as a new one (docs/security.md).",
+    reason: "recognised_device",
+    compute: (c) => !!c.identity.user && !!c.identity.device?.recognised,
+  }),
+  defineCheck({
     name: "user_age_days",
     type: "number",
     doc: "Whole days since the user was first seen (0 for a new user or none).",

@@ -64,8 +64,8 @@ const nearHomeWithAForeignClock = named(
  * was let in with (a company's gateway from the laptop at home).
  */
 const newDatacenter = named(
-  "a datacenter the account never came through, in a zone it was never let in with",
-  all(eq("ip_is_hosting", true), eq("is_new_provider", true), ne("is_new_timezone", false)),
+  "a datacenter the account never came through, in a zone it was never let in with (or with the account's own components on a new token)",
+  all(eq("ip_is_hosting", true), eq("is_new_provider", true), any(ne("is_new_timezone", false), eq("is_recognised_device", true))),
 );
 
 /**
@@ -86,21 +86,23 @@ const newBrowserSomewhereNew = named(
 /**
  * An anonymising network from a new browser (a known browser on another exit of its VPN is its owner), unless the
  * account came in through this VPN or proxy provider before, or the browser is set to a time zone the account was let
- * in with (a VPN moves the exit, not the computer's zone); Tor always.
+ * in with (a VPN moves the exit, not the computer's zone); Tor always; and always for the account's own components on a
+ * new visitor token: a zone is one of the components, so a copy of the user's browser carries the user's zone wherever
+ * it connects from, and only the backend's vouching makes that browser the user's (docs/security.md).
  */
 const newBrowserBehindAnonymiser = named(
-  "a new browser through an anonymising network the account never used, in a zone it was never let in with (Tor always)",
+  "a new browser through an anonymising network the account never used, in a zone it was never let in with (Tor, or the account's own components on a new token, always)",
   all(
     eq("ip_is_anonymous", true),
     neverSeenBrowser,
-    any(all(ne("is_new_provider", false), ne("is_new_timezone", false)), eq("ip_is_tor", true)),
+    any(all(ne("is_new_provider", false), ne("is_new_timezone", false)), eq("ip_is_tor", true), eq("is_recognised_device", true)),
   ),
 );
 
 export default defaultPolicy("challenge-ato", {
   name: "Verify unfamiliar logins",
   description:
-    "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with, or a phone or tablet set to a zone of that country and to a language it was let in with), or in its country with a clock hours away set to a time zone it was never let in with (near its places a named zone, not UTC), or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
+    "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with, or a phone or tablet set to a zone of that country and to a language it was let in with), or in its country with a clock hours away set to a time zone it was never let in with (near its places a named zone, not UTC), or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with (or presenting the account's own browser's components on a new token) (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
   actions: ["login"],
   priority: 600,
   verdict: "challenge",
