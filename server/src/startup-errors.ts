@@ -2,7 +2,18 @@
 // (SPEC.md 15): an unreachable or refusing database, a database folder that cannot be written, a port in use. The
 // settings zod can judge alone (TRUST_PROXY, SMTP_URL, data files…) are refused earlier, by config.ts.
 import type { Config } from "./config.js";
+import { DataDirError } from "./store/db.js";
 import { isStoreUnavailable } from "./store/errors.js";
+
+/** What a system error creating the database's folder means, in the operator's words. */
+const DATA_DIR_CAUSES: Record<string, string> = {
+  EROFS: "its disk is mounted read-only",
+  EACCES: "the server's user may not write there",
+  EPERM: "the server's user may not write there",
+  ENOTDIR: "part of the path is a file, not a folder",
+  ENOENT: "a parent folder cannot be created there",
+  ENOSPC: "its disk is full",
+};
 
 const codeOf = (err: unknown) => (err as { code?: unknown } | null)?.code;
 
@@ -32,10 +43,14 @@ export function describeStartupError(err: unknown, config: Config): string | und
       return `Invalid setting DATABASE_URL: PostgreSQL at ${at} refused the login (${code}): check the user and password in DATABASE_URL`;
     if (code === "3D000")
       return `Invalid setting DATABASE_URL: the database ${at} does not exist: create it (createdb) or fix DATABASE_URL`;
+    if (code === "53300")
+      return `Invalid setting DATABASE_POOL_SIZE: PostgreSQL at ${at} has no connection left (53300, too many clients): keep instances × DATABASE_POOL_SIZE (${config.DATABASE_POOL_SIZE}) below its max_connections, or raise max_connections`;
     if (isStoreUnavailable(err) || code === "ENOTFOUND")
       return `Invalid setting DATABASE_URL: cannot reach PostgreSQL at ${at} (${reason}): check that it runs and accepts connections from here, and that DATABASE_URL is right`;
     return undefined;
   }
+  if (err instanceof DataDirError)
+    return `Invalid setting DATA_DIR: ${err.message}: make DATA_DIR a writable folder (${DATA_DIR_CAUSES[err.code] ?? "check its path and permissions"})`;
   if (typeof code === "string" && (/^SQLITE_(CANTOPEN|READONLY|IOERR)/.test(code) || code === "EACCES" || code === "EROFS"))
     return `Invalid setting DATA_DIR: cannot write the database ${config.sqlitePath} (${reason}): make DATA_DIR a writable folder`;
   return undefined;

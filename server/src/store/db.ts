@@ -154,8 +154,12 @@ export function openStore(opts: StoreOptions): Store {
   if (file !== ":memory:") {
     // Users' contacts and the generated keys live in this file: readable by the server's user only (SPEC.md 12).
     // SQLite creates the -wal and -shm files with the database file's mode.
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    fs.closeSync(fs.openSync(file, "a", 0o600));
+    createFolders(path.dirname(file));
+    try {
+      fs.closeSync(fs.openSync(file, "a", 0o600));
+    } catch (e) {
+      throw new DataDirError(path.dirname(file), `cannot create the database file ${file}`, e);
+    }
   }
   const sqlite = new SQLite(file);
   const opened = file === ":memory:" ? undefined : fs.statSync(file);
@@ -224,6 +228,46 @@ export function openStore(opts: StoreOptions): Store {
 }
 
 const RESOLVED = Promise.resolve();
+
+/**
+ * The database's folder could not be created or written: startup-errors.ts says so in one line naming DATA_DIR.
+ * `code` is the system's (EROFS, EACCES, ENOTDIR…).
+ */
+export class DataDirError extends Error {
+  readonly code: string;
+  constructor(
+    readonly folder: string,
+    what: string,
+    cause: unknown,
+  ) {
+    const code = (cause as { code?: string } | null)?.code ?? "EIO";
+    super(`${what} (${code})`, { cause });
+    this.code = code;
+  }
+}
+
+/**
+ * Creates the folder and its missing parents (0700), one level at a time. `mkdirSync(…, { recursive: true })` says
+ * ENOENT for a folder under a read-only mount (the parent exists: the real cause is EROFS), and never returns for
+ * one under /proc; creating each level ourselves names the level and the real cause.
+ */
+function createFolders(folder: string): void {
+  const missing: string[] = [];
+  for (let at = path.resolve(folder); !fs.existsSync(at); at = path.dirname(at)) {
+    missing.unshift(at);
+    if (path.dirname(at) === at) break;
+  }
+  for (const dir of missing) {
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch (e) {
+      // Another process made it meanwhile (two starts at once): that is what we wanted.
+      if ((e as { code?: string }).code === "EEXIST" && fs.statSync(dir).isDirectory()) continue;
+      throw new DataDirError(folder, `cannot create the folder ${dir}`, e);
+    }
+  }
+  if (!fs.statSync(folder).isDirectory()) throw new DataDirError(folder, `${folder} is not a folder`, { code: "ENOTDIR" });
+}
 
 /** How often the embedded store refreshes its planner statistics (PRAGMA optimize is cheap when nothing changed). */
 const OPTIMIZE_EVERY_MS = 10 * 60 * 1000;
