@@ -1,9 +1,11 @@
 // A start that fails on a setting says so in one line, naming the setting and what to do, with no stack trace
-// (SPEC.md 15): an unreachable or refusing database, a database folder that cannot be written, a port in use. The
+// (SPEC.md 15): an unreachable or refusing database, a database folder that cannot be written, a store migrated by a
+// newer release or locked by another process, a port in use. The
 // settings zod can judge alone (TRUST_PROXY, SMTP_URL, data files…) are refused earlier, by config.ts.
 import type { Config } from "./config.js";
 import { DataDirError } from "./store/db.js";
 import { isStoreUnavailable } from "./store/errors.js";
+import { NewerSchemaError } from "./store/migrations/index.js";
 
 /** What a system error creating the database's folder means, in the operator's words. */
 const DATA_DIR_CAUSES: Record<string, string> = {
@@ -37,6 +39,10 @@ export function describeStartupError(err: unknown, config: Config): string | und
     return `Invalid setting HOST: ${config.host} is not an address of this machine: set HOST to one of its addresses`;
   if (code === "EACCES" && (err as { syscall?: string }).syscall === "listen")
     return `Invalid setting PORT: listening on ${config.PORT} needs privileges: use a port above 1023 (a proxy can face port 80/443)`;
+  if (err instanceof NewerSchemaError) {
+    const where = config.DATABASE_URL ? `PostgreSQL at ${databaseAt(config.DATABASE_URL)}` : config.sqlitePath;
+    return `Cannot use ${where}: ${err.message}`;
+  }
   if (config.DATABASE_URL) {
     const at = databaseAt(config.DATABASE_URL);
     if (code === "28P01" || code === "28000")
@@ -51,6 +57,8 @@ export function describeStartupError(err: unknown, config: Config): string | und
   }
   if (err instanceof DataDirError)
     return `Invalid setting DATA_DIR: ${err.message}: make DATA_DIR a writable folder (${DATA_DIR_CAUSES[err.code] ?? "check its path and permissions"})`;
+  if (typeof code === "string" && /^SQLITE_BUSY/.test(code))
+    return `Cannot use ${config.sqlitePath}: another process holds its write lock (${code}): run one server per DATA_DIR, and let other tessera commands on it finish`;
   if (typeof code === "string" && (/^SQLITE_(CANTOPEN|READONLY|IOERR)/.test(code) || code === "EACCES" || code === "EROFS"))
     return `Invalid setting DATA_DIR: cannot write the database ${config.sqlitePath} (${reason}): make DATA_DIR a writable folder`;
   return undefined;

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import {
+  CompiledQuery,
   type DatabaseConnection,
   type DialectAdapter,
   type Driver,
@@ -12,6 +13,7 @@ import {
   SqliteAdapter,
   type SqliteDatabase,
   SqliteDialect,
+  type SqliteDialectConfig,
   SqliteDriver,
 } from "kysely";
 import pg from "pg";
@@ -177,7 +179,11 @@ export function openStore(opts: StoreOptions): Store {
   // SQLite's advice for long-lived connections: optimize at open (0x10002: look at every table) and periodically.
   // analysis_limit bounds each ANALYZE to a sample, so a refresh costs milliseconds whatever the table size.
   sqlite.pragma("analysis_limit = 1000");
-  sqlite.pragma("optimize = 0x10002");
+  try {
+    sqlite.pragma("optimize = 0x10002");
+  } catch {
+    // Another process holds the write lock (SQLITE_BUSY): the periodic round below refreshes the statistics later.
+  }
   const optimize = setInterval(() => {
     try {
       sqlite.pragma("optimize");
@@ -329,7 +335,8 @@ export class GroupCommit {
       // SQLite rolled the batch back by itself (an I/O error, a full disk): its writes are gone.
       this.settle(new Error("The store rolled back a batch of writes"));
     }
-    this.sqlite.exec("begin");
+    // IMMEDIATE: the write lock now, waiting for it under the busy timeout (see TransactionalSqliteDialect).
+    this.sqlite.exec("begin immediate");
     let resolve!: () => void;
     let reject!: (e: unknown) => void;
     const done = new Promise<void>((res, rej) => {
@@ -455,9 +462,26 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
   }
 }
 
+/**
+ * Transactions begin IMMEDIATE: they take the write lock at once, waiting for it under the busy timeout. A deferred
+ * `begin` takes it at the first write, and when another process wrote meanwhile SQLite answers SQLITE_BUSY at once,
+ * without waiting: two `tessera migrate` (or a CLI command and a starting server) on one file failed that way.
+ */
 class TransactionalSqliteDialect extends SqliteDialect {
+  constructor(private readonly dialectConfig: SqliteDialectConfig) {
+    super(dialectConfig);
+  }
+
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
+  }
+
+  override createDriver(): Driver {
+    return new (class extends SqliteDriver {
+      override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+        await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+      }
+    })(this.dialectConfig);
   }
 }
 
