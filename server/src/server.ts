@@ -7,6 +7,7 @@ import type { Config } from "./config.js";
 import type { DemoOptions } from "./routes/demo.js";
 import { seal, unseal } from "./secrets.js";
 import { createServices, type Services } from "./services.js";
+import type { CreatedProject } from "./store/projects.js";
 
 /** The label of the demo site's key in `tessera keys list`. */
 export const DEMO_KEY_LABEL = "demo site (development server)";
@@ -58,6 +59,20 @@ function boundHeapGrowth(percent: number): void {
   if (!given && percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
 
+/**
+ * The development first start's project, created once: two instances starting together on an empty store both saw no
+ * project and made one each. The claim of a settings key decides, in the transaction that creates the project: the
+ * other instance waits for that commit (the key's unique index on PostgreSQL, the write lock on the embedded store)
+ * and creates nothing. Undefined when a project exists or another instance made it.
+ */
+async function bootstrapProject(services: Services): Promise<CreatedProject | undefined> {
+  const { projects } = services.repos;
+  return services.repos.transaction(async () => {
+    if ((await projects.count()) > 0 || !(await projects.claimSetting("bootstrap_project", String(Date.now())))) return undefined;
+    return projects.create("Default project");
+  });
+}
+
 /** The development bootstrap's console operator. */
 const DEV_OPERATOR = "admin@tessera.local";
 
@@ -65,8 +80,8 @@ export async function serve(config: Config): Promise<void> {
   boundHeapGrowth(config.HEAP_GROWING_PERCENT);
   const services = await createServices(config);
   if (config.BOOTSTRAP_PROJECT && (await services.repos.projects.count()) === 0) {
-    if (config.isDev) {
-      const p = await services.repos.projects.create("Default project");
+    const p = config.isDev ? await bootstrapProject(services) : undefined;
+    if (p) {
       const dev = p.environments.development;
       // Printed once, on the very first start, like any newly created key: the development (test) key only. A live
       // key in a terminal or a log collector is a leak (SPEC.md 12); production keys come from the CLI.
@@ -90,7 +105,7 @@ export async function serve(config: Config): Promise<void> {
             "More operators: `npx tessera operators create --email … --role owner|analyst|viewer --project <id>`.\n",
         );
       }
-    } else {
+    } else if (!config.isDev) {
       // A production server prints no secret: logs are collected and kept. The CLI creates projects and keys.
       console.log(
         "\nNo project yet: create one with `npx tessera projects create --name <name> --origins https://…` (it prints its keys once).\n",
