@@ -106,7 +106,7 @@ const COMMANDS: Command[] = [
     usage: "",
     summary: "Apply pending database migrations (serve also applies them at start)",
     start: async ({ config }) => {
-      const store = openStore({ databaseUrl: config.DATABASE_URL, sqlitePath: config.sqlitePath });
+      const store = openStore({ databaseUrl: config.DATABASE_URL, sqlitePath: config.sqlitePath, durability: config.DURABILITY });
       try {
         const { applied } = await migrate(store.db);
         console.log(applied.length ? `Applied: ${applied.join(", ")}` : "Already up to date");

@@ -19,7 +19,7 @@ import { Metrics } from "./metrics.js";
 import { Pipeline } from "./pipeline/evaluate.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit/limiter.js";
 import { deriveServerKeys, newMasterKey, type ServerKeys } from "./secrets.js";
-import { openStore, type Store } from "./store/db.js";
+import { checkPostgresDurability, openStore, type Store } from "./store/db.js";
 import { storeErrorCode } from "./store/errors.js";
 import { migrate } from "./store/migrations/index.js";
 import { createRepos, type Repos } from "./store/repos.js";
@@ -83,9 +83,11 @@ export async function createServices(
       idleMs: config.DATABASE_IDLE_TIMEOUT_MS,
     },
     groupCommit: opts.groupCommit ?? true,
+    durability: config.DURABILITY,
     onError: (err) => metrics.storeErrors.inc({ code: storeErrorCode(err) }),
   });
   if (opts.migrate !== false) await migrate(store.db);
+  if (config.DURABILITY === "power" && store.dialect === "postgres") await checkPostgresDurability(store.db);
   const repos = createRepos(store);
   const rateLimiter = createRateLimiter(store);
   // The token secret is shared by every instance on one store: from config, else generated once and kept.

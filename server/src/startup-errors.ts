@@ -3,7 +3,7 @@
 // newer release or locked by another process, a port in use. The
 // settings zod can judge alone (TRUST_PROXY, SMTP_URL, data files…) are refused earlier, by config.ts.
 import type { Config } from "./config.js";
-import { DataDirError } from "./store/db.js";
+import { DataDirError, DurabilityError } from "./store/db.js";
 import { isStoreUnavailable } from "./store/errors.js";
 import { NewerSchemaError } from "./store/migrations/index.js";
 
@@ -42,6 +42,13 @@ export function describeStartupError(err: unknown, config: Config): string | und
   if (err instanceof NewerSchemaError) {
     const where = config.DATABASE_URL ? `PostgreSQL at ${databaseAt(config.DATABASE_URL)}` : config.sqlitePath;
     return `Cannot use ${where}: ${err.message}`;
+  }
+  if (err instanceof DurabilityError) {
+    const fix =
+      err.setting === "synchronous_commit"
+        ? "ALTER DATABASE … SET synchronous_commit = on (or in postgresql.conf)"
+        : `turn ${err.setting} on in postgresql.conf`;
+    return `Invalid setting DURABILITY: power needs PostgreSQL to flush every commit, but ${err.message}${config.DATABASE_URL ? ` at ${databaseAt(config.DATABASE_URL)}` : ""}: ${fix}, or set DURABILITY=process`;
   }
   if (config.DATABASE_URL) {
     const at = databaseAt(config.DATABASE_URL);

@@ -15,6 +15,7 @@ import {
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
+  sql,
 } from "kysely";
 import pg from "pg";
 import { type CheckpointProgress, startCheckpointer } from "./checkpointer.js";
@@ -40,8 +41,17 @@ export interface Store {
 // int8 (bigint) columns hold millisecond timestamps and counters that fit in a double: read them as numbers.
 pg.types.setTypeParser(20, (v) => Number(v));
 
+/**
+ * What a committed write survives (config DURABILITY). `process`: the server process being killed. `power`: also an
+ * operating-system crash or a power loss, when the disk honours flushes. Neither survives the loss of the disk:
+ * that takes backups (store/backup.ts) or PostgreSQL replication.
+ */
+export type Durability = "process" | "power";
+
 export interface StoreOptions {
   databaseUrl?: string;
+  /** Embedded store: synchronous=NORMAL (`process`, the default) or FULL (`power`). */
+  durability?: Durability;
   sqlitePath?: string;
   poolSize?: number;
   /** PostgreSQL timeouts (config.ts: DATABASE_*_TIMEOUT_MS); defaults below. */
@@ -165,10 +175,13 @@ export function openStore(opts: StoreOptions): Store {
   }
   const sqlite = new SQLite(file);
   const opened = file === ":memory:" ? undefined : fs.statSync(file);
-  // WAL with synchronous=NORMAL survives a process crash (kill -9) without losing a committed write;
-  // only a power loss can drop the last commits. busy_timeout lets the CLI and the server share the file.
+  // WAL with synchronous=NORMAL survives a process crash (kill -9) without losing a committed write, but a commit is
+  // only written to the WAL, not flushed: an OS crash or a power loss can drop the last commits (never half of one).
+  // FULL flushes the WAL at every commit: with the group commit that is one fsync per batch, not per transaction
+  // (docs/storage.md#durability has its cost). Checkpoints flush the WAL and the database file in both modes, so the
+  // checkpoint hand-off (GroupCommit.walProgress) is the same. busy_timeout lets the CLI and the server share the file.
   sqlite.pragma("journal_mode = WAL");
-  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma(`synchronous = ${opts.durability === "power" ? "FULL" : "NORMAL"}`);
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   // The hot path's indexes stay in memory: a 32 MiB page cache (default 2 MiB) saves a read() per page missed;
@@ -197,6 +210,10 @@ export function openStore(opts: StoreOptions): Store {
   // SQLite's own stays as a fallback at a larger WAL size.
   let stopCheckpointer: (() => Promise<void>) | undefined;
   if (file !== ":memory:") {
+    // A new file's name is in its folder only once the folder is flushed: in `power` mode, flush it now that the
+    // database file exists (created above), so a power loss after the first start cannot take the whole file. SQLite
+    // flushes the folder itself for the WAL file it creates.
+    if (opts.durability === "power") flushFolder(path.dirname(file));
     sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
     stopCheckpointer = startCheckpointer(file, group && ((p) => group.walProgress(p)));
   }
@@ -235,6 +252,34 @@ export function openStore(opts: StoreOptions): Store {
 
 const RESOLVED = Promise.resolve();
 
+/** A PostgreSQL setting that breaks DURABILITY=power (startup-errors.ts says it in one line). */
+export class DurabilityError extends Error {
+  constructor(
+    readonly setting: "fsync" | "full_page_writes" | "synchronous_commit",
+    readonly value: string,
+  ) {
+    super(`PostgreSQL runs with ${setting}=${value}`);
+  }
+}
+
+/**
+ * DURABILITY=power on PostgreSQL: an acknowledged commit must be flushed to its disk before the answer, and the files
+ * must stay recoverable after a power loss. PostgreSQL decides both: `fsync` and `full_page_writes` on (server-wide),
+ * and `synchronous_commit` not `off` for this database and role (`on`, `local`, `remote_write` and `remote_apply` all
+ * flush the local WAL first). Checked at start, as the pool's sessions see them; nothing is overridden.
+ */
+export async function checkPostgresDurability(db: Kysely<Database>): Promise<void> {
+  const { rows } = await sql<Record<"fsync" | "full_page_writes" | "synchronous_commit", string>>`select
+    current_setting('fsync') as fsync,
+    current_setting('full_page_writes') as full_page_writes,
+    current_setting('synchronous_commit') as synchronous_commit`.execute(db);
+  const found = rows[0];
+  if (!found) return;
+  if (found.fsync !== "on") throw new DurabilityError("fsync", found.fsync);
+  if (found.full_page_writes !== "on") throw new DurabilityError("full_page_writes", found.full_page_writes);
+  if (found.synchronous_commit === "off") throw new DurabilityError("synchronous_commit", found.synchronous_commit);
+}
+
 /**
  * The database's folder could not be created or written: startup-errors.ts says so in one line naming DATA_DIR.
  * `code` is the system's (EROFS, EACCES, ENOTDIR…).
@@ -249,6 +294,15 @@ export class DataDirError extends Error {
     const code = (cause as { code?: string } | null)?.code ?? "EIO";
     super(`${what} (${code})`, { cause });
     this.code = code;
+  }
+}
+
+function flushFolder(folder: string): void {
+  const fd = fs.openSync(folder, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
