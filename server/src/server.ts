@@ -73,6 +73,14 @@ async function bootstrapProject(services: Services): Promise<CreatedProject | un
   });
 }
 
+/**
+ * SIGTERM to exit, at most: within a 10-s budget (a common grace period is 30 s). A stop that waited for a stalled
+ * mail server took 58 s.
+ */
+export const SHUTDOWN_DEADLINE_MS = 8_000;
+/** Requests in flight at SIGTERM may finish within this; a code send still waiting after it is abandoned. */
+const SEND_GRACE_MS = 3_000;
+
 /** The development bootstrap's console operator. */
 const DEV_OPERATOR = "admin@tessera.local";
 
@@ -118,6 +126,21 @@ export async function serve(config: Config): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, "shutting down");
+    // Whatever a mail server, a webhook receiver or the store does, the process ends within the deadline: a supervisor
+    // kills it after its grace period anyway (often 30 s), and a stop that hangs delays a deployment. What is not
+    // committed by then was never acknowledged.
+    const deadline = setTimeout(() => {
+      app.log.error({ signal, deadlineMs: SHUTDOWN_DEADLINE_MS }, "shutdown took too long: exiting now");
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    deadline.unref();
+    // Requests in flight get a moment to finish; a send still stuck after it is abandoned, so that its request answers.
+    const abandon = setTimeout(() => services.abandonSends(), SEND_GRACE_MS);
+    abandon.unref();
+    // Fastify closes the connections idle when the stop begins; one whose request ends later would stay open until its
+    // keep-alive timeout (5 s), and app.close() waits for it.
+    const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+    idle.unref();
     await app.close();
     await services.close();
     process.exit(0);

@@ -58,6 +58,11 @@ export interface Services {
   operators: OperatorsService;
   /** Rung when a transaction that enqueued a job commits: the job worker (jobs/index.ts) listens. */
   jobDoorbell: JobDoorbell;
+  /**
+   * Gives up every code send and admin email still waiting for the mail server or SMS provider (the server is stopping:
+   * server.ts). Their requests answer 503 and the sends are recovered (challenges/recovery.ts). close() does it too.
+   */
+  abandonSends(): void;
   /** Background work started by the server (workers) and stopped on close. */
   onClose: Array<() => Promise<void> | void>;
   close(): Promise<void>;
@@ -95,8 +100,10 @@ export async function createServices(
     config.CHALLENGE_TOKEN_SECRET ?? (await repos.projects.setting("challenge_token_secret", () => randomBytes(32).toString("base64url")));
   const challengeTokens = new ChallengeTokens(tokenSecret);
   const keys = deriveServerKeys(config.SERVER_KEY ?? (await repos.projects.setting("server_key", newMasterKey)));
-  const delivery = createCodeDelivery(config);
-  const adminMailer = createAdminMailer(config);
+  // Aborted when the process stops (abandonSends): sends still waiting on a mail server or SMS provider give up.
+  const stopping = new AbortController();
+  const delivery = createCodeDelivery(config, undefined, stopping.signal);
+  const adminMailer = createAdminMailer(config, stopping.signal);
   // Each service receives what it needs here, in dependency order: the outboxes first, the pipeline last.
   const events = new OutboxSink(repos);
   const jobDoorbell = new JobDoorbell();
@@ -143,7 +150,9 @@ export async function createServices(
     operators: new OperatorsService(repos, config, rateLimiter),
     jobDoorbell,
     onClose: [() => delivery.close()],
+    abandonSends: () => stopping.abort(),
     async close() {
+      stopping.abort();
       for (const fn of services.onClose.reverse()) await fn();
       await store.close();
     },
