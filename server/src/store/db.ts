@@ -182,7 +182,11 @@ export function openStore(opts: StoreOptions): Store {
   // checkpoint hand-off (GroupCommit.walProgress) is the same. busy_timeout lets the CLI and the server share the file.
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma(`synchronous = ${opts.durability === "power" ? "FULL" : "NORMAL"}`);
-  sqlite.pragma("busy_timeout = 5000");
+  // better-sqlite3 waits for another process's write lock synchronously: the whole event loop stands still meanwhile.
+  // The server (group commit) waits briefly (a CLI command holds the lock for milliseconds) and its batches then fail
+  // fast while the lock stays taken (GroupCommit.open), so requests answer 503 and /readyz says so at once, instead of
+  // the process freezing 5 s per write. One-off commands wait longer: they have nothing else to serve.
+  sqlite.pragma(`busy_timeout = ${opts.groupCommit ? SERVER_BUSY_TIMEOUT_MS : 5000}`);
   sqlite.pragma("foreign_keys = ON");
   // The hot path's indexes stay in memory: a 32 MiB page cache (default 2 MiB) saves a read() per page missed;
   // sorts of small result sets (ORDER BY … LIMIT) stay in memory too. (No mmap: it would count the file in RSS.)
@@ -329,6 +333,11 @@ function createFolders(folder: string): void {
   if (!fs.statSync(folder).isDirectory()) throw new DataDirError(folder, `${folder} is not a folder`, { code: "ENOTDIR" });
 }
 
+/** The server's wait for a write lock held by another process, each time (see busy_timeout above). */
+const SERVER_BUSY_TIMEOUT_MS = 250;
+/** After a wait for the lock ended in SQLITE_BUSY, batches fail at once for this long before waiting again. */
+const BUSY_FAIL_FAST_MS = 250;
+
 /** How often the embedded store refreshes its planner statistics (PRAGMA optimize is cheap when nothing changed). */
 const OPTIMIZE_EVERY_MS = 10 * 60 * 1000;
 /** A WAL this long (frames of 4 KiB) is started over once the checkpointing thread has copied all but a few of them. */
@@ -379,6 +388,8 @@ export class GroupCommit {
   private savepoints = 0;
   private flushWhenIdle = false;
   private restartWanted = false;
+  /** Until then, open() fails at once: another process holds the write lock (see open). */
+  private busyUntil = 0;
 
   constructor(private readonly sqlite: SQLite.Database) {}
 
@@ -389,8 +400,16 @@ export class GroupCommit {
       // SQLite rolled the batch back by itself (an I/O error, a full disk): its writes are gone.
       this.settle(new Error("The store rolled back a batch of writes"));
     }
+    // Another process held the write lock through the last wait: fail at once rather than stand still again (the
+    // requests of one turn would each wait in turn).
+    if (Date.now() < this.busyUntil) throw Object.assign(new Error("database is locked by another process"), { code: "SQLITE_BUSY" });
     // IMMEDIATE: the write lock now, waiting for it under the busy timeout (see TransactionalSqliteDialect).
-    this.sqlite.exec("begin immediate");
+    try {
+      this.sqlite.exec("begin immediate");
+    } catch (e) {
+      if (/^SQLITE_BUSY/.test(String((e as { code?: unknown }).code))) this.busyUntil = Date.now() + BUSY_FAIL_FAST_MS;
+      throw e;
+    }
     let resolve!: () => void;
     let reject!: (e: unknown) => void;
     const done = new Promise<void>((res, rej) => {
