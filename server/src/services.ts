@@ -38,7 +38,7 @@ export interface Services {
   repos: Repos;
   pipeline: Pipeline;
   evaluationsService: EvaluationsService;
-  /** Shared rate limiter (in memory on the embedded store, in PostgreSQL otherwise): client API, challenge operations. */
+  /** Shared rate limiter (PostgreSQL; on the embedded store its file, and memory for per-minute limits): client API, challenges. */
   rateLimiter: RateLimiter;
   /** Keys derived from SERVER_KEY (or the store's generated master key): code hashes, sealed identity secrets. */
   keys: ServerKeys;
