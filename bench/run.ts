@@ -578,13 +578,15 @@ async function durabilityCost(): Promise<void> {
             evaluateLoad(server!, project.clientId, { duration: SECONDS.get, seed: 17, connections: 1 }),
           );
           const one = row(`evaluate ${mode} 1c`, kind, alone, aloneCpu);
-          const m = (out[kind]![mode] ??= {
+          const byMode = out[kind]!;
+          const m = byMode[mode] ?? {
             requests_per_s: [],
             server_cpu_ms_per_request: [],
             p99_ms: [],
             one_connection_requests_per_s: [],
             one_connection_p50_ms: [],
-          });
+          };
+          byMode[mode] = m;
           m.requests_per_s.push(r.requests_per_s);
           m.server_cpu_ms_per_request.push(r.server_cpu_ms_per_request ?? Number.NaN);
           m.p99_ms.push(r.p99_ms);

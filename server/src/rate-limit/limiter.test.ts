@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { openStore } from "../store/db.js";
 import { migrate } from "../store/migrations/index.js";
 import { RateLimitsRepo } from "../store/rate-limits.js";
+import type { RateLimitTables } from "../store/tables/rate-limits.js";
 import { judge, MEMORY_WINDOW_MAX_MS, MemoryRateLimiter, SqliteRateLimiter } from "./limiter.js";
 
 describe("memory rate limiter", () => {
@@ -74,7 +75,7 @@ describe("embedded-store rate limiter", () => {
       expect((await rl.hitMany(rules)).map((r) => r.allowed)).toEqual([true, false]);
       expect((await rl.hit("client-ip:1", 5, MEMORY_WINDOW_MAX_MS)).remaining).toBe(3);
       // Only the long window is a row of the store; a refund takes its hit back there.
-      const rows = await store.db.selectFrom("rate_limits").select(["key", "count"]).execute();
+      const rows = await store.db.withTables<RateLimitTables>().selectFrom("rate_limits").select(["key", "count"]).execute();
       expect(rows).toEqual([{ key: "code-to:a", count: 2 }]);
       await rl.refund("code-to:a", 3_600_000);
       await rl.refund("code-to:a", 3_600_000);
