@@ -62,12 +62,14 @@ describe.skipIf(!PG_AVAILABLE)("migrations on PostgreSQL started together", () =
     db = undefined;
   });
 
-  it("wait for the migration lock before touching the schema, then migrate once it is free", async () => {
+  it("wait for the migration lock, as long as it takes, before touching the schema, then migrate once it is free", async () => {
     db = await freshDatabase("postgres");
     const holder = new pg.Client({ connectionString: db.env.DATABASE_URL });
     await holder.connect();
     await holder.query(`select pg_advisory_lock(${LOCK_KEY})`);
-    const store = storeOf("postgres", db);
+    // Requests' statements are bounded (here 0.5 s, and the client gives a silent one up 2 s later): the migration's
+    // connection is not, since waiting for another instance's migration may take longer.
+    const store = openStore({ databaseUrl: db.env.DATABASE_URL, timeouts: { statementMs: 500 } });
     try {
       let finished = false;
       const migrating = migrate(store.db).then((r) => {
@@ -86,7 +88,10 @@ describe.skipIf(!PG_AVAILABLE)("migrations on PostgreSQL started together", () =
       expect(await waiting()).toBe(1);
       const tables = await holder.query("select to_regclass('tessera_migrations') as t");
       expect(tables.rows[0].t).toBeNull();
+      // Past the client's deadline for a request (2.5 s here), still waiting.
+      await new Promise((r) => setTimeout(r, 3_500));
       expect(finished).toBe(false);
+      expect(await waiting()).toBe(1);
       await holder.query(`select pg_advisory_unlock(${LOCK_KEY})`);
       expect((await migrating).applied).toEqual([...MIGRATION_NAMES].sort());
     } finally {

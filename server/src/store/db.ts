@@ -95,6 +95,11 @@ function deadlineClient(deadlineMs: number): typeof pg.Client {
   return class DeadlineClient extends pg.Client {
     /** Between BEGIN and COMMIT/ROLLBACK (Kysely sends them as plain statements). */
     #inTransaction = false;
+    /**
+     * The session's statement_timeout is off (`set statement_timeout = 0`, the migrations' connection): its statements
+     * may rightly take long (an index build, a wait for another instance's migration lock), so no client deadline either.
+     */
+    #unbounded = false;
 
     // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; only the promise form is timed.
     override query(...args: any[]): any {
@@ -104,6 +109,8 @@ function deadlineClient(deadlineMs: number): typeof pg.Client {
       if (!name && typeof text === "string") {
         if (/^\s*(begin|start transaction)\b/i.test(text)) this.#inTransaction = true;
         else if (/^\s*(commit|rollback|end)\b/i.test(text)) this.#inTransaction = false;
+        else if (/^\s*set statement_timeout\s*=\s*0\s*$/i.test(text)) this.#unbounded = true;
+        else if (/^\s*reset statement_timeout\s*$/i.test(text)) this.#unbounded = false;
       }
       // biome-ignore lint/suspicious/noExplicitAny: see above
       const send = (n: string | undefined) => (super.query as any)(...(n ? [{ name: n, text, values }] : args));
@@ -121,6 +128,7 @@ function deadlineClient(deadlineMs: number): typeof pg.Client {
           return send(statementName(text));
         });
       }
+      if (this.#unbounded) return out;
       const timer = setTimeout(() => {
         const stream = (this as unknown as { connection?: { stream?: { destroy(e?: Error): void } } }).connection?.stream;
         stream?.destroy(new Error(`No answer from PostgreSQL within ${deadlineMs} ms`));
