@@ -5,8 +5,10 @@
 // server under evaluate load, summarised; see bench/profile.ts), --profile-only (just that), --sql-timing (with
 // --profile: also the time spent inside SQLite per statement, see bench/sql-timing.cjs), --no-console (skip the
 // console phase: 1,000,000 stored evaluations, see bench/console.ts), --console-only (just that phase), --http-only
-// (the HTTP phase alone: saturation and half of it on both stores, issue 20). The paced runs use bench/paced.ts (an
-// evenly paced open-loop client), not autocannon's overallRate (bursts once a second at full concurrency); each also
+// (the HTTP phase alone: saturation and half of it on both stores, issue 20), --no-durability / --durability-only (the
+// cost of DURABILITY=power: evaluations/s with each setting, alternated, docs/storage.md#durability). The paced runs
+// use bench/paced.ts (an evenly paced open-loop client), not autocannon's overallRate (bursts once a second at full
+// concurrency); each also
 // reports how long the server's main thread waited for a CPU (other processes on the machine), and the bare Fastify
 // route is paced the same way at the same rate as a control: the tail a loaded machine gives whatever the server does.
 import { type ChildProcess, fork, spawnSync } from "node:child_process";
@@ -162,7 +164,7 @@ const mib = (b: number) => +(b / 1024 / 1024).toFixed(1);
 async function evaluateLoad(
   server: ServerProcess,
   clientId: string,
-  opts: { duration?: number; amount?: number; keep?: number; seed?: number; pool?: boolean; rate?: number },
+  opts: { duration?: number; amount?: number; keep?: number; seed?: number; pool?: boolean; rate?: number; connections?: number },
 ) {
   const traffic = new Traffic(clientId, { ...DEFAULT_TRAFFIC, seed: opts.seed ?? DEFAULT_TRAFFIC.seed });
   const pool = opts.pool ? traffic.pool() : undefined;
@@ -172,7 +174,7 @@ async function evaluateLoad(
   const amount = opts.pool ? DEFAULT_TRAFFIC.browsers : opts.amount;
   const result = await autocannon({
     url: server.url,
-    connections: CONNECTIONS,
+    connections: opts.connections ?? CONNECTIONS,
     ...(amount ? { amount } : { duration: opts.duration ?? 10 }),
     ...(opts.rate ? { overallRate: opts.rate } : {}),
     requests: [
@@ -534,8 +536,80 @@ async function consolePhase(): Promise<ReturnType<typeof check>[]> {
   return out;
 }
 
+/**
+ * What DURABILITY=power costs (docs/storage.md#durability): client evaluate at saturation on the embedded store with
+ * `process` (synchronous=NORMAL) and `power` (FULL: a WAL flush per batch), alternated in the same run so the machine's
+ * load weighs on both alike; on PostgreSQL, a database with synchronous_commit=off against the default (on), which
+ * DURABILITY=power requires.
+ */
+async function durabilityCost(): Promise<void> {
+  const kinds: StoreKind[] = ["sqlite"];
+  if (!argv.has("--no-pg") && (await pgReachable())) kinds.push("postgres");
+  const rounds = QUICK ? 1 : 2;
+  type Figures = Record<
+    "requests_per_s" | "server_cpu_ms_per_request" | "p99_ms" | "one_connection_requests_per_s" | "one_connection_p50_ms",
+    number[]
+  >;
+  const out: Record<string, Record<string, Figures>> = {};
+  for (const kind of kinds) {
+    const modes = kind === "sqlite" ? ["process", "power"] : ["synchronous_commit=off", "power"];
+    out[kind] = {};
+    for (let round = 0; round < rounds; round++) {
+      for (const mode of modes) {
+        const db = await freshDatabase(kind);
+        let server: ServerProcess | undefined;
+        try {
+          if (mode === "synchronous_commit=off") {
+            const admin = new pg.Client({ connectionString: ADMIN_URL });
+            await admin.connect();
+            await admin.query(`alter database ${new URL(db.env.DATABASE_URL!).pathname.slice(1)} set synchronous_commit = off`);
+            await admin.end();
+          }
+          const project = await createProjectCli(db.env, "bench");
+          server = await startServer({ ...db.env, ...BENCH_ENV, DURABILITY: mode === "power" ? "power" : "process" });
+          await evaluateLoad(server, project.clientId, { pool: true });
+          await evaluateLoad(server, project.clientId, { duration: SECONDS.warmup, seed: 7 });
+          const [{ result }, cpu] = await withCpu(server.child.pid, () =>
+            evaluateLoad(server!, project.clientId, { duration: SECONDS.evaluate, seed: 13 }),
+          );
+          const r = row(`evaluate ${mode}`, kind, result, cpu);
+          // One connection: every evaluation is a batch of its own, so each pays a whole flush (the worst case).
+          const [{ result: alone }, aloneCpu] = await withCpu(server.child.pid, () =>
+            evaluateLoad(server!, project.clientId, { duration: SECONDS.get, seed: 17, connections: 1 }),
+          );
+          const one = row(`evaluate ${mode} 1c`, kind, alone, aloneCpu);
+          const byMode = out[kind]!;
+          const m = byMode[mode] ?? {
+            requests_per_s: [],
+            server_cpu_ms_per_request: [],
+            p99_ms: [],
+            one_connection_requests_per_s: [],
+            one_connection_p50_ms: [],
+          };
+          byMode[mode] = m;
+          m.requests_per_s.push(r.requests_per_s);
+          m.server_cpu_ms_per_request.push(r.server_cpu_ms_per_request ?? Number.NaN);
+          m.p99_ms.push(r.p99_ms);
+          m.one_connection_requests_per_s.push(one.requests_per_s);
+          m.one_connection_p50_ms.push(one.p50_ms);
+        } finally {
+          await server?.stop();
+          await db.drop();
+        }
+      }
+    }
+  }
+  figures.durability = out;
+}
+
 async function main(): Promise<void> {
   const t0 = Date.now();
+  if (argv.has("--durability-only")) {
+    console.log("Durability (evaluations/s with each DURABILITY, alternated)");
+    await durabilityCost();
+    console.log(JSON.stringify(figures.durability));
+    return;
+  }
   if (argv.has("--console-only")) {
     console.log("Console (1,000,000 stored evaluations per store)");
     const checks = await consolePhase();
@@ -569,6 +643,11 @@ async function main(): Promise<void> {
     helloChild?.kill("SIGTERM");
   }
   figures.load_average_after_http = os.loadavg().map((x) => +x.toFixed(2));
+  if (argv.has("--no-durability")) notes.push("durability phase skipped (--no-durability)");
+  else {
+    console.log("\nDurability (evaluations/s with each DURABILITY, alternated)");
+    await durabilityCost();
+  }
 
   const httpOnly = argv.has("--http-only");
   if (httpOnly) notes.push("memory, browser, content and console phases skipped (--http-only)");

@@ -36,6 +36,12 @@ const ConfigSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// URL")
     .optional(),
+  /**
+   * What an acknowledged write survives (store/db.ts): `process`, the server process crashing (SQLite
+   * synchronous=NORMAL); `power`, also an operating-system crash or a power loss (SQLite synchronous=FULL: the WAL is
+   * flushed at every commit; PostgreSQL: the start checks that fsync, full_page_writes and synchronous_commit are on).
+   */
+  DURABILITY: z.enum(["process", "power"]).default("process"),
   /** Pool size per instance for PostgreSQL. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(16),
   /** PostgreSQL: opening a connection or waiting for a free one in the pool (store/db.ts). */

@@ -8,6 +8,7 @@ import { SERVED_URL_SETTING } from "./console/operators.js";
 import type { DemoOptions } from "./routes/demo.js";
 import { seal, unseal } from "./secrets.js";
 import { createServices, type Services } from "./services.js";
+import type { CreatedProject } from "./store/projects.js";
 
 /** The label of the demo site's key in `tessera keys list`. */
 export const DEMO_KEY_LABEL = "demo site (development server)";
@@ -59,6 +60,28 @@ function boundHeapGrowth(percent: number): void {
   if (!given && percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
 
+/**
+ * The development first start's project, created once: two instances starting together on an empty store both saw no
+ * project and made one each. The claim of a settings key decides, in the transaction that creates the project: the
+ * other instance waits for that commit (the key's unique index on PostgreSQL, the write lock on the embedded store)
+ * and creates nothing. Undefined when a project exists or another instance made it.
+ */
+async function bootstrapProject(services: Services): Promise<CreatedProject | undefined> {
+  const { projects } = services.repos;
+  return services.repos.transaction(async () => {
+    if ((await projects.count()) > 0 || !(await projects.claimSetting("bootstrap_project", String(Date.now())))) return undefined;
+    return projects.create("Default project");
+  });
+}
+
+/**
+ * SIGTERM to exit, at most: within a 10-s budget (a common grace period is 30 s). A stop that waited for a stalled
+ * mail server took 58 s.
+ */
+export const SHUTDOWN_DEADLINE_MS = 8_000;
+/** Requests in flight at SIGTERM may finish within this; a code send still waiting after it is abandoned. */
+const SEND_GRACE_MS = 3_000;
+
 /** The development bootstrap's console operator. */
 const DEV_OPERATOR = "admin@tessera.local";
 
@@ -68,8 +91,8 @@ export async function serve(config: Config): Promise<void> {
   // A setting whose development default loses something in production: one line each, before anything is served.
   for (const line of productionWarnings(config)) services.log.warn(line);
   if (config.BOOTSTRAP_PROJECT && (await services.repos.projects.count()) === 0) {
-    if (config.isDev) {
-      const p = await services.repos.projects.create("Default project");
+    const p = config.isDev ? await bootstrapProject(services) : undefined;
+    if (p) {
       const dev = p.environments.development;
       // Printed once, on the very first start, like any newly created key: the development (test) key only. A live
       // key in a terminal or a log collector is a leak (SPEC.md 12); production keys come from the CLI.
@@ -93,7 +116,7 @@ export async function serve(config: Config): Promise<void> {
             "More operators: `npx tessera operators create --email … --role owner|analyst|viewer --project <id>`.\n",
         );
       }
-    } else {
+    } else if (!config.isDev) {
       // A production server prints no secret: logs are collected and kept. The CLI creates projects and keys.
       console.log(
         "\nNo project yet: create one with `npx tessera projects create --name <name> --origins https://…` (it prints its keys once).\n",
@@ -106,6 +129,21 @@ export async function serve(config: Config): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, "shutting down");
+    // Whatever a mail server, a webhook receiver or the store does, the process ends within the deadline: a supervisor
+    // kills it after its grace period anyway (often 30 s), and a stop that hangs delays a deployment. What is not
+    // committed by then was never acknowledged.
+    const deadline = setTimeout(() => {
+      app.log.error({ signal, deadlineMs: SHUTDOWN_DEADLINE_MS }, "shutdown took too long: exiting now");
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    deadline.unref();
+    // Requests in flight get a moment to finish; a send still stuck after it is abandoned, so that its request answers.
+    const abandon = setTimeout(() => services.abandonSends(), SEND_GRACE_MS);
+    abandon.unref();
+    // Fastify closes the connections idle when the stop begins; one whose request ends later would stay open until its
+    // keep-alive timeout (5 s), and app.close() waits for it.
+    const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+    idle.unref();
     await app.close();
     await services.close();
     process.exit(0);

@@ -20,7 +20,7 @@ import { Metrics } from "./metrics.js";
 import { Pipeline } from "./pipeline/evaluate.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit/limiter.js";
 import { deriveServerKeys, newMasterKey, type ServerKeys } from "./secrets.js";
-import { openStore, type Store } from "./store/db.js";
+import { checkPostgresDurability, openStore, type Store } from "./store/db.js";
 import { storeErrorCode } from "./store/errors.js";
 import { migrate } from "./store/migrations/index.js";
 import { createRepos, type Repos } from "./store/repos.js";
@@ -39,7 +39,7 @@ export interface Services {
   repos: Repos;
   pipeline: Pipeline;
   evaluationsService: EvaluationsService;
-  /** Shared rate limiter (in memory on the embedded store, in PostgreSQL otherwise): client API, challenge operations. */
+  /** Shared rate limiter (PostgreSQL; on the embedded store its file, and memory for per-minute limits): client API, challenges. */
   rateLimiter: RateLimiter;
   /** Keys derived from SERVER_KEY (or the store's generated master key): code hashes, sealed identity secrets. */
   keys: ServerKeys;
@@ -59,6 +59,11 @@ export interface Services {
   operators: OperatorsService;
   /** Rung when a transaction that enqueued a job commits: the job worker (jobs/index.ts) listens. */
   jobDoorbell: JobDoorbell;
+  /**
+   * Gives up every code send and admin email still waiting for the mail server or SMS provider (the server is stopping:
+   * server.ts). Their requests answer 503 and the sends are recovered (challenges/recovery.ts). close() does it too.
+   */
+  abandonSends(): void;
   /** Background work started by the server (workers) and stopped on close. */
   onClose: Array<() => Promise<void> | void>;
   close(): Promise<void>;
@@ -84,9 +89,11 @@ export async function createServices(
       idleMs: config.DATABASE_IDLE_TIMEOUT_MS,
     },
     groupCommit: opts.groupCommit ?? true,
+    durability: config.DURABILITY,
     onError: (err) => metrics.storeErrors.inc({ code: storeErrorCode(err) }),
   });
   if (opts.migrate !== false) await migrate(store.db);
+  if (config.DURABILITY === "power" && store.dialect === "postgres") await checkPostgresDurability(store.db);
   const repos = createRepos(store);
   const rateLimiter = createRateLimiter(store);
   // The token secret is shared by every instance on one store: from config, else generated once and kept.
@@ -94,8 +101,10 @@ export async function createServices(
     config.CHALLENGE_TOKEN_SECRET ?? (await repos.projects.setting("challenge_token_secret", () => randomBytes(32).toString("base64url")));
   const challengeTokens = new ChallengeTokens(tokenSecret);
   const keys = deriveServerKeys(config.SERVER_KEY ?? (await repos.projects.setting("server_key", newMasterKey)));
-  const delivery = createCodeDelivery(config);
-  const adminMailer = createAdminMailer(config);
+  // Aborted when the process stops (abandonSends): sends still waiting on a mail server or SMS provider give up.
+  const stopping = new AbortController();
+  const delivery = createCodeDelivery(config, undefined, stopping.signal);
+  const adminMailer = createAdminMailer(config, stopping.signal);
   // Each service receives what it needs here, in dependency order: the outboxes first, the pipeline last.
   const events = new OutboxSink(repos);
   const jobDoorbell = new JobDoorbell();
@@ -142,7 +151,9 @@ export async function createServices(
     operators: new OperatorsService(repos, config, rateLimiter),
     jobDoorbell,
     onClose: [() => delivery.close()],
+    abandonSends: () => stopping.abort(),
     async close() {
+      stopping.abort();
       for (const fn of services.onClose.reverse()) await fn();
       await store.close();
     },

@@ -8,7 +8,7 @@ import type { ChallengeStatus, ChallengeType, Channel, Language } from "@tessera
 import type { Config } from "../config.js";
 import { destinationKey, parseEmail, parsePhone, phoneCountry } from "../delivery/addresses.js";
 import { callbackUrl } from "../delivery/callbacks.js";
-import type { CodeDelivery } from "../delivery/index.js";
+import { type CodeDelivery, SendAbandoned } from "../delivery/index.js";
 import { ApiError, badRequest, conflict } from "../errors.js";
 import { newId } from "../ids.js";
 import type { EventSink } from "../pipeline/ports.js";
@@ -20,6 +20,7 @@ import type { Repos } from "../store/repos.js";
 import { refuseIfSpent, sendBudgets } from "./budgets.js";
 import { hashCode, MAX_SENDS, newCode, RESEND_COOLDOWN_MS } from "./codes.js";
 import { moveChallenge } from "./lifecycle.js";
+import { recoverAbandonedSend } from "./recovery.js";
 import { transition } from "./transitions.js";
 import { type ChallengeViews, parseConfig, parseList } from "./wire.js";
 
@@ -35,6 +36,15 @@ export class CodeSender {
     /** The shared limiter: the budgets a send spends (budgets.ts). */
     private readonly limiter: RateLimiter,
   ) {}
+
+  /**
+   * The server stopped while the provider had not answered (SendAbandoned): this process knows the send never finished,
+   * so it records it as interrupted now (recovery.ts) rather than leaving it for the recovery's deadline. Rethrows.
+   */
+  private async abandoned(id: string, sentAt: number, e: unknown): Promise<never> {
+    if (e instanceof SendAbandoned) await recoverAbandonedSend(this.repos, id, sentAt).catch(() => {});
+    throw e;
+  }
 
   /**
    * Sends a new code for `row` over `channel`; answers the challenge after the send. `requesterIp`: the client's
@@ -90,16 +100,18 @@ export class CodeSender {
       delivery_error: null,
     });
     await this.repos.durable();
-    const result = await this.delivery.send({
-      channel,
-      to,
-      code,
-      language,
-      type: row.type as ChallengeType,
-      project: { name: env.projectName, logo_url: env.settings.logo_url, color: env.settings.color },
-      statusCallback:
-        channel === "text" ? callbackUrl(this.config.publicUrl, this.keys.deliveryCallback, row.id, moved.send_count) : undefined,
-    });
+    const result = await this.delivery
+      .send({
+        channel,
+        to,
+        code,
+        language,
+        type: row.type as ChallengeType,
+        project: { name: env.projectName, logo_url: env.settings.logo_url, color: env.settings.color },
+        statusCallback:
+          channel === "text" ? callbackUrl(this.config.publicUrl, this.keys.deliveryCallback, row.id, moved.send_count) : undefined,
+      })
+      .catch((e) => this.abandoned(row.id, at, e));
     if ("error" in result) {
       // Nothing reached anyone: the budgets are for codes delivered, so an outage or a refused number spends none. A
       // bounce stays counted: the recipient's own mail server took the message and refused the address.

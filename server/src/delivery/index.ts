@@ -5,6 +5,7 @@
 import type { ChallengeType, Channel, Language } from "@tessera/sdk/contract";
 import nodemailer, { type Transporter } from "nodemailer";
 import type { Config } from "../config.js";
+import { ApiError } from "../errors.js";
 import { codeEmail, codeSms, type MessageInput } from "./messages.js";
 
 export interface CodeMessage {
@@ -30,16 +31,47 @@ export interface OutboxMessage {
 
 export type DeliveryResult = { status: "sent" | "delivered"; outbox?: OutboxMessage } | { status: "failed" | "bounced"; error: string };
 
+/**
+ * A send given up because the server is stopping (server.ts): a stalled mail server or SMS provider must not hold the
+ * stop past a deployment's grace period (a send stuck on a mail server that never answered held SIGTERM for 58 s).
+ * Whether the message went out is unknown; the request answers 503 and the challenge's send is recovered
+ * (challenges/recovery.ts).
+ */
+export class SendAbandoned extends ApiError {
+  constructor() {
+    super(503, "internal", "The server is stopping: the code may not have been sent; ask for a new code in a moment", undefined, {
+      "retry-after": "5",
+    });
+  }
+}
+
+/** Resolves `work`, or rejects with SendAbandoned as soon as `stopping` is aborted (the work itself is left behind). */
+export function unlessStopping<T>(work: Promise<T>, stopping: AbortSignal | undefined): Promise<T> {
+  if (!stopping) return work;
+  if (stopping.aborted) return Promise.reject(new SendAbandoned());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new SendAbandoned());
+    stopping.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => stopping.removeEventListener("abort", onAbort));
+  });
+}
+
 export interface CodeDelivery {
   send(msg: CodeMessage): Promise<DeliveryResult>;
   close(): Promise<void>;
 }
 
 /** Twilio-compatible SMS API (SMS_PROVIDER=twilio), or a generic JSON POST (SMS_PROVIDER=http). */
-async function sendSms(config: Config, to: string, body: string, statusCallback: string | undefined): Promise<DeliveryResult> {
+async function sendSms(
+  config: Config,
+  to: string,
+  body: string,
+  statusCallback: string | undefined,
+  stopping: AbortSignal | undefined,
+): Promise<DeliveryResult> {
   if (!config.SMS_PROVIDER || !config.SMS_API_URL)
     return { status: "failed", error: "Text messages are not configured (SMS_PROVIDER, SMS_API_URL)" };
-  const ctl = AbortSignal.timeout(10_000);
+  const ctl = stopping ? AbortSignal.any([AbortSignal.timeout(10_000), stopping]) : AbortSignal.timeout(10_000);
   try {
     let res: Response;
     if (config.SMS_PROVIDER === "twilio") {
@@ -72,6 +104,7 @@ async function sendSms(config: Config, to: string, body: string, statusCallback:
     if (!res.ok) return { status: "failed", error: `SMS provider answered ${res.status}` };
     return { status: "sent" };
   } catch (e) {
+    if (stopping?.aborted) throw new SendAbandoned();
     return { status: "failed", error: `SMS provider unreachable: ${(e as Error).name}` };
   }
 }
@@ -81,7 +114,12 @@ async function sendSms(config: Config, to: string, body: string, statusCallback:
  * (GET /v3/dev/outbox, the demo's /demo/outbox page) and, so that a developer finds them where they look first, one
  * line of the server log. Never in production: there is no outbox there.
  */
-export function createCodeDelivery(config: Config, log: (line: string) => void = (line) => console.log(line)): CodeDelivery {
+export function createCodeDelivery(
+  config: Config,
+  log: (line: string) => void = (line) => console.log(line),
+  /** Aborted when the server stops: a send still waiting for the provider is abandoned (SendAbandoned). */
+  stopping?: AbortSignal,
+): CodeDelivery {
   const transport: Transporter | undefined = config.SMTP_URL
     ? nodemailer.createTransport(config.SMTP_URL, { from: config.EMAIL_FROM })
     : undefined;
@@ -109,18 +147,22 @@ export function createCodeDelivery(config: Config, log: (line: string) => void =
         if (!transport) return { status: "failed", error: "Email is not configured (SMTP_URL)" };
         try {
           // An address object is never split into a list or parsed for a name (SPEC.md 12: one recipient only).
-          const info = await transport.sendMail({
-            from: config.EMAIL_FROM,
-            to: { name: "", address: msg.to },
-            subject: mail.subject,
-            text: mail.text,
-            html: mail.html,
-          });
+          const info = await unlessStopping(
+            transport.sendMail({
+              from: config.EMAIL_FROM,
+              to: { name: "", address: msg.to },
+              subject: mail.subject,
+              text: mail.text,
+              html: mail.html,
+            }),
+            stopping,
+          );
           // The mail server took responsibility for it: as far as this transport can tell, delivered.
           return (info.accepted?.length ?? 0) > 0
             ? { status: "delivered" }
             : { status: "failed", error: "Mail server accepted no recipient" };
         } catch (e) {
+          if (e instanceof SendAbandoned) throw e;
           const code = (e as { responseCode?: number }).responseCode;
           // A permanent refusal (5xx) of the recipient: the address does not take mail.
           if ((e as { code?: string }).code === "EENVELOPE" && code !== undefined && code >= 500)
@@ -130,7 +172,7 @@ export function createCodeDelivery(config: Config, log: (line: string) => void =
       }
       const body = codeSms(input);
       if (devOutbox && !config.SMS_PROVIDER) return toOutbox({ channel: "text", recipient: msg.to, subject: "SMS", body, code: msg.code });
-      return sendSms(config, msg.to, body, msg.statusCallback);
+      return sendSms(config, msg.to, body, msg.statusCallback, stopping);
     },
     async close() {
       transport?.close();

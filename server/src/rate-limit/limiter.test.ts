@@ -1,7 +1,14 @@
 // The sliding-window limiter: allows up to the limit, refuses past it with a Retry-After that ends the refusal,
 // and lets the previous window's hits weigh less as the current window advances.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { judge, MemoryRateLimiter } from "./limiter.js";
+import { openStore } from "../store/db.js";
+import { migrate } from "../store/migrations/index.js";
+import { RateLimitsRepo } from "../store/rate-limits.js";
+import type { RateLimitTables } from "../store/tables/rate-limits.js";
+import { judge, MEMORY_WINDOW_MAX_MS, MemoryRateLimiter, SqliteRateLimiter } from "./limiter.js";
 
 describe("memory rate limiter", () => {
   it("allows `limit` hits in a window, refuses the next with a wait until the count has decayed", async () => {
@@ -48,5 +55,35 @@ describe("memory rate limiter", () => {
     expect(r.allowed).toBe(false);
     // The retry is a second hit in this window: 10 * (1 - f) + 2 <= 8 once f >= 0.4, 150 ms after 250.
     expect(r.retryAfterMs).toBe(150);
+  });
+});
+
+describe("embedded-store rate limiter", () => {
+  it("keeps windows longer than a minute in the file, and charges a refused request to no key of either tier", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tessera-limiter-"));
+    const store = openStore({ sqlitePath: path.join(dir, "t.db") });
+    await migrate(store.db);
+    const t = 3_600_000 * 1000;
+    const rl = new SqliteRateLimiter(new RateLimitsRepo(store.db), () => t);
+    try {
+      const rules = [
+        { key: "client-ip:1", limit: 5, windowMs: MEMORY_WINDOW_MAX_MS },
+        { key: "code-to:a", limit: 1, windowMs: 3_600_000 },
+      ];
+      expect((await rl.hitMany(rules)).map((r) => r.allowed)).toEqual([true, true]);
+      // Refused by the stored cap: the in-memory key gets its hit back (it has 4 left, not 3).
+      expect((await rl.hitMany(rules)).map((r) => r.allowed)).toEqual([true, false]);
+      expect((await rl.hit("client-ip:1", 5, MEMORY_WINDOW_MAX_MS)).remaining).toBe(3);
+      // Only the long window is a row of the store; a refund takes its hit back there.
+      const rows = await store.db.withTables<RateLimitTables>().selectFrom("rate_limits").select(["key", "count"]).execute();
+      expect(rows).toEqual([{ key: "code-to:a", count: 2 }]);
+      await rl.refund("code-to:a", 3_600_000);
+      await rl.refund("code-to:a", 3_600_000);
+      expect((await rl.hit("code-to:a", 1, 3_600_000)).allowed).toBe(true);
+    } finally {
+      await rl.close();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

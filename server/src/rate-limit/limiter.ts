@@ -1,6 +1,8 @@
 // The rate limiter shared by the client API and the challenge operations: a sliding-window counter (the current
-// fixed window plus the previous one weighted by how much of it still overlaps), counted in memory for the
-// embedded store (one process owns the file) or in PostgreSQL so that every instance counts together.
+// fixed window plus the previous one weighted by how much of it still overlaps), counted in PostgreSQL so that every
+// instance counts together, or, on the embedded store (one process owns the file), in the file for windows longer than
+// a minute (code sends, wrong codes, sign-ins: a restart must not reset them) and in memory for the per-request
+// limits of a minute (SqliteRateLimiter says why).
 // A request checked against several keys at once is charged to the others only when every key allows it (SPEC.md 12:
 // one noisy IP refused again and again must not use up its client id's budget for everyone else).
 import type { Store } from "../store/db.js";
@@ -21,7 +23,7 @@ export interface RateLimitRule {
 }
 
 export interface RateLimiter {
-  readonly kind: "memory" | "postgres";
+  readonly kind: "memory" | "sqlite" | "postgres";
   /** Counts one hit on `key` and answers whether it stays within `limit` hits per `windowMs`. */
   hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult>;
   /**
@@ -118,7 +120,7 @@ export class MemoryRateLimiter implements RateLimiter {
     return results;
   }
 
-  private refundSync(key: string, windowMs: number): void {
+  refundSync(key: string, windowMs: number): void {
     const c = this.counters.get(key);
     if (c && c.windowStart === Math.floor(this.clock() / windowMs) * windowMs && c.count > 0) c.count--;
   }
@@ -176,7 +178,75 @@ export class PostgresRateLimiter implements RateLimiter {
   }
 }
 
-/** In memory for the embedded store; in PostgreSQL when the store is shared by several instances. */
+/**
+ * Windows up to this long are counted in memory on the embedded store: what a restart forgets of them is at most a
+ * minute of counts (as PostgreSQL's UNLOGGED counters forget after a crash). Longer ones are kept in the file.
+ */
+export const MEMORY_WINDOW_MAX_MS = 60_000;
+
+/**
+ * The embedded store's limiter. Counters of windows longer than a minute — code sends per recipient and per user (an
+ * hour, a day), wrong codes per user (an hour), console sign-ins (15 minutes), admin emails (a day), and any key
+ * added with such a window — are rows of the store's `rate_limits` table, counted by the same upsert as on
+ * PostgreSQL: in memory they reset at every restart, so a restart (or a crash an attacker can cause) gave every cap
+ * back. The per-request limits of a minute (client API per IP and per client id, challenge operations, heartbeats)
+ * stay in memory: they run on every client request, and a write there would join every commit batch; a restart
+ * forgets at most a minute of them. `hitMany` and `refund` keep their meaning across the two: a request refused by
+ * any key is charged to none.
+ */
+export class SqliteRateLimiter implements RateLimiter {
+  readonly kind = "sqlite" as const;
+  private readonly memory: MemoryRateLimiter;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly repo: RateLimitsRepo,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.memory = new MemoryRateLimiter(clock);
+    this.timer = setInterval(() => void this.repo.prune(this.clock()).catch(() => {}), SWEEP_MS);
+    this.timer.unref();
+  }
+
+  private static stored(r: { windowMs: number }): boolean {
+    return r.windowMs > MEMORY_WINDOW_MAX_MS;
+  }
+
+  async hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
+    const [r] = await this.hitMany([{ key, limit, windowMs }]);
+    return r!;
+  }
+
+  async hitMany(rules: RateLimitRule[]): Promise<RateLimitResult[]> {
+    const at = this.clock();
+    const stored = rules.filter(SqliteRateLimiter.stored);
+    const states = stored.length ? new Map((await this.repo.hit(stored, at)).map((s) => [s.key, s])) : undefined;
+    const results = rules.map((r) => {
+      if (!SqliteRateLimiter.stored(r)) return this.memory.hitSync(r.key, r.limit, r.windowMs);
+      const s = states?.get(r.key);
+      return s ? judge(s, r.limit, r.windowMs, at) : { allowed: true, retryAfterMs: 0, limit: r.limit, remaining: r.limit };
+    });
+    if (results.some((r) => !r.allowed)) {
+      const allowed = rules.filter((_r, i) => results[i]?.allowed);
+      for (const r of allowed) if (!SqliteRateLimiter.stored(r)) this.memory.refundSync(r.key, r.windowMs);
+      await this.repo.refund(allowed.filter(SqliteRateLimiter.stored), at);
+    }
+    return results;
+  }
+
+  async refund(key: string, windowMs: number): Promise<void> {
+    if (SqliteRateLimiter.stored({ windowMs })) await this.repo.refund([{ key, windowMs }], this.clock());
+    else this.memory.refundSync(key, windowMs);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.memory.close();
+  }
+}
+
+/** In PostgreSQL when the store is shared by several instances; in the file (and memory) for the embedded store. */
 export function createRateLimiter(store: Store): RateLimiter {
-  return store.dialect === "postgres" ? new PostgresRateLimiter(new RateLimitsRepo(store.db)) : new MemoryRateLimiter();
+  const repo = new RateLimitsRepo(store.db);
+  return store.dialect === "postgres" ? new PostgresRateLimiter(repo) : new SqliteRateLimiter(repo);
 }

@@ -85,12 +85,18 @@ export class ChallengesRepo extends Repository {
 
   /**
    * Records an interrupted send as failed, only if it is still that send (the same `last_sent_at`, still pending): a
-   * newer send, or a slow one that finished meanwhile, is left alone. Answers the updated row.
+   * newer send, or a slow one that finished meanwhile, is left alone. Answers the updated row. `resendFrom`: the send
+   * counts as made then, so that the resend cooldown (counted from last_sent_at) is over.
    */
-  async failInterruptedSend(id: string, sentAt: number, error: string, at: number): Promise<ChallengeRow | undefined> {
+  async failInterruptedSend(id: string, sentAt: number, error: string, at: number, resendFrom?: number): Promise<ChallengeRow | undefined> {
     return this.db
       .updateTable("challenges")
-      .set({ delivery_status: "failed", delivery_error: error, updated_at: at })
+      .set({
+        delivery_status: "failed",
+        delivery_error: error,
+        updated_at: at,
+        ...(resendFrom === undefined ? {} : { last_sent_at: Math.min(sentAt, resendFrom) }),
+      })
       .where("id", "=", id)
       .where("delivery_status", "=", "pending")
       .where("last_sent_at", "=", sentAt)

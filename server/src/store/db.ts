@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import {
+  CompiledQuery,
   type DatabaseConnection,
   type DialectAdapter,
   type Driver,
@@ -12,7 +13,9 @@ import {
   SqliteAdapter,
   type SqliteDatabase,
   SqliteDialect,
+  type SqliteDialectConfig,
   SqliteDriver,
+  sql,
 } from "kysely";
 import pg from "pg";
 import { type CheckpointProgress, startCheckpointer } from "./checkpointer.js";
@@ -38,8 +41,17 @@ export interface Store {
 // int8 (bigint) columns hold millisecond timestamps and counters that fit in a double: read them as numbers.
 pg.types.setTypeParser(20, (v) => Number(v));
 
+/**
+ * What a committed write survives (config DURABILITY). `process`: the server process being killed. `power`: also an
+ * operating-system crash or a power loss, when the disk honours flushes. Neither survives the loss of the disk:
+ * that takes backups (store/backup.ts) or PostgreSQL replication.
+ */
+export type Durability = "process" | "power";
+
 export interface StoreOptions {
   databaseUrl?: string;
+  /** Embedded store: synchronous=NORMAL (`process`, the default) or FULL (`power`). */
+  durability?: Durability;
   sqlitePath?: string;
   poolSize?: number;
   /** PostgreSQL timeouts (config.ts: DATABASE_*_TIMEOUT_MS); defaults below. */
@@ -83,6 +95,11 @@ function deadlineClient(deadlineMs: number): typeof pg.Client {
   return class DeadlineClient extends pg.Client {
     /** Between BEGIN and COMMIT/ROLLBACK (Kysely sends them as plain statements). */
     #inTransaction = false;
+    /**
+     * The session's statement_timeout is off (`set statement_timeout = 0`, the migrations' connection): its statements
+     * may rightly take long (an index build, a wait for another instance's migration lock), so no client deadline either.
+     */
+    #unbounded = false;
 
     // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; only the promise form is timed.
     override query(...args: any[]): any {
@@ -92,6 +109,8 @@ function deadlineClient(deadlineMs: number): typeof pg.Client {
       if (!name && typeof text === "string") {
         if (/^\s*(begin|start transaction)\b/i.test(text)) this.#inTransaction = true;
         else if (/^\s*(commit|rollback|end)\b/i.test(text)) this.#inTransaction = false;
+        else if (/^\s*set statement_timeout\s*=\s*0\s*$/i.test(text)) this.#unbounded = true;
+        else if (/^\s*reset statement_timeout\s*$/i.test(text)) this.#unbounded = false;
       }
       // biome-ignore lint/suspicious/noExplicitAny: see above
       const send = (n: string | undefined) => (super.query as any)(...(n ? [{ name: n, text, values }] : args));
@@ -109,6 +128,7 @@ function deadlineClient(deadlineMs: number): typeof pg.Client {
           return send(statementName(text));
         });
       }
+      if (this.#unbounded) return out;
       const timer = setTimeout(() => {
         const stream = (this as unknown as { connection?: { stream?: { destroy(e?: Error): void } } }).connection?.stream;
         stream?.destroy(new Error(`No answer from PostgreSQL within ${deadlineMs} ms`));
@@ -154,16 +174,27 @@ export function openStore(opts: StoreOptions): Store {
   if (file !== ":memory:") {
     // Users' contacts and the generated keys live in this file: readable by the server's user only (SPEC.md 12).
     // SQLite creates the -wal and -shm files with the database file's mode.
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    fs.closeSync(fs.openSync(file, "a", 0o600));
+    createFolders(path.dirname(file));
+    try {
+      fs.closeSync(fs.openSync(file, "a", 0o600));
+    } catch (e) {
+      throw new DataDirError(path.dirname(file), `cannot create the database file ${file}`, e);
+    }
   }
   const sqlite = new SQLite(file);
   const opened = file === ":memory:" ? undefined : fs.statSync(file);
-  // WAL with synchronous=NORMAL survives a process crash (kill -9) without losing a committed write;
-  // only a power loss can drop the last commits. busy_timeout lets the CLI and the server share the file.
+  // WAL with synchronous=NORMAL survives a process crash (kill -9) without losing a committed write, but a commit is
+  // only written to the WAL, not flushed: an OS crash or a power loss can drop the last commits (never half of one).
+  // FULL flushes the WAL at every commit: with the group commit that is one fsync per batch, not per transaction
+  // (docs/storage.md#durability has its cost). Checkpoints flush the WAL and the database file in both modes, so the
+  // checkpoint hand-off (GroupCommit.walProgress) is the same. busy_timeout lets the CLI and the server share the file.
   sqlite.pragma("journal_mode = WAL");
-  sqlite.pragma("synchronous = NORMAL");
-  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma(`synchronous = ${opts.durability === "power" ? "FULL" : "NORMAL"}`);
+  // better-sqlite3 waits for another process's write lock synchronously: the whole event loop stands still meanwhile.
+  // The server (group commit) waits briefly (a CLI command holds the lock for milliseconds) and its batches then fail
+  // fast while the lock stays taken (GroupCommit.open), so requests answer 503 and /readyz says so at once, instead of
+  // the process freezing 5 s per write. One-off commands wait longer: they have nothing else to serve.
+  sqlite.pragma(`busy_timeout = ${opts.groupCommit ? SERVER_BUSY_TIMEOUT_MS : 5000}`);
   sqlite.pragma("foreign_keys = ON");
   // The hot path's indexes stay in memory: a 32 MiB page cache (default 2 MiB) saves a read() per page missed;
   // sorts of small result sets (ORDER BY … LIMIT) stay in memory too. (No mmap: it would count the file in RSS.)
@@ -173,7 +204,11 @@ export function openStore(opts: StoreOptions): Store {
   // SQLite's advice for long-lived connections: optimize at open (0x10002: look at every table) and periodically.
   // analysis_limit bounds each ANALYZE to a sample, so a refresh costs milliseconds whatever the table size.
   sqlite.pragma("analysis_limit = 1000");
-  sqlite.pragma("optimize = 0x10002");
+  try {
+    sqlite.pragma("optimize = 0x10002");
+  } catch {
+    // Another process holds the write lock (SQLITE_BUSY): the periodic round below refreshes the statistics later.
+  }
   const optimize = setInterval(() => {
     try {
       sqlite.pragma("optimize");
@@ -187,6 +222,10 @@ export function openStore(opts: StoreOptions): Store {
   // SQLite's own stays as a fallback at a larger WAL size.
   let stopCheckpointer: (() => Promise<void>) | undefined;
   if (file !== ":memory:") {
+    // A new file's name is in its folder only once the folder is flushed: in `power` mode, flush it now that the
+    // database file exists (created above), so a power loss after the first start cannot take the whole file. SQLite
+    // flushes the folder itself for the WAL file it creates.
+    if (opts.durability === "power") flushFolder(path.dirname(file));
     sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
     stopCheckpointer = startCheckpointer(file, group && ((p) => group.walProgress(p)));
   }
@@ -224,6 +263,88 @@ export function openStore(opts: StoreOptions): Store {
 }
 
 const RESOLVED = Promise.resolve();
+
+/** A PostgreSQL setting that breaks DURABILITY=power (startup-errors.ts says it in one line). */
+export class DurabilityError extends Error {
+  constructor(
+    readonly setting: "fsync" | "full_page_writes" | "synchronous_commit",
+    readonly value: string,
+  ) {
+    super(`PostgreSQL runs with ${setting}=${value}`);
+  }
+}
+
+/**
+ * DURABILITY=power on PostgreSQL: an acknowledged commit must be flushed to its disk before the answer, and the files
+ * must stay recoverable after a power loss. PostgreSQL decides both: `fsync` and `full_page_writes` on (server-wide),
+ * and `synchronous_commit` not `off` for this database and role (`on`, `local`, `remote_write` and `remote_apply` all
+ * flush the local WAL first). Checked at start, as the pool's sessions see them; nothing is overridden.
+ */
+export async function checkPostgresDurability(db: Kysely<Database>): Promise<void> {
+  const { rows } = await sql<Record<"fsync" | "full_page_writes" | "synchronous_commit", string>>`select
+    current_setting('fsync') as fsync,
+    current_setting('full_page_writes') as full_page_writes,
+    current_setting('synchronous_commit') as synchronous_commit`.execute(db);
+  const found = rows[0];
+  if (!found) return;
+  if (found.fsync !== "on") throw new DurabilityError("fsync", found.fsync);
+  if (found.full_page_writes !== "on") throw new DurabilityError("full_page_writes", found.full_page_writes);
+  if (found.synchronous_commit === "off") throw new DurabilityError("synchronous_commit", found.synchronous_commit);
+}
+
+/**
+ * The database's folder could not be created or written: startup-errors.ts says so in one line naming DATA_DIR.
+ * `code` is the system's (EROFS, EACCES, ENOTDIR…).
+ */
+export class DataDirError extends Error {
+  readonly code: string;
+  constructor(
+    readonly folder: string,
+    what: string,
+    cause: unknown,
+  ) {
+    const code = (cause as { code?: string } | null)?.code ?? "EIO";
+    super(`${what} (${code})`, { cause });
+    this.code = code;
+  }
+}
+
+function flushFolder(folder: string): void {
+  const fd = fs.openSync(folder, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Creates the folder and its missing parents (0700), one level at a time. `mkdirSync(…, { recursive: true })` says
+ * ENOENT for a folder under a read-only mount (the parent exists: the real cause is EROFS), and never returns for
+ * one under /proc; creating each level ourselves names the level and the real cause.
+ */
+function createFolders(folder: string): void {
+  const missing: string[] = [];
+  for (let at = path.resolve(folder); !fs.existsSync(at); at = path.dirname(at)) {
+    missing.unshift(at);
+    if (path.dirname(at) === at) break;
+  }
+  for (const dir of missing) {
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch (e) {
+      // Another process made it meanwhile (two starts at once): that is what we wanted.
+      if ((e as { code?: string }).code === "EEXIST" && fs.statSync(dir).isDirectory()) continue;
+      throw new DataDirError(folder, `cannot create the folder ${dir}`, e);
+    }
+  }
+  if (!fs.statSync(folder).isDirectory()) throw new DataDirError(folder, `${folder} is not a folder`, { code: "ENOTDIR" });
+}
+
+/** The server's wait for a write lock held by another process, each time (see busy_timeout above). */
+const SERVER_BUSY_TIMEOUT_MS = 250;
+/** After a wait for the lock ended in SQLITE_BUSY, batches fail at once for this long before waiting again. */
+const BUSY_FAIL_FAST_MS = 250;
 
 /** How often the embedded store refreshes its planner statistics (PRAGMA optimize is cheap when nothing changed). */
 const OPTIMIZE_EVERY_MS = 10 * 60 * 1000;
@@ -275,6 +396,8 @@ export class GroupCommit {
   private savepoints = 0;
   private flushWhenIdle = false;
   private restartWanted = false;
+  /** Until then, open() fails at once: another process holds the write lock (see open). */
+  private busyUntil = 0;
 
   constructor(private readonly sqlite: SQLite.Database) {}
 
@@ -285,7 +408,16 @@ export class GroupCommit {
       // SQLite rolled the batch back by itself (an I/O error, a full disk): its writes are gone.
       this.settle(new Error("The store rolled back a batch of writes"));
     }
-    this.sqlite.exec("begin");
+    // Another process held the write lock through the last wait: fail at once rather than stand still again (the
+    // requests of one turn would each wait in turn).
+    if (Date.now() < this.busyUntil) throw Object.assign(new Error("database is locked by another process"), { code: "SQLITE_BUSY" });
+    // IMMEDIATE: the write lock now, waiting for it under the busy timeout (see TransactionalSqliteDialect).
+    try {
+      this.sqlite.exec("begin immediate");
+    } catch (e) {
+      if (/^SQLITE_BUSY/.test(String((e as { code?: unknown }).code))) this.busyUntil = Date.now() + BUSY_FAIL_FAST_MS;
+      throw e;
+    }
     let resolve!: () => void;
     let reject!: (e: unknown) => void;
     const done = new Promise<void>((res, rej) => {
@@ -411,9 +543,26 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
   }
 }
 
+/**
+ * Transactions begin IMMEDIATE: they take the write lock at once, waiting for it under the busy timeout. A deferred
+ * `begin` takes it at the first write, and when another process wrote meanwhile SQLite answers SQLITE_BUSY at once,
+ * without waiting: two `tessera migrate` (or a CLI command and a starting server) on one file failed that way.
+ */
 class TransactionalSqliteDialect extends SqliteDialect {
+  constructor(private readonly dialectConfig: SqliteDialectConfig) {
+    super(dialectConfig);
+  }
+
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
+  }
+
+  override createDriver(): Driver {
+    return new (class extends SqliteDriver {
+      override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+        await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+      }
+    })(this.dialectConfig);
   }
 }
 

@@ -341,6 +341,19 @@ export class ProjectsRepo extends Repository {
     return (await this.db.selectFrom("settings").select("value").where("key", "=", key).executeTakeFirst())?.value;
   }
 
+  /**
+   * Writes a store-wide setting only if it is absent; answers whether this call wrote it. Of concurrent claims (two
+   * instances starting together) exactly one wins: the others wait for its commit on the key, then find it taken.
+   */
+  async claimSetting(key: string, value: string): Promise<boolean> {
+    const r = await this.db
+      .insertInto("settings")
+      .values({ key, value })
+      .onConflict((oc) => oc.column("key").doNothing())
+      .executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
   /** A store-wide setting (e.g. the generated challenge-token secret), created once with `make` if absent. */
   async setting(key: string, make: () => string): Promise<string> {
     const found = await this.db.selectFrom("settings").select("value").where("key", "=", key).executeTakeFirst();

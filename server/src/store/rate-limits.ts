@@ -1,5 +1,6 @@
-// Repository of rate-limit counters in PostgreSQL: one atomic upsert per batch of keys, so that every instance
-// sharing the database sees the same counts (issue 7: rate limits agree across instances).
+// Repository of rate-limit counters: one atomic upsert per batch of keys. In PostgreSQL every instance sharing the
+// database sees the same counts; in the embedded store the counters of long windows outlive a restart
+// (rate-limit/limiter.ts).
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./schema.js";
 import type { RateLimitTables } from "./tables/rate-limits.js";

@@ -1,7 +1,8 @@
 // Readiness of the store (SPEC.md 15, /readyz): can this instance serve requests now? Answering `select 1` was not
 // enough: an empty re-created database, a read-only standby after a failover or a full disk answer it while every
 // request fails. The probe reads the applied migrations and writes a row, in one transaction, and gives up after a
-// deadline, so that a black-holed database is reported in time instead of hanging the health check.
+// deadline, so that a black-holed database is reported in time instead of hanging the health check. On PostgreSQL it
+// also takes, briefly, the locks an evaluation's writes take: a lock on the evaluations table makes it not ready.
 import fs from "node:fs";
 import path from "node:path";
 import { sql } from "kysely";
@@ -19,6 +20,17 @@ export class NotReady extends Error {}
 
 /** The settings row every probe writes: proof that a write commits. */
 const PROBE_KEY = "readiness_probe";
+
+/**
+ * PostgreSQL: the tables every evaluation writes (the evaluation, its device, a new user or fingerprint, the velocity
+ * and rate-limit counters). The probe takes each in ROW EXCLUSIVE mode, the lock an INSERT or UPDATE takes, without
+ * writing to them: a lock that stops evaluations (a `LOCK TABLE`, an ALTER, a non-concurrent index build, VACUUM FULL)
+ * stops the probe too. Writing the settings row alone answered 200 through a 10-s lock on evaluations while no
+ * evaluation completed. (The embedded store has one write lock for the whole file: its probe's write is enough.)
+ */
+const EVALUATION_TABLES = ["evaluations", "devices", "users", "fingerprints", "velocity_counters", "rate_limits"] as const;
+/** How long the probe waits for those locks: a healthy store grants them at once (they conflict with no DML). */
+const LOCK_WAIT_MS = 500;
 
 export class StoreReadiness {
   /** One probe at a time: health checks arriving meanwhile wait for the one in flight instead of piling up. */
@@ -63,6 +75,17 @@ export class StoreReadiness {
       const names = new Set(applied.rows.map((r) => r.name));
       const missing = MIGRATION_NAMES.filter((m) => !names.has(m));
       if (missing.length) throw new NotReady(`The store is not migrated (missing ${missing.join(", ")}): run tessera migrate`);
+      if (this.store.dialect === "postgres") {
+        await sql`set local lock_timeout = ${sql.lit(`${LOCK_WAIT_MS}ms`)}`.execute(tx);
+        try {
+          await sql`lock table ${sql.join(EVALUATION_TABLES.map((t) => sql.table(t)))} in row exclusive mode`.execute(tx);
+        } catch (e) {
+          // lock_not_available: something holds a lock that evaluations wait for.
+          if ((e as { code?: string }).code === "55P03")
+            throw new NotReady(`Evaluations cannot be written: a table they write is locked (waited ${LOCK_WAIT_MS} ms)`);
+          throw e;
+        }
+      }
       await tx
         .insertInto("settings")
         .values({ key: PROBE_KEY, value: String(Date.now()) })

@@ -18,6 +18,7 @@ import { LoginAttemptsRepo } from "./login-attempts.js";
 import { OperatorsRepo } from "./operators.js";
 import { PoliciesRepo } from "./policies.js";
 import { ProjectsRepo } from "./projects.js";
+import { RetentionRepo } from "./retention.js";
 import type { Database } from "./schema.js";
 import { Transactions } from "./transactions.js";
 import { UserDataRepo } from "./user-data.js";
@@ -62,6 +63,8 @@ export interface Repos {
   userSearch: UserSearchRepo;
   /** The job outbox: side effects run after the response (jobs/outbox.ts). */
   jobs: JobsRepo;
+  /** Retention of what grows with traffic, beyond the prunes of each repository (domain/privacy.ts). */
+  retention: RetentionRepo;
 }
 
 export function createRepos(store: Store): Repos {
@@ -98,5 +101,6 @@ export function createRepos(store: Store): Repos {
     evaluationStats: new EvaluationStatsRepo(db),
     userSearch: new UserSearchRepo(db),
     jobs: new JobsRepo(db, store.dialect),
+    retention: new RetentionRepo(db),
   };
 }

@@ -15,6 +15,9 @@ const enabledEndpoints = prepared((db, p: { env: string }) =>
   db.selectFrom("webhook_endpoints").select(["id", "events"]).where("environment_id", "=", p.env).where("enabled", "=", 1),
 );
 
+/** Due deliveries read per claim when lanes are asked for: the oldest of them are shared out among the endpoints. */
+const CANDIDATES = 500;
+
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookEventRow = Selectable<WebhookEventsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -173,26 +176,57 @@ export class WebhooksRepo extends Repository {
   }
 
   /**
-   * Claims up to `limit` due deliveries for `owner` until `leaseUntil`. The outer conditions are repeated so that a
-   * row another claimer changed meanwhile is re-checked (PostgreSQL re-evaluates them on the newest row version).
+   * Claims up to `limit` due deliveries for `owner` until `leaseUntil`, oldest first. With `lanes`, no endpoint takes
+   * them all: at most `perEndpoint` of each endpoint's, or what `room` says for an endpoint (0: none; the worker is
+   * still sending it as many as it may have). The outer conditions are repeated so that a row another claimer changed
+   * meanwhile is re-checked (PostgreSQL re-evaluates them on the newest row version).
    */
-  async claimDue(owner: string, at: number, leaseUntil: number, limit: number): Promise<ClaimedDelivery[]> {
-    const due = (qb: Kysely<Database>) =>
-      qb
+  async claimDue(
+    owner: string,
+    at: number,
+    leaseUntil: number,
+    limit: number,
+    lanes?: { perEndpoint: number; room?: ReadonlyMap<string, number> },
+  ): Promise<ClaimedDelivery[]> {
+    const room = [...(lanes?.room ?? new Map<string, number>())];
+    const full = room.filter(([, n]) => n <= 0).map(([e]) => e);
+    const some = room.filter(([, n]) => n > 0);
+    const due = (qb: Kysely<Database>) => {
+      let q = qb
         .selectFrom("webhook_deliveries")
-        .select("id")
+        .select(["id", "endpoint_id", "next_attempt_at"])
         .where("status", "=", "pending")
         .where("next_attempt_at", "<=", at)
-        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
-        .orderBy("next_attempt_at")
-        .limit(limit);
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]));
+      if (full.length) q = q.where("endpoint_id", "not in", full);
+      // With lanes, a wider window of candidates is read, so that a backlog of one endpoint leaves room for others.
+      q = q.orderBy("next_attempt_at").limit(lanes ? Math.max(limit, CANDIDATES) : limit);
+      return this.dialect === "postgres" ? q.forUpdate().skipLocked() : q;
+    };
+    const chosen = (qb: Kysely<Database>) => {
+      if (!lanes) return qb.selectFrom(due(qb).as("d")).select("d.id");
+      const ranked = qb.selectFrom(due(qb).as("d")).select((eb) => [
+        "d.id",
+        "d.next_attempt_at",
+        eb.fn
+          .agg<number>("row_number")
+          .over((o) => o.partitionBy("d.endpoint_id").orderBy("d.next_attempt_at"))
+          .as("rank"),
+        // The caps are small integers of the worker's, written as literals (a bound parameter in a CASE would be text).
+        (some.length
+          ? sql<number>`case ${sql.join(
+              some.map(([endpoint, n]) => sql`when ${sql.ref("d.endpoint_id")} = ${endpoint} then ${sql.lit(Math.floor(n))}`),
+              sql` `,
+            )} else ${sql.lit(lanes.perEndpoint)} end`
+          : sql<number>`${sql.lit(lanes.perEndpoint)}`
+        ).as("cap"),
+      ]);
+      return qb.selectFrom(ranked.as("r")).select("r.id").whereRef("r.rank", "<=", "r.cap").orderBy("r.next_attempt_at").limit(limit);
+    };
     const claimed = await this.db
       .updateTable("webhook_deliveries")
       .set({ lease_owner: owner, lease_until: leaseUntil, updated_at: at })
-      .where("id", "in", () => {
-        const q = due(this.db);
-        return this.dialect === "postgres" ? q.forUpdate().skipLocked() : q;
-      })
+      .where("id", "in", () => chosen(this.db))
       .where("status", "=", "pending")
       .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
       .returningAll()
@@ -226,6 +260,18 @@ export class WebhooksRepo extends Repository {
       out.push({ delivery, url: r.url, secret: r.secret, payload: r.payload, createdAt: r.created_at });
     }
     return out;
+  }
+
+  /** Gives a claimed delivery back, due at once (its sender stopped before it knew the outcome); answers whether it held it. */
+  async release(id: string, owner: string, at: number): Promise<boolean> {
+    const res = await this.db
+      .updateTable("webhook_deliveries")
+      .set({ lease_owner: null, lease_until: null, next_attempt_at: at, updated_at: at })
+      .where("id", "=", id)
+      .where("lease_owner", "=", owner)
+      .where("status", "=", "pending")
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
   }
 
   /**

@@ -7,10 +7,11 @@ import http from "node:http";
 import https from "node:https";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
 
-export type DeliveryOutcome = { status: number } | { error: string };
+/** `aborted`: the sender gave the POST up (the worker stopping); the receiver's answer, if any, is unknown. */
+export type DeliveryOutcome = { status: number } | { error: string } | { aborted: true };
 
 export interface WebhookTransport {
-  post(url: string, headers: Record<string, string>, body: string): Promise<DeliveryOutcome>;
+  post(url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<DeliveryOutcome>;
   close(): void;
 }
 
@@ -32,14 +33,20 @@ export function createWebhookTransport(opts: { blockPrivate: boolean; timeoutMs:
     ? { http: new RequestFilteringHttpAgent(agentOptions), https: new RequestFilteringHttpsAgent(agentOptions) }
     : { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   return {
-    post(url, headers, body) {
+    post(url, headers, body, signal) {
       return new Promise((resolve) => {
+        if (signal?.aborted) return resolve({ aborted: true });
         let settled = false;
         const done = (outcome: DeliveryOutcome) => {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
           resolve(outcome);
+        };
+        const onAbort = () => {
+          done({ aborted: true });
+          req.destroy();
         };
         const target = new URL(url);
         const secure = target.protocol === "https:";
@@ -60,6 +67,7 @@ export function createWebhookTransport(opts: { blockPrivate: boolean; timeoutMs:
         // One deadline for the whole exchange: connecting, sending, and the answer's status line.
         const timer = setTimeout(() => req.destroy(Object.assign(new Error("timeout"), { code: "TIMEOUT" })), opts.timeoutMs);
         req.on("error", (err) => done({ error: errorClass(err, opts.timeoutMs) }));
+        signal?.addEventListener("abort", onAbort, { once: true });
         req.end(body);
       });
     },

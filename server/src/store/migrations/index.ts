@@ -66,22 +66,93 @@ export interface MigrationReport {
   applied: string[];
 }
 
+/**
+ * The store holds migrations this version does not know: a newer Tessera migrated it. Kysely's migrator calls that
+ * "corrupted migrations"; the real story is a downgrade, and the way out is the newer release or a backup.
+ */
+export class NewerSchemaError extends Error {
+  constructor(readonly unknown: string[]) {
+    const shown = unknown.length > 3 ? `${unknown.slice(0, 3).join(", ")}, …` : unknown.join(", ");
+    super(
+      `the database was migrated by a newer Tessera (migration ${shown}): run that release or a later one, or restore a backup taken before the upgrade`,
+    );
+  }
+}
+
+/**
+ * Kysely's own migration lock on PostgreSQL (an advisory lock of this key, postgres-adapter.js). Taken here around the
+ * whole migration, its checks of the migration tables included, which Kysely runs before its lock: 30 servers started
+ * together on an empty database had one die with 42703 when its introspection read the catalog while another
+ * migrated. The same key makes a migrator of an older release wait for this one too; advisory locks are re-entrant
+ * within a session, so Kysely's own lock on this connection is granted at once.
+ */
+const MIGRATION_LOCK_KEY = "3853314791062309107";
+
+/** A migrator on the embedded store waits this long, at most, for another process's migration to end. */
+const SQLITE_WAIT_MS = 10 * 60 * 1000;
+const SQLITE_RETRY_MS = 200;
+
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before (and regardless of) the typed schema.
 export async function migrate(db: Kysely<any>): Promise<MigrationReport> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return migrateOn(db);
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return migrateSqlite(db);
   // The pool's statement_timeout (store/db.ts) is for requests: building an index on a large table may take longer.
   return db.connection().execute(async (conn) => {
     await sql`set statement_timeout = 0`.execute(conn);
     try {
-      return await migrateOn(conn);
+      // Other instances starting now wait here, then find every migration applied. The lock is the session's: a
+      // migrator that dies releases it with its connection.
+      await sql`select pg_advisory_lock(${sql.raw(MIGRATION_LOCK_KEY)})`.execute(conn);
+      try {
+        const applied: string[] = [];
+        await migrateOn(conn, "postgres", applied);
+        return { applied };
+      } finally {
+        await sql`select pg_advisory_unlock(${sql.raw(MIGRATION_LOCK_KEY)})`.execute(conn);
+      }
     } finally {
       await sql`reset statement_timeout`.execute(conn);
     }
   });
 }
 
+/**
+ * SQLite serialises writers with its file lock: each migration's transaction begins IMMEDIATE (store/db.ts), so a
+ * second process waits for the first one's migration, then reads what is applied and finds nothing to do. A wait past
+ * the connection's busy timeout (a long migration) fails with SQLITE_BUSY: try again until the other process is done.
+ */
 // biome-ignore lint/suspicious/noExplicitAny: as above
-async function migrateOn(db: Kysely<any>): Promise<MigrationReport> {
+async function migrateSqlite(db: Kysely<any>): Promise<MigrationReport> {
+  const deadline = Date.now() + SQLITE_WAIT_MS;
+  const applied: string[] = [];
+  for (;;) {
+    try {
+      await migrateOn(db, "sqlite", applied);
+      return { applied };
+    } catch (e) {
+      const busy = /^SQLITE_BUSY/.test(String((e as { code?: unknown }).code));
+      if (!busy || Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, SQLITE_RETRY_MS));
+    }
+  }
+}
+
+/** The migrations the store has applied (none when it has no migration table yet). */
+// biome-ignore lint/suspicious/noExplicitAny: as above
+async function appliedNames(db: Kysely<any>, dialect: "sqlite" | "postgres"): Promise<string[]> {
+  const exists =
+    dialect === "postgres"
+      ? (await sql<{ found: boolean }>`select to_regclass('tessera_migrations') is not null as found`.execute(db)).rows[0]?.found
+      : (await sql`select 1 from sqlite_master where type = 'table' and name = 'tessera_migrations'`.execute(db)).rows.length > 0;
+  if (!exists) return [];
+  return (await sql<{ name: string }>`select name from tessera_migrations`.execute(db)).rows.map((r) => r.name);
+}
+
+/** Applies what is pending, one migration per step; each one applied is added to `applied` as it commits. */
+// biome-ignore lint/suspicious/noExplicitAny: as above
+async function migrateOn(db: Kysely<any>, dialect: "sqlite" | "postgres", applied: string[]): Promise<void> {
+  const known = new Set(MIGRATION_NAMES);
+  const unknown = (await appliedNames(db, dialect)).filter((n) => !known.has(n)).sort();
+  if (unknown.length) throw new NewerSchemaError(unknown);
   const migrator = new Migrator({
     db,
     provider,
@@ -92,12 +163,11 @@ async function migrateOn(db: Kysely<any>): Promise<MigrationReport> {
   });
   // One migration per step: migrateToLatest would run every pending one in a single transaction, so a failure in the
   // last would undo the others too. Each step re-reads what is applied, under the migration lock (PostgreSQL).
-  const applied: string[] = [];
   for (;;) {
     const { error, results } = await migrator.migrateUp();
     if (error) throw error instanceof Error ? error : new Error(String(error));
     const done = (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
-    if (done.length === 0) return { applied };
+    if (done.length === 0) return;
     applied.push(...done);
   }
 }
