@@ -388,6 +388,38 @@ describeStores("challenges on %s", (kind) => {
     expect((await call("POST", `/v3/challenges/${ato.id}/signup`, ato.headers)).statusCode).toBe(409);
   });
 
+  it("a sharer who chooses their own account and signs up with an email only (as sign-up forms send it) is user.converted", async () => {
+    await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/login",
+      payload: {
+        client_id: t.clientId,
+        user: "sal",
+        email: "sal@example.com",
+        signals: { components: fakeComponents("s1"), visitor_token: "tok-s1-xxxxxxxx" },
+      },
+    });
+    const c = await challengedLogin("sal", "sal@example.com", "share_test", "s2");
+    expect((await call("POST", `/v3/challenges/${c.id}/signup`, c.headers)).statusCode).toBe(200);
+    const signup = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/signup",
+      payload: {
+        client_id: t.clientId,
+        email: "sals-own@example.com",
+        signals: { components: fakeComponents("s2"), visitor_token: "tok-s2-xxxxxxxx" },
+      },
+    });
+    expect(signup.statusCode, signup.body).toBe(200);
+    const ev = await call("GET", `/v3/evaluations/${signup.json().evaluation_id}`, t.auth);
+    // An email-only account has no customer id: the event names the account the email made.
+    const account = ev.json().user?.service_id as string;
+    expect(account).toBeTruthy();
+    const converted = (await eventsOf("user.converted")).filter((e) => (e.user as { service_id: string }).service_id === account);
+    expect(converted).toHaveLength(1);
+    expect((converted[0]?.challenge as { id: string } | undefined)?.id).toBe(c.id);
+  });
+
   it("erasing a user erases their challenges", async () => {
     const c = await challengedLogin("rose");
     const erased = await call("DELETE", "/v3/user/rose", t.auth);

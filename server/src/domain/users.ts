@@ -136,15 +136,19 @@ export class UsersService {
     await this.repos.identifications.markConversion({ ...m, at: now() });
   }
 
-  /** Pipeline step, in the evaluation's transaction: a signup by a new account from a marked device is a conversion (emitted once). */
+  /**
+   * Pipeline step, in the evaluation's transaction: a signup by a new account from a marked device is a conversion
+   * (emitted once), whether the sign-up names the account's id or only its email (the account the email makes).
+   */
   readonly onEvaluation: EvaluationStep = async (result, input, identity) => {
-    if (input.action !== "signup" || !input.user) return;
+    const account = result.evaluation.user?.service_id;
+    if (input.action !== "signup" || !account) return;
     const deviceId = result.evaluation.device ?? identity.device?.row.id;
     if (!deviceId) return;
     const markers = await this.repos.identifications.openMarkers(input.env.id, deviceId);
     if (markers.length === 0) return;
-    const user = await this.repos.users.findByExternal(input.env.id, input.user);
-    if (!user) return;
+    const user = await this.repos.users.findById(account);
+    if (!user || user.environment_id !== input.env.id) return;
     const marker = markers.find((m) => m.from_user_id !== user.id);
     if (!marker) return;
     const at = now();
