@@ -3,9 +3,9 @@
 // identity-verification setting and the countries texts may go to; and the environment's secret keys (created shown
 // once, revoked at once).
 import type { EnvironmentSettings, EnvironmentSettingsPatch } from "@tessera/sdk/contract";
-import { projectDeviceLimit } from "../challenges/limits.js";
 import { smsCountries } from "../delivery/addresses.js";
 import { badRequest, notFound } from "../errors.js";
+import { projectDeviceLimit } from "../policies/device-limit.js";
 import type { EnvironmentRecord, ProjectSettings } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
 import { iso } from "../time.js";

@@ -2,10 +2,10 @@
 // that applies to this evaluation, and the user's other sessions in use at the same time — on other networks, and too
 // far apart for one person to hold them both.
 import type { PolicyChallenge } from "@tessera/sdk/contract";
-import { projectDeviceLimit } from "../../challenges/limits.js";
 import { userDevices } from "../../facts/devices.js";
 import { geo } from "../../geo/index.js";
 import { networkOf } from "../../geo/ip.js";
+import { projectDeviceLimit } from "../../policies/device-limit.js";
 import { ACTIVE_WINDOW_MS } from "../../store/devices.js";
 import type { UserDevice } from "../../store/history.js";
 import { type CheckContext, defineCheck, derived } from "../define.js";
