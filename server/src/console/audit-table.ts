@@ -5,11 +5,11 @@
 // (console/audit.ts), so a new route cannot be forgotten. Recorded for a secret key or a console session alike.
 import type { FastifyRequest } from "fastify";
 import type { ChallengeService } from "../challenges/service.js";
-import { toWireDevice } from "../store/devices.js";
-import { toWirePolicy } from "../store/policies.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
 import type { WebhookEndpointsService } from "../webhooks/endpoints.js";
+import { toWireDevice } from "../wire/devices.js";
+import { toWirePolicy } from "../wire/policies.js";
 import { readSettings } from "./settings.js";
 
 /** What an entry's `before` reads the target with: the repositories, and the services that answer as the API does. */

@@ -14,10 +14,10 @@ import { selectPolicy } from "../policies/engine.js";
 import { policiesFor } from "../policies/index.js";
 import { validatePolicy } from "../policies/validate.js";
 import { loadRisks } from "../risks/index.js";
-import type { StoredPolicy } from "../store/policies.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
 import { iso } from "../time.js";
+import type { StoredPolicy } from "../wire/policies.js";
 import { RiskCheckReader } from "./stored-risk-checks.js";
 
 /**

@@ -8,6 +8,7 @@ import { notFound, userNotFound } from "../errors.js";
 import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
 import { iso } from "../time.js";
+import { toWireEvaluations } from "../wire/evaluations.js";
 
 /** Latest evaluations and challenges on the timeline; older ones are a page of GET /v3/evaluations?user= away. */
 const TIMELINE_ITEMS = 50;
@@ -59,7 +60,7 @@ export async function userTimeline(services: UserLookupServices, environmentId: 
     metadata: JSON.parse(user.metadata) as Record<string, unknown>,
     groups: groupsOf(user),
     devices,
-    evaluations: await repos.evaluationSearch.toWire(rows),
+    evaluations: toWireEvaluations(rows, await repos.evaluationSearch.related(rows)),
     challenges: challenges.data,
     lists: members.map((m) => ({ list: m.list_id, value: m.value, check: byValue.get(m.value.toLowerCase()) ?? "" })),
   };

@@ -14,9 +14,10 @@ import { ensureDefaultPolicies } from "../policies/index.js";
 import { isTestList } from "../policies/test-mode.js";
 import { validatePolicy } from "../policies/validate.js";
 import { normaliseListValue } from "../store/lists.js";
-import { type PolicyInput, ruleChanged, toWirePolicy } from "../store/policies.js";
+import { type PolicyInput, ruleChanged } from "../store/policies.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
+import { toWirePolicy } from "../wire/policies.js";
 import type { ImportRows, ListImport, PolicyImport, Row, UserImport } from "./formats.js";
 
 export type Outcome = "created" | "updated" | "skipped" | "invalid";

@@ -1,8 +1,8 @@
 // The policies of an environment as the evaluate step sees them: seeded with the defaults on first use, cached.
 
-import { type StoredPolicy, toWirePolicy } from "../store/policies.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
+import { type StoredPolicy, toWirePolicy } from "../wire/policies.js";
 import { defaultPolicies } from "./defaults.js";
 import { projectDeviceLimit } from "./device-limit.js";
 

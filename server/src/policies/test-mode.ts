@@ -10,8 +10,8 @@
 // list is dropped: test_challenge lets the page in, test_challenge_and_restrict restricts it; deny, restrict and allow
 // reach every action alike. README "Test mode", docs/policies.md and the demo site say the same.
 import { type ChallengeType, type PolicyChallenge, TEST_LISTS, type TestList, type Verdict } from "@tessera/sdk/contract";
-import type { StoredPolicy } from "../store/policies.js";
 import type { EnvironmentRecord } from "../store/projects.js";
+import type { StoredPolicy } from "../wire/policies.js";
 import type { PolicyMatch } from "./engine.js";
 
 export const isTestList = (id: string): id is TestList => Object.hasOwn(TEST_LISTS, id);

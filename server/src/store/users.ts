@@ -14,11 +14,6 @@ import { Repository, type Transactions } from "./transactions.js";
 
 export type UserRow = Selectable<UsersTable>;
 
-/** The customer's id of a user as the wire shows it: none for an account known by its email only. */
-export function customerIdOf(user: Pick<UserRow, "id" | "external_id">): { id?: string } {
-  return user.external_id === user.id ? {} : { id: user.external_id };
-}
-
 const byEmailKey = prepared((db, p: { env: string; key: string }) =>
   db.selectFrom("users").selectAll().where("environment_id", "=", p.env).where("email_key", "=", p.key).orderBy("created_at").limit(1),
 );

@@ -6,8 +6,8 @@ import { userDevices } from "../../facts/devices.js";
 import { geo } from "../../geo/index.js";
 import { networkOf } from "../../geo/ip.js";
 import { projectDeviceLimit } from "../../policies/device-limit.js";
-import { ACTIVE_WINDOW_MS } from "../../store/devices.js";
 import type { UserDevice } from "../../store/history.js";
+import { ACTIVE_WINDOW_MS } from "../../wire/devices.js";
 import { type CheckContext, defineCheck, derived } from "../define.js";
 import { isImpossible, MIN_SESSIONS_APART_KM, placeOf, travelBetween } from "../travel.js";
 

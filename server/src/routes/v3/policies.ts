@@ -17,7 +17,7 @@ import { badRequest, notFound } from "../../errors.js";
 import { ensureDefaultPolicies } from "../../policies/index.js";
 import { validatePolicy } from "../../policies/validate.js";
 import type { Services } from "../../services.js";
-import { type StoredPolicy, toWirePolicy } from "../../store/policies.js";
+import { type StoredPolicy, toWirePolicy } from "../../wire/policies.js";
 import { ok } from "../describe.js";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
