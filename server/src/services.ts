@@ -17,6 +17,7 @@ import { JOB_KINDS, startWorkers } from "./jobs/index.js";
 import { JobDoorbell, OutboxJobs } from "./jobs/outbox.js";
 import { createLogger, type Log } from "./log.js";
 import { Metrics } from "./metrics.js";
+import { accountEmailKey } from "./pipeline/account-email.js";
 import { Pipeline } from "./pipeline/evaluate.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit/limiter.js";
 import { deriveServerKeys, newMasterKey, type ServerKeys } from "./secrets.js";
@@ -87,7 +88,7 @@ export async function createServices(
     onError: (err) => metrics.storeErrors.inc({ code: storeErrorCode(err) }),
   });
   if (opts.migrate !== false) await migrate(store.db);
-  const repos = createRepos(store);
+  const repos = createRepos(store, { accountEmailKey });
   const rateLimiter = createRateLimiter(store);
   // The token secret is shared by every instance on one store: from config, else generated once and kept.
   const tokenSecret =
