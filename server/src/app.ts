@@ -6,7 +6,7 @@ import { validatorCompiler } from "fastify-type-provider-zod";
 import { requireSecret } from "./auth.js";
 import { registerAudit } from "./console/audit.js";
 import { consoleSessionHook } from "./console/session-auth.js";
-import { frameworkErrors, registerErrorHandling } from "./errors.js";
+import { frameworkErrors, registerErrorHandling } from "./error-handler.js";
 import { initGeo } from "./geo/index.js";
 import { loadConfigFile } from "./import/config-file.js";
 import { registerObservation } from "./observe.js";
