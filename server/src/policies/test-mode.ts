@@ -9,7 +9,7 @@
 // devices" (an account-sharing story the one test device does not tell). So on `access` the challenge part of a test
 // list is dropped: test_challenge lets the page in, test_challenge_and_restrict restricts it; deny, restrict and allow
 // reach every action alike. README "Test mode", docs/policies.md and the demo site say the same.
-import { type ChallengeType, type PolicyChallenge, TEST_LISTS, type TestList, type Verdict } from "@tessera/sdk/contract";
+import { type ChallengeType, type PolicyChallenge, TEST_LISTS, type TestList, testVerdict, type Verdict } from "@tessera/sdk/contract";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { StoredPolicy } from "../wire/policies.js";
 import type { PolicyMatch } from "./engine.js";
@@ -20,13 +20,6 @@ export const isTestList = (id: string): id is TestList => Object.hasOwn(TEST_LIS
 function challengeFor(action: string): PolicyChallenge {
   const type: ChallengeType = action === "signup" ? "fake_account" : "account_takeover";
   return { type, channels: ["email", "text"], require: "any", allow_skip: false, skip_limit: 3 };
-}
-
-/** The verdict a test list forces on this action: on a page view (`access`) without its challenge. */
-export function testVerdict(list: TestList, action: string): Verdict {
-  const verdict = TEST_LISTS[list];
-  if (action !== "access") return verdict;
-  return verdict === "challenge" ? "allow" : verdict === "challenge_and_restrict" ? "restrict" : verdict;
 }
 
 /** Most restrictive first, as TEST_LISTS is ordered: a value on several lists gets the most restrictive verdict. */
