@@ -98,7 +98,7 @@ export async function buildApp(services: Services, opts: { logger?: boolean; dem
   await app.register(challengeApp);
   await app.register(consoleRoutes, { services });
   // The demo customer site: development only, and only when the server was given credentials for it.
-  if (config.isDev && opts.demo) await app.register(demo, { outbox: () => services.repos.challenges.developmentOutbox(), ...opts.demo });
+  if (config.isDev && opts.demo) await app.register(demo, { outbox: () => services.challenges.developmentOutbox(), ...opts.demo });
   await app.register(async (client) => {
     client.addHook("onRoute", documentSecurity(SECURITY.none));
     // The SDK posts its JSON as text/plain: a "simple" cross-origin request needs no CORS preflight, which saves

@@ -28,7 +28,7 @@ export function requireSecret(services: Services) {
     const header = req.headers.authorization;
     const m = header ? BEARER.exec(header) : null;
     if (!m?.[1]) throw unauthorized("Missing secret key: send Authorization: Bearer <secret>");
-    const env = await services.repos.projects.environmentBySecret(m[1]);
+    const env = await services.environments.bySecret(m[1]);
     if (!env) throw unauthorized("Unknown or revoked secret key");
     req.environment = env;
   };
@@ -41,7 +41,7 @@ export async function authenticateClient(
   reply: FastifyReply,
   clientId: string,
 ): Promise<EnvironmentRecord> {
-  const env = await services.repos.projects.environmentByClientId(clientId);
+  const env = await services.environments.byClientId(clientId);
   if (!env)
     throw unauthorized(
       "Unknown client_id: pass the client id of one of your project's environments (printed when the project was created, and on the console's Settings screen)",

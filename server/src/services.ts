@@ -9,7 +9,11 @@ import { auditContactChanges } from "./console/audit.js";
 import { OperatorsService } from "./console/operators.js";
 import { createCodeDelivery } from "./delivery/index.js";
 import { DevicesService } from "./domain/devices.js";
+import { EnvironmentsService } from "./domain/environments.js";
 import { EvaluationsService } from "./domain/evaluations.js";
+import { LegacyService } from "./domain/legacy.js";
+import { ListsService } from "./domain/lists.js";
+import { PoliciesService } from "./domain/policies.js";
 import { PrivacyService } from "./domain/privacy.js";
 import { UsersService } from "./domain/users.js";
 import { IdentityVerification } from "./identity-verification/index.js";
@@ -40,6 +44,12 @@ export interface Services {
   repos: Repos;
   pipeline: Pipeline;
   evaluationsService: EvaluationsService;
+  /** The environment a secret key, a client id or a challenge link acts in (the HTTP layer's authentication). */
+  environments: EnvironmentsService;
+  policies: PoliciesService;
+  lists: ListsService;
+  /** The legacy /v2 API's access history and identification completion. */
+  legacy: LegacyService;
   /** Shared rate limiter (in memory on the embedded store, in PostgreSQL otherwise): client API, challenge operations. */
   rateLimiter: RateLimiter;
   /** Keys derived from SERVER_KEY (or the store's generated master key): code hashes, sealed identity secrets. */
@@ -132,6 +142,10 @@ export async function createServices(
     keys,
     identity: new IdentityVerification(repos.projects, keys.sealing),
     evaluationsService,
+    environments: new EnvironmentsService(repos.projects),
+    policies: new PoliciesService(repos, config),
+    lists: new ListsService(repos),
+    legacy: new LegacyService(repos),
     challenges,
     challengeTokens,
     events,
