@@ -1,14 +1,13 @@
 // The wire evaluation (interface specification 2.1) from its stored row, its user and its challenge's live status.
 import type { Evaluation } from "@tessera/sdk/contract";
-import type { Selectable } from "kysely";
 import { loadRisks } from "../risks/index.js";
 import type { EvaluationsRelated } from "../store/evaluation-search.js";
 import type { EvaluationRow } from "../store/evaluations.js";
-import type { UsersTable } from "../store/tables/core.js";
+import type { UserRow } from "../store/users.js";
 import { iso, isoOrUndefined } from "../time.js";
 import { customerIdOf } from "./users.js";
 
-type UserBits = Pick<Selectable<UsersTable>, "id" | "external_id" | "email" | "phone">;
+type UserBits = Pick<UserRow, "id" | "external_id" | "email" | "phone">;
 
 const parse = <T>(s: string | null): T | undefined => (s == null ? undefined : (JSON.parse(s) as T));
 
