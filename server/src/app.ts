@@ -6,9 +6,10 @@ import { validatorCompiler } from "fastify-type-provider-zod";
 import { requireSecret } from "./auth.js";
 import { registerAudit } from "./console/audit.js";
 import { consoleSessionHook } from "./console/session-auth.js";
-import { frameworkErrors, registerErrorHandling } from "./errors.js";
+import { frameworkErrors, registerErrorHandling } from "./error-handler.js";
+import { initGeo } from "./geo/index.js";
+import { loadConfigFile } from "./import/config-file.js";
 import { registerObservation } from "./observe.js";
-import { startRiskEngine } from "./policies/startup.js";
 import { registerClientRateLimit } from "./rate-limit/plugin.js";
 import { depthLimitedJsonParser, registerRequestLimits } from "./request-limits.js";
 import challengeApp from "./routes/challenge-app.js";
@@ -88,7 +89,8 @@ export async function buildApp(services: Services, opts: { logger?: boolean; dem
   registerAudit(app, services);
   await registerOpenApi(app, config.publicUrl);
   // Offline geo data into memory, CONFIG_FILE policies and lists: once, before the first request.
-  await startRiskEngine(services);
+  initGeo({ cityDb: config.GEOIP_CITY_DB, asnDb: config.GEOIP_ASN_DB, torList: config.TOR_EXIT_LIST, networkList: config.NETWORK_LIST });
+  if (config.CONFIG_FILE) await loadConfigFile(services, config.CONFIG_FILE);
 
   await app.register(healthRoutes, { services });
   await app.register(metricsRoutes, { services });
@@ -96,7 +98,7 @@ export async function buildApp(services: Services, opts: { logger?: boolean; dem
   await app.register(challengeApp);
   await app.register(consoleRoutes, { services });
   // The demo customer site: development only, and only when the server was given credentials for it.
-  if (config.isDev && opts.demo) await app.register(demo, { outbox: () => services.repos.challenges.developmentOutbox(), ...opts.demo });
+  if (config.isDev && opts.demo) await app.register(demo, { outbox: () => services.challenges.developmentOutbox(), ...opts.demo });
   await app.register(async (client) => {
     client.addHook("onRoute", documentSecurity(SECURITY.none));
     // The SDK posts its JSON as text/plain: a "simple" cross-origin request needs no CORS preflight, which saves

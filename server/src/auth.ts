@@ -1,5 +1,6 @@
 // Authentication hooks: secret keys for the server API, client ids (with per-project origins) for the client API.
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { originAllowed } from "./domain/origins.js";
 import { forbidden, unauthorized } from "./errors.js";
 import type { Services } from "./services.js";
 import type { EnvironmentRecord } from "./store/projects.js";
@@ -27,29 +28,10 @@ export function requireSecret(services: Services) {
     const header = req.headers.authorization;
     const m = header ? BEARER.exec(header) : null;
     if (!m?.[1]) throw unauthorized("Missing secret key: send Authorization: Bearer <secret>");
-    const env = await services.repos.projects.environmentBySecret(m[1]);
+    const env = await services.environments.bySecret(m[1]);
     if (!env) throw unauthorized("Unknown or revoked secret key");
     req.environment = env;
   };
-}
-
-const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
-
-/** An origin on this machine (localhost, 127.0.0.1, [::1], *.localhost): allowed in development. */
-export function isLocalOrigin(origin: string): boolean {
-  try {
-    const { hostname } = new URL(origin);
-    return LOCAL_HOSTS.has(hostname) || hostname.endsWith(".localhost");
-  } catch {
-    return false;
-  }
-}
-
-/** Whether a browser origin may use this environment's client id (SPEC.md 2: allow-list; localhost in development). */
-export function originAllowed(env: EnvironmentRecord, origin: string, ownOrigin: string): boolean {
-  if (origin === ownOrigin) return true;
-  if (env.allowedOrigins.includes(origin) || env.allowedOrigins.includes("*")) return true;
-  return env.name === "development" && isLocalOrigin(origin);
 }
 
 /** Resolves a client id to its environment and enforces the origin allow-list; sets the CORS answer headers. */
@@ -59,7 +41,7 @@ export async function authenticateClient(
   reply: FastifyReply,
   clientId: string,
 ): Promise<EnvironmentRecord> {
-  const env = await services.repos.projects.environmentByClientId(clientId);
+  const env = await services.environments.byClientId(clientId);
   if (!env)
     throw unauthorized(
       "Unknown client_id: pass the client id of one of your project's environments (printed when the project was created, and on the console's Settings screen)",

@@ -9,7 +9,11 @@ import { auditContactChanges } from "./console/audit.js";
 import { OperatorsService } from "./console/operators.js";
 import { createCodeDelivery } from "./delivery/index.js";
 import { DevicesService } from "./domain/devices.js";
+import { EnvironmentsService } from "./domain/environments.js";
 import { EvaluationsService } from "./domain/evaluations.js";
+import { LegacyService } from "./domain/legacy.js";
+import { ListsService } from "./domain/lists.js";
+import { PoliciesService } from "./domain/policies.js";
 import { PrivacyService } from "./domain/privacy.js";
 import { UsersService } from "./domain/users.js";
 import { IdentityVerification } from "./identity-verification/index.js";
@@ -17,6 +21,7 @@ import { JOB_KINDS, startWorkers } from "./jobs/index.js";
 import { JobDoorbell, OutboxJobs } from "./jobs/outbox.js";
 import { createLogger, type Log } from "./log.js";
 import { Metrics } from "./metrics.js";
+import { accountEmailKey } from "./pipeline/account-email.js";
 import { Pipeline } from "./pipeline/evaluate.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit/limiter.js";
 import { deriveServerKeys, newMasterKey, type ServerKeys } from "./secrets.js";
@@ -39,6 +44,12 @@ export interface Services {
   repos: Repos;
   pipeline: Pipeline;
   evaluationsService: EvaluationsService;
+  /** The environment a secret key, a client id or a challenge link acts in (the HTTP layer's authentication). */
+  environments: EnvironmentsService;
+  policies: PoliciesService;
+  lists: ListsService;
+  /** The legacy /v2 API's access history and identification completion. */
+  legacy: LegacyService;
   /** Shared rate limiter (PostgreSQL; on the embedded store its file, and memory for per-minute limits): client API, challenges. */
   rateLimiter: RateLimiter;
   /** Keys derived from SERVER_KEY (or the store's generated master key): code hashes, sealed identity secrets. */
@@ -94,7 +105,7 @@ export async function createServices(
   });
   if (opts.migrate !== false) await migrate(store.db);
   if (config.DURABILITY === "power" && store.dialect === "postgres") await checkPostgresDurability(store.db);
-  const repos = createRepos(store);
+  const repos = createRepos(store, { accountEmailKey });
   const rateLimiter = createRateLimiter(store);
   // The token secret is shared by every instance on one store: from config, else generated once and kept.
   const tokenSecret =
@@ -140,6 +151,10 @@ export async function createServices(
     keys,
     identity: new IdentityVerification(repos.projects, keys.sealing),
     evaluationsService,
+    environments: new EnvironmentsService(repos.projects),
+    policies: new PoliciesService(repos, config),
+    lists: new ListsService(repos),
+    legacy: new LegacyService(repos),
     challenges,
     challengeTokens,
     events,

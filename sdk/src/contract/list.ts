@@ -1,6 +1,7 @@
 // Lists (SPEC.md 5): named sets of values a policy can test with in_list / not_in_list.
 import * as z from "zod/mini";
 import { Timestamp } from "./common.js";
+import type { Verdict } from "./policy.js";
 
 export const LIST_KINDS = ["user", "ip", "email", "email_domain", "fingerprint", "phone", "country", "device"] as const;
 export const ListKind = z.enum(LIST_KINDS);
@@ -61,3 +62,14 @@ export const TEST_LISTS = {
   test_allow: "allow",
 } as const;
 export type TestList = keyof typeof TEST_LISTS;
+
+/**
+ * The verdict a test list forces on this action: on a page view (`access`) without its challenge, so a signed-in test
+ * user's pages are let in (test_challenge) or restricted (test_challenge_and_restrict). The server applies it
+ * (server/src/policies/test-mode.ts); the demo site tells it.
+ */
+export function testVerdict(list: TestList, action: string): Verdict {
+  const verdict = TEST_LISTS[list];
+  if (action !== "access") return verdict;
+  return verdict === "challenge" ? "allow" : verdict === "challenge_and_restrict" ? "restrict" : verdict;
+}

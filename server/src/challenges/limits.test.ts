@@ -4,8 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { PolicyChallenge } from "@tessera/sdk/contract";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_DEVICE_LIMIT } from "../policies/defaults.js";
-import { projectDeviceLimit, skipLimit } from "./limits.js";
+import { DEFAULT_DEVICE_LIMIT, projectDeviceLimit } from "../policies/device-limit.js";
+import { skipLimit } from "./limits.js";
 
 describe("challenge limits", () => {
   it("a challenge stored without a skip limit gets the contract's default; a set one is kept", () => {

@@ -1,8 +1,8 @@
-// The challenges' limits, one definition each (SPEC.md 7, 12). The project's default device limit is the number in
-// policies/defaults.ts; the skip limit's default is the contract's (PolicyChallenge.skip_limit); code lifetimes and
-// send caps are configuration (config.ts: CHALLENGE_CODE_TTL_MS, CODE_SENDS_PER_*), attempts and resends codes.ts.
+// The challenges' limits, one definition each (SPEC.md 7, 12). The project's device limit is policies/device-limit.ts's
+// (the sharing check reads it too); the skip limit's default is the contract's (PolicyChallenge.skip_limit); code
+// lifetimes and send caps are configuration (config.ts: CHALLENGE_CODE_TTL_MS, CODE_SENDS_PER_*), attempts and
+// resends codes.ts.
 import { PolicyChallenge } from "@tessera/sdk/contract";
-import { DEFAULT_DEVICE_LIMIT } from "../policies/defaults.js";
 
 /**
  * Challenges a user may have pending at once from one source (SPEC.md 12; counted as budgets.ts says: a stranger's
@@ -10,11 +10,6 @@ import { DEFAULT_DEVICE_LIMIT } from "../policies/defaults.js";
  * would multiply an attacker's guesses; 3 leaves room for the owner on a phone and a computer besides one stray.
  */
 export const MAX_PENDING_CHALLENGES = 3;
-
-/** The project's device limit for account sharing: its setting, else the default. */
-export function projectDeviceLimit(settings: { default_device_limit?: number }): number {
-  return settings.default_device_limit ?? DEFAULT_DEVICE_LIMIT;
-}
 
 /** The contract's default skip limit, for a challenge stored without one. */
 const DEFAULT_SKIP_LIMIT: number = PolicyChallenge.shape.skip_limit.parse(undefined);

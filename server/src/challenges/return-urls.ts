@@ -3,7 +3,7 @@
 // attacker writes). Only http(s) URLs on the environment's allowed origins (https in production), this server, or
 // in development a localhost origin; a wildcard "*" allows browsers from anywhere but sends nobody anywhere.
 import type { PolicyChallenge } from "@tessera/sdk/contract";
-import { isLocalOrigin } from "../auth.js";
+import { isLocalOrigin } from "../domain/origins.js";
 import { badRequest } from "../errors.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 

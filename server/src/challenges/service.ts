@@ -11,11 +11,12 @@ import { newId } from "../ids.js";
 import type { ChallengeIssuer, EventSink } from "../pipeline/ports.js";
 import type { RateLimiter } from "../rate-limit/limiter.js";
 import type { ServerKeys } from "../secrets.js";
-import { type ChallengeRow, toWireOutboxMessage } from "../store/challenges.js";
-import { toWireDevice } from "../store/devices.js";
+import type { ChallengeRow, DevOutboxRow } from "../store/challenges.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
+import { toWireOutboxMessage } from "../wire/dev-outbox.js";
+import { toWireDevice } from "../wire/devices.js";
 import { challengeSource, refuseIfSpent, sourceColumns, wrongCodeBudgets } from "./budgets.js";
 import { CodeSender } from "./code-sender.js";
 import { codeMatches, MAX_VERIFY_ATTEMPTS } from "./codes.js";
@@ -370,6 +371,11 @@ export class ChallengeService implements ChallengeIssuer {
 
   receiptUrlValid(challengeId: string, send: number, token: string): boolean {
     return callbackValid(this.keys.deliveryCallback, challengeId, send, token);
+  }
+
+  /** The newest dev-outbox messages of every development environment, with their project's name (the demo's page). */
+  developmentOutbox(): Promise<Array<DevOutboxRow & { project: string }>> {
+    return this.repos.challenges.developmentOutbox();
   }
 
   /** The environment's dev outbox, newest first (development servers without SMTP_URL only). */

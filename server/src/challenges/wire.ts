@@ -1,13 +1,15 @@
 // The wire side of challenges (SPEC.md 7): a stored challenge as the API answers it (Challenge), as the hosted app
 // shows it (ChallengeView), and as webhook payloads carry it. Reads only; no status changes here.
 import type { Challenge, ChallengeStatus, ChallengeView, Channel, PolicyChallenge } from "@tessera/sdk/contract";
+import { projectDeviceLimit } from "../policies/device-limit.js";
 import type { ChallengeRow } from "../store/challenges.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
-import { customerIdOf, type UserRow } from "../store/users.js";
+import type { UserRow } from "../store/users.js";
 import { iso } from "../time.js";
+import { customerIdOf } from "../wire/users.js";
 import { MAX_SENDS, MAX_VERIFY_ATTEMPTS, maskEmail, maskPhone, RESEND_COOLDOWN_MS } from "./codes.js";
-import { projectDeviceLimit, skipLimit } from "./limits.js";
+import { skipLimit } from "./limits.js";
 import { allowedReturnUrl } from "./return-urls.js";
 import { canTransition, isPending } from "./transitions.js";
 

@@ -4,11 +4,20 @@
 // /v2 and /v3 is listed in NOT_AUDITED with the reason; a write route in neither table stops the server from building
 // (console/audit.ts), so a new route cannot be forgotten. Recorded for a secret key or a console session alike.
 import type { FastifyRequest } from "fastify";
-import type { Services } from "../services.js";
-import { toWireDevice } from "../store/devices.js";
-import { toWirePolicy } from "../store/policies.js";
+import type { ChallengeService } from "../challenges/service.js";
 import type { EnvironmentRecord } from "../store/projects.js";
+import type { Repos } from "../store/repos.js";
+import type { WebhookEndpointsService } from "../webhooks/endpoints.js";
+import { toWireDevice } from "../wire/devices.js";
+import { toWirePolicy } from "../wire/policies.js";
 import { readSettings } from "./settings.js";
+
+/** What an entry's `before` reads the target with: the repositories, and the services that answer as the API does. */
+export interface AuditReaders {
+  repos: Repos;
+  challenges: ChallengeService;
+  webhookEndpoints: WebhookEndpointsService;
+}
 
 export interface AuditSpec {
   /** e.g. policy.update */
@@ -17,7 +26,7 @@ export interface AuditSpec {
   /** The path parameter naming the target, if any. */
   idParam?: string;
   /** Reads the target before the change (for the entry's `before`). */
-  before?: (services: Services, env: EnvironmentRecord, req: FastifyRequest) => Promise<unknown>;
+  before?: (services: AuditReaders, env: EnvironmentRecord, req: FastifyRequest) => Promise<unknown>;
   /** What the entry keeps as `after`: the answer (default), the request body, or nothing. */
   after?: "response" | "body" | "none";
 }

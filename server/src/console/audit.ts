@@ -11,9 +11,9 @@ import { userInfo } from "node:os";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { newId } from "../ids.js";
 import type { EvaluationStep } from "../pipeline/ports.js";
-import type { Services } from "../services.js";
+import type { Store } from "../store/db.js";
 import type { Repos } from "../store/repos.js";
-import { AUDITED, auditSpecFor, isApiWrite, NOT_AUDITED } from "./audit-table.js";
+import { AUDITED, type AuditReaders, auditSpecFor, isApiWrite, NOT_AUDITED } from "./audit-table.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -65,7 +65,7 @@ export function checkAuditDecision(method: string, url: string): void {
 /** The request a change is made in, for a change noticed by a service rather than by its route (an evaluation's). */
 const inRequest = new AsyncLocalStorage<FastifyRequest>();
 
-export function registerAudit(app: FastifyInstance, services: Services): void {
+export function registerAudit(app: FastifyInstance, services: AuditReaders & { store: Store }): void {
   app.addHook("onRoute", (route) => {
     for (const method of [route.method].flat()) checkAuditDecision(method, route.url);
   });

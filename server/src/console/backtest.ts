@@ -7,16 +7,17 @@
 // BACKTEST_BUDGET_MS (past it the answer covers the evaluations examined so far and says so), and it gives the event
 // loop back every YIELD_EVERY evaluations so that live evaluations keep flowing meanwhile.
 import type { BacktestRequest, BacktestResult, ChecksSnapshot, Condition, Risk, Verdict } from "@tessera/sdk/contract";
+import type { Config } from "../config.js";
 import { ApiError, rateLimited } from "../errors.js";
 import { evaluateCondition } from "../policies/conditions.js";
 import { selectPolicy } from "../policies/engine.js";
 import { policiesFor } from "../policies/index.js";
 import { validatePolicy } from "../policies/validate.js";
 import { loadRisks } from "../risks/index.js";
-import type { Services } from "../services.js";
-import type { StoredPolicy } from "../store/policies.js";
 import type { EnvironmentRecord } from "../store/projects.js";
+import type { Repos } from "../store/repos.js";
 import { iso } from "../time.js";
+import type { StoredPolicy } from "../wire/policies.js";
 import { RiskCheckReader } from "./stored-risk-checks.js";
 
 /**
@@ -102,7 +103,11 @@ function memberships(checks: ChecksSnapshot, lists: Map<string, Set<string>>): M
 const byPriority = (a: StoredPolicy, b: StoredPolicy) =>
   b.priority - a.priority || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 
-export async function backtest(services: Services, env: EnvironmentRecord, req: BacktestRequest): Promise<BacktestResult> {
+export async function backtest(
+  services: { config: Config; repos: Repos },
+  env: EnvironmentRecord,
+  req: BacktestRequest,
+): Promise<BacktestResult> {
   const deadline = Date.now() + services.config.BACKTEST_BUDGET_MS;
   try {
     validatePolicy(req.policy);

@@ -5,8 +5,10 @@
 // table with a role the operator has, and a change must come from the console's own origin (CSRF).
 import type { Role } from "@tessera/sdk/contract";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Config } from "../config.js";
 import { ApiError, forbidden, notFound, unauthorized } from "../errors.js";
-import type { Services } from "../services.js";
+import type { Repos } from "../store/repos.js";
+import type { OperatorsService } from "./operators.js";
 import { permissionFor } from "./permissions.js";
 import { roleAllows } from "./roles.js";
 
@@ -22,13 +24,16 @@ declare module "fastify" {
 /** The session cookie: `__Host-` in production, which browsers accept only Secure, host-only and on path /. */
 export const sessionCookie = (isDev: boolean) => (isDev ? "tessera_console" : "__Host-tessera_console");
 
+/** What a console call is authenticated with. */
+export type SessionServices = { config: Config; repos: Repos; operators: OperatorsService };
+
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * A state-changing request must name our origin: browsers always send Origin on cross-site and same-origin POST,
  * PATCH and DELETE, so another site's page cannot forge one (SameSite=Strict keeps the cookie off it as well).
  */
-export function checkOrigin(services: Services, req: FastifyRequest): void {
+export function checkOrigin(services: SessionServices, req: FastifyRequest): void {
   if (SAFE_METHODS.has(req.method)) return;
   const origin = req.headers.origin;
   const own = new Set([new URL(services.config.publicUrl).origin]);
@@ -36,11 +41,11 @@ export function checkOrigin(services: Services, req: FastifyRequest): void {
   if (!origin || !own.has(origin)) throw forbidden("Cross-site request refused: the console may change things only from its own origin");
 }
 
-export function sessionToken(services: Services, req: FastifyRequest): string | undefined {
+export function sessionToken(services: SessionServices, req: FastifyRequest): string | undefined {
   return req.cookies?.[sessionCookie(services.config.isDev)];
 }
 
-export function consoleSessionHook(services: Services) {
+export function consoleSessionHook(services: SessionServices) {
   return async (req: FastifyRequest, _reply: FastifyReply) => {
     const environmentId = req.headers[ENVIRONMENT_HEADER];
     // Not a console call (a script with its key, the SDK, the hosted challenge app): the route's own auth decides.

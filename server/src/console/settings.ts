@@ -3,17 +3,20 @@
 // identity-verification setting and the countries texts may go to; and the environment's secret keys (created shown
 // once, revoked at once).
 import type { EnvironmentSettings, EnvironmentSettingsPatch } from "@tessera/sdk/contract";
-import { projectDeviceLimit } from "../challenges/limits.js";
 import { smsCountries } from "../delivery/addresses.js";
 import { badRequest, notFound } from "../errors.js";
-import type { Services } from "../services.js";
+import { projectDeviceLimit } from "../policies/device-limit.js";
 import type { EnvironmentRecord, ProjectSettings } from "../store/projects.js";
+import type { Repos } from "../store/repos.js";
 import { iso } from "../time.js";
 
 /** The project's shared settings (branding, device limit, admin email); identity verification is the environment's. */
 type Settings = ProjectSettings;
 
-export async function readSettings(services: Services, environmentId: string): Promise<EnvironmentSettings | undefined> {
+/** What the settings are read and written with. */
+export type SettingsServices = { repos: Repos };
+
+export async function readSettings(services: SettingsServices, environmentId: string): Promise<EnvironmentSettings | undefined> {
   const env = await services.repos.projects.environmentById(environmentId);
   if (!env) return undefined;
   const s = env.settings as Settings;
@@ -44,7 +47,7 @@ function origin(value: string, i: number): string {
 }
 
 export async function updateSettings(
-  services: Services,
+  services: SettingsServices,
   env: EnvironmentRecord,
   patch: EnvironmentSettingsPatch,
 ): Promise<EnvironmentSettings> {
@@ -87,7 +90,7 @@ export async function updateSettings(
   return out;
 }
 
-export async function listKeys(services: Services, env: EnvironmentRecord) {
+export async function listKeys(services: SettingsServices, env: EnvironmentRecord) {
   const keys = await services.repos.projects.listKeys(env.projectId);
   return keys
     .filter((k) => k.environment === env.name)
@@ -102,7 +105,7 @@ export async function listKeys(services: Services, env: EnvironmentRecord) {
     }));
 }
 
-export async function createKey(services: Services, env: EnvironmentRecord, label?: string) {
+export async function createKey(services: SettingsServices, env: EnvironmentRecord, label?: string) {
   const key = await services.repos.projects.createKey(env.projectId, env.name, label?.trim() || undefined);
   if (!key) throw notFound("Environment");
   const listed = (await listKeys(services, env)).find((k) => k.id === key.id);
@@ -110,7 +113,7 @@ export async function createKey(services: Services, env: EnvironmentRecord, labe
   return { ...listed, secret: key.secret };
 }
 
-export async function revokeKey(services: Services, env: EnvironmentRecord, id: string) {
+export async function revokeKey(services: SettingsServices, env: EnvironmentRecord, id: string) {
   const mine = (await listKeys(services, env)).find((k) => k.id === id);
   if (!mine) throw notFound("Key");
   await services.repos.projects.revokeKey(id);

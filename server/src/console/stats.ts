@@ -3,8 +3,8 @@
 // since the last roll-up, or a period edge inside an hour) from the evaluations themselves.
 import type { EvaluationStats } from "@tessera/sdk/contract";
 import { badRequest } from "../errors.js";
-import type { Services } from "../services.js";
 import { type CountRow, countEvaluations, DAY_MS, HOUR_MS } from "../store/evaluation-stats.js";
+import type { Repos } from "../store/repos.js";
 import { iso } from "../time.js";
 
 const SIZE = { hour: HOUR_MS, day: DAY_MS } as const;
@@ -14,7 +14,7 @@ const DEFAULT_SPAN = { hour: DAY_MS, day: 7 * DAY_MS } as const;
 const TOP_REASONS = 10;
 
 export async function evaluationStats(
-  services: Services,
+  services: { repos: Repos },
   environmentId: string,
   q: { from?: string; to?: string; interval: "hour" | "day" },
 ): Promise<EvaluationStats> {

@@ -1,14 +1,20 @@
 // Users as the console and scripts look them up (SPEC.md 14): search (GET /v3/users?query=) and one user's timeline
 // (GET /v3/users/:id): the profile, devices, latest evaluations and challenges, and the lists holding them.
 import type { UserDetail, UserSummary } from "@tessera/sdk/contract";
+import type { ChallengeService } from "../challenges/service.js";
+import type { DevicesService } from "../domain/devices.js";
 import { groupsOf } from "../domain/users.js";
 import { notFound, userNotFound } from "../errors.js";
-import type { Services } from "../services.js";
+import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
 import { iso } from "../time.js";
+import { toWireEvaluations } from "../wire/evaluations.js";
 
 /** Latest evaluations and challenges on the timeline; older ones are a page of GET /v3/evaluations?user= away. */
 const TIMELINE_ITEMS = 50;
+
+/** What a user is looked up with: the repositories, and the services that answer its devices and challenges. */
+export type UserLookupServices = { repos: Repos; devices: DevicesService; challenges: ChallengeService };
 
 export function toUserSummary(u: UserRow): UserSummary {
   return {
@@ -23,11 +29,11 @@ export function toUserSummary(u: UserRow): UserSummary {
   };
 }
 
-export async function searchUsers(services: Services, environmentId: string, query: string | undefined, limit: number) {
+export async function searchUsers(services: UserLookupServices, environmentId: string, query: string | undefined, limit: number) {
   return { data: (await services.repos.userSearch.search(environmentId, query, limit)).map(toUserSummary) };
 }
 
-export async function userTimeline(services: Services, environmentId: string, externalId: string): Promise<UserDetail> {
+export async function userTimeline(services: UserLookupServices, environmentId: string, externalId: string): Promise<UserDetail> {
   const { repos } = services;
   const user = await repos.users.findByExternal(environmentId, externalId);
   if (!user) throw userNotFound(externalId);
@@ -54,7 +60,7 @@ export async function userTimeline(services: Services, environmentId: string, ex
     metadata: JSON.parse(user.metadata) as Record<string, unknown>,
     groups: groupsOf(user),
     devices,
-    evaluations: await repos.evaluationSearch.toWire(rows),
+    evaluations: toWireEvaluations(rows, await repos.evaluationSearch.related(rows)),
     challenges: challenges.data,
     lists: members.map((m) => ({ list: m.list_id, value: m.value, check: byValue.get(m.value.toLowerCase()) ?? "" })),
   };

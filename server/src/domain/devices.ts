@@ -10,10 +10,11 @@ import type { EvaluationInput } from "../pipeline/context.js";
 import { type Identity, newDeviceRow, parseUserAgent, resolveIdentity } from "../pipeline/identity.js";
 import { persistIdentity } from "../pipeline/persist-identity.js";
 import type { EventSink } from "../pipeline/ports.js";
-import { type DeviceRow, toWireDevice } from "../store/devices.js";
+import type { DeviceRow } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
 import { now } from "../time.js";
+import { toWireDevice } from "../wire/devices.js";
 
 export interface DetachOptions {
   /** Tell the device's SDK to log out at its next evaluation (a kick or an admin detach); false when the browser itself asked. */

@@ -5,16 +5,19 @@
 // its report is the real one, and nothing is kept. Each change is written to the audit log (actor `cli`).
 import type { PolicyCreateRequest } from "@tessera/sdk/contract";
 import { checkReturnUrls } from "../challenges/return-urls.js";
+import type { Config } from "../config.js";
 import { checkContacts } from "../delivery/addresses.js";
+import type { UsersService } from "../domain/users.js";
 import { ApiError } from "../errors.js";
 import { newId } from "../ids.js";
 import { ensureDefaultPolicies } from "../policies/index.js";
 import { isTestList } from "../policies/test-mode.js";
 import { validatePolicy } from "../policies/validate.js";
-import type { Services } from "../services.js";
 import { normaliseListValue } from "../store/lists.js";
-import { type PolicyInput, ruleChanged, toWirePolicy } from "../store/policies.js";
+import { type PolicyInput, ruleChanged } from "../store/policies.js";
 import type { EnvironmentRecord } from "../store/projects.js";
+import type { Repos } from "../store/repos.js";
+import { toWirePolicy } from "../wire/policies.js";
 import type { ImportRows, ListImport, PolicyImport, Row, UserImport } from "./formats.js";
 
 export type Outcome = "created" | "updated" | "skipped" | "invalid";
@@ -63,7 +66,7 @@ function reasonOf(error: unknown): string {
 type Step = () => Promise<void>;
 
 export async function applyImport(
-  services: Services,
+  services: { config: Config; repos: Repos; users: UsersService },
   env: EnvironmentRecord,
   input: ImportRows,
   opts: ImportOptions = {},

@@ -3,11 +3,16 @@
 // sends, pruning of expired velocity counters and the console's roll-ups. Several processes may run them at once on
 // one PostgreSQL store; each is safe to run concurrently. Every failure is logged. Stopped by services.close().
 import { recoverInterruptedSends, SEND_DEADLINE_MS } from "../challenges/recovery.js";
+import type { Config } from "../config.js";
 import { ROLLUP_EVERY_MS, ROLLUP_FIRST_MS, rollUp } from "../console/rollup-job.js";
-import type { Services } from "../services.js";
-import { ADMIN_EMAIL_JOB } from "../webhooks/account-sharing.js";
+import type { PrivacyService } from "../domain/privacy.js";
+import type { Log } from "../log.js";
+import type { Metrics } from "../metrics.js";
+import type { Store } from "../store/db.js";
+import type { Repos } from "../store/repos.js";
+import { type AccountSharingNotifier, ADMIN_EMAIL_JOB } from "../webhooks/account-sharing.js";
 import { WebhookWorker } from "../webhooks/worker.js";
-import { type JobHandler, JobWorker } from "./outbox.js";
+import { type JobDoorbell, type JobHandler, JobWorker } from "./outbox.js";
 import { PeriodicJob } from "./periodic.js";
 
 /** Every kind of job the outbox holds; a worker runs each with its handler (startWorkers). */
@@ -22,7 +27,21 @@ const SEND_RECOVERY_EVERY_MS = 60_000;
 /** Velocity buckets leave their window within the hour; a sweep every ten minutes keeps the table to about that. */
 const VELOCITY_PRUNE_EVERY_MS = 10 * 60 * 1000;
 
-export function startWorkers(services: Services): { webhooks: WebhookWorker; outbox: JobWorker; jobs: PeriodicJob[] } {
+/** What the workers run on and with (services.ts passes its container, which has all of it). */
+export interface WorkerServices {
+  config: Config;
+  log: Log;
+  metrics: Metrics;
+  store: Store;
+  repos: Repos;
+  accountSharing: AccountSharingNotifier;
+  privacy: PrivacyService;
+  jobDoorbell: JobDoorbell;
+  /** Where the workers' stop is registered, to run before the store closes. */
+  onClose: Array<() => Promise<void> | void>;
+}
+
+export function startWorkers(services: WorkerServices): { webhooks: WebhookWorker; outbox: JobWorker; jobs: PeriodicJob[] } {
   const { repos, config, log } = services;
   // On the embedded store this process is the only one: a lease or a send left pending was left by a process that
   // is gone (killed, crashed), so it is taken over at once instead of after its deadline.

@@ -4,11 +4,12 @@
 import { networkOf } from "../geo/ip.js";
 import { newId } from "../ids.js";
 import { storeRisks } from "../risks/index.js";
-import { type EvaluationRow, toWireEvaluation } from "../store/evaluations.js";
+import type { EvaluationRow } from "../store/evaluations.js";
 import { ADMITTED } from "../store/history.js";
 import { deviceKey } from "../store/login-attempts.js";
 import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
+import { toWireEvaluation } from "../wire/evaluations.js";
 import type { EvaluationInput } from "./context.js";
 import { decide } from "./decide.js";
 import { type Identity, resolveIdentity } from "./identity.js";

@@ -21,8 +21,7 @@ import denyMultiAccounting from "./defaults/deny-multi-accounting.js";
 import restrictDisposableEmail from "./defaults/restrict-disposable-email.js";
 import restrictSuspiciousContent from "./defaults/restrict-suspicious-content.js";
 import type { DefaultPolicy } from "./defaults/rules.js";
-
-export const DEFAULT_DEVICE_LIMIT = 3;
+import { DEFAULT_DEVICE_LIMIT } from "./device-limit.js";
 
 export const DEFAULT_POLICIES: readonly DefaultPolicy[] = [
   denyBots,

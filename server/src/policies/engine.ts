@@ -3,7 +3,7 @@
 // winning policy true say, each check's own reason (checks/define.ts, Reason), a risk's indicators, a list's id.
 import type { Comparison, Risk } from "@tessera/sdk/contract";
 import { checkReason } from "../checks/index.js";
-import type { StoredPolicy } from "../store/policies.js";
+import type { StoredPolicy } from "../wire/policies.js";
 import { type ConditionContext, evaluateCondition } from "./conditions.js";
 
 export interface PolicyMatch {

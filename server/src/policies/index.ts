@@ -1,10 +1,10 @@
 // The policies of an environment as the evaluate step sees them: seeded with the defaults on first use, cached.
 
-import { projectDeviceLimit } from "../challenges/limits.js";
-import { type StoredPolicy, toWirePolicy } from "../store/policies.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
+import { type StoredPolicy, toWirePolicy } from "../wire/policies.js";
 import { defaultPolicies } from "./defaults.js";
+import { projectDeviceLimit } from "./device-limit.js";
 
 /**
  * Defaults are seeded lazily, on the first evaluation or policy listing of an environment, rather than in

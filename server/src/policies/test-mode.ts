@@ -1,7 +1,7 @@
 // Test mode (issue 19): in a development environment, a value on a test list (TEST_LISTS: test_challenge, …) forces
 // the verdict, as a policy above every other would. Customers' end-to-end tests run headless browsers from 127.0.0.1,
 // which the default policies deny as bots; a test user on test_challenge meets the challenge instead. Never in
-// production: the lists are refused there (routes/v3/lists.ts, config-file.ts) and ignored here.
+// production: the lists are refused there (routes/v3/lists.ts, import/config-file.ts) and ignored here.
 //
 // Its reach is the action a test makes the user take — a login, a sign-up, a custom action — not the pages the user
 // then opens (`access`, which the SDK sends on every page of a signed-in user). A test of a login challenge, once it
@@ -9,9 +9,9 @@
 // devices" (an account-sharing story the one test device does not tell). So on `access` the challenge part of a test
 // list is dropped: test_challenge lets the page in, test_challenge_and_restrict restricts it; deny, restrict and allow
 // reach every action alike. README "Test mode", docs/policies.md and the demo site say the same.
-import { type ChallengeType, type PolicyChallenge, TEST_LISTS, type TestList, type Verdict } from "@tessera/sdk/contract";
-import type { StoredPolicy } from "../store/policies.js";
+import { type ChallengeType, type PolicyChallenge, TEST_LISTS, type TestList, testVerdict, type Verdict } from "@tessera/sdk/contract";
 import type { EnvironmentRecord } from "../store/projects.js";
+import type { StoredPolicy } from "../wire/policies.js";
 import type { PolicyMatch } from "./engine.js";
 
 export const isTestList = (id: string): id is TestList => Object.hasOwn(TEST_LISTS, id);
@@ -20,13 +20,6 @@ export const isTestList = (id: string): id is TestList => Object.hasOwn(TEST_LIS
 function challengeFor(action: string): PolicyChallenge {
   const type: ChallengeType = action === "signup" ? "fake_account" : "account_takeover";
   return { type, channels: ["email", "text"], require: "any", allow_skip: false, skip_limit: 3 };
-}
-
-/** The verdict a test list forces on this action: on a page view (`access`) without its challenge. */
-export function testVerdict(list: TestList, action: string): Verdict {
-  const verdict = TEST_LISTS[list];
-  if (action !== "access") return verdict;
-  return verdict === "challenge" ? "allow" : verdict === "challenge_and_restrict" ? "restrict" : verdict;
 }
 
 /** Most restrictive first, as TEST_LISTS is ordered: a value on several lists gets the most restrictive verdict. */

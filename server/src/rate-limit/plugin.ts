@@ -2,10 +2,10 @@
 // client id, counted by the shared limiter so that every instance behind a load balancer agrees. Applies to every /v3/client route, present
 // and future, without each route opting in.
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Config } from "../config.js";
 import { rateLimited } from "../errors.js";
 import { perIpKey } from "../geo/ip.js";
-import type { Services } from "../services.js";
-import type { RateLimitRule } from "./limiter.js";
+import type { RateLimiter, RateLimitRule } from "./limiter.js";
 
 /** The client API's limits are per minute (CLIENT_RATE_LIMIT, CLIENT_ID_RATE_LIMIT in config.ts). */
 export const CLIENT_WINDOW_MS = 60_000;
@@ -17,7 +17,7 @@ function clientIdOf(req: FastifyRequest): string | undefined {
   return typeof id === "string" && id.length > 0 && id.length <= 100 ? id : undefined;
 }
 
-export function registerClientRateLimit(app: FastifyInstance, services: Services): void {
+export function registerClientRateLimit(app: FastifyInstance, services: { config: Config; rateLimiter: RateLimiter }): void {
   const { config, rateLimiter } = services;
   // preValidation: the body is parsed (the client id is in it) but no work has been done for the request yet.
   app.addHook("preValidation", async (req, reply) => {

@@ -4,11 +4,10 @@
 // form (README "Test mode"), and /demo/outbox, the codes sent by this development server.
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { TEST_LISTS, type TestList } from "@tessera/sdk/contract";
+import { TEST_LISTS, type TestList, testVerdict } from "@tessera/sdk/contract";
 import { Client } from "@tessera/sdk/node";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { afterChallenge, decide, type Outcome } from "../demo/backend.js";
-import { testVerdict } from "../policies/test-mode.js";
 import type { DevOutboxRow } from "../store/challenges.js";
 
 /** A dev-outbox message as the outbox page lists it, with its project's name. */
@@ -140,7 +139,7 @@ export default async function demo(app: FastifyInstance, opts: DemoOptions): Pro
     if (verdict !== "none" && !chosen) return badRequest(res, "verdict");
     for (const [list] of lists) if (list !== chosen) await client.removeFromList(list, { values: [user] });
     if (chosen) await client.addToList(chosen, { values: [user], comment: "demo site test mode" });
-    // What the list does, as the server applies it (policies/test-mode.ts): the pages the user opens are not challenged.
+    // What the list does, as the server applies it (the contract's testVerdict): the pages the user opens are not challenged.
     const onPages = chosen && testVerdict(chosen as TestList, "access");
     return res.send({
       message: !chosen

@@ -15,10 +15,8 @@ import {
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { envOf } from "../auth.js";
-import { completeIdentification } from "../domain/devices.js";
 import { badRequest } from "../errors.js";
 import type { Services } from "../services.js";
-import { iso } from "../time.js";
 import { ok } from "./describe.js";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
@@ -30,8 +28,6 @@ function deprecated(reply: FastifyReply, successor: string) {
 }
 
 const legacyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
-  const { repos } = services;
-
   app.get(
     "/v2/proj/access-history",
     {
@@ -48,45 +44,7 @@ const legacyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
       const env = envOf(req);
       const { user, device, per, page } = req.query;
       if (!user && !device) throw badRequest("Give at least one of user or device", "user");
-      let userId: string | undefined;
-      let empty = false;
-      if (user) {
-        const row = await repos.users.findByExternal(env.id, user);
-        if (row) userId = row.id;
-        else empty = true;
-      }
-      const { rows, total } = empty
-        ? { rows: [], total: 0 }
-        : await repos.accessRecords.page(env.id, { userId, deviceId: device }, page, per);
-      const externals = new Map<string, string>();
-      for (const id of new Set(rows.map((r) => r.user_id).filter((x): x is string => x != null))) {
-        const u = await repos.users.findById(id);
-        if (u) externals.set(id, u.external_id);
-      }
-      // The envelope of mongoose-paginate, which the legacy API answered: totalPages is at least 1.
-      const totalPages = Math.max(1, Math.ceil(total / per));
-      return {
-        docs: rows.map((r) => {
-          const u = r.user_id ? externals.get(r.user_id) : undefined;
-          return {
-            id: r.id,
-            device: r.device_id,
-            ...(u ? { user: u } : {}),
-            confidence: r.confidence,
-            createdAt: iso(r.created_at),
-            updatedAt: iso(r.updated_at),
-          };
-        }),
-        totalDocs: total,
-        limit: per,
-        totalPages,
-        page,
-        pagingCounter: (page - 1) * per + 1,
-        hasPrevPage: page > 1,
-        hasNextPage: page < totalPages,
-        prevPage: page > 1 ? page - 1 : null,
-        nextPage: page < totalPages ? page + 1 : null,
-      };
+      return services.legacy.accessHistory(env.id, { user, device, page, per });
     },
   );
 
@@ -121,7 +79,7 @@ const legacyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
         response: { 200: ok(IdentificationCompleteResponse, "The access recorded and the device"), 409: ErrorBody, ...errors },
       },
     },
-    async (req) => completeIdentification(repos, envOf(req).id, req.params.id, req.body.account),
+    async (req) => services.legacy.completeIdentification(envOf(req).id, req.params.id, req.body.account),
   );
 
   app.post(

@@ -13,8 +13,7 @@
 // - Brave, Opera, Vivaldi and Samsung Internet name their own brands beside "Chromium", with Chromium's version.
 // An attacker gains nothing by sending inconsistent hints; by sending none they only lose this check, not the others.
 
-import type { SignalContext, SignalSet } from "./types.js";
-import type { OsFamily, UserAgentFamily } from "./user-agent.js";
+import type { OsFamily, SignalContext, SignalSet, UserAgentFamily } from "./types.js";
 
 /** Families that honest browsers report for one another (see above); `other` is unknown and agrees with anything. */
 const COMPATIBLE: ReadonlyArray<readonly [OsFamily, OsFamily]> = [

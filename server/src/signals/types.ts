@@ -2,7 +2,20 @@
 import type { GeoData, GeoResult } from "../geo/index.js";
 import type { EvaluationInput } from "../pipeline/context.js";
 import type { Identity } from "../pipeline/identity.js";
-import type { UserAgentFamily } from "./user-agent.js";
+
+export type OsFamily = "windows" | "mac" | "ios" | "android" | "chromeos" | "linux" | "other";
+export type Engine = "blink" | "gecko" | "webkit" | "other";
+
+/** What a user agent string says of the browser (user-agent.ts), read by the client-hints signal too. */
+export interface UserAgentFamily {
+  os: OsFamily;
+  engine: Engine;
+  /** The Chromium major version a Blink user agent claims (`Chrome/142`). */
+  chromium?: number;
+  phone: boolean;
+  /** Microsoft Edge (`Edg/`), whose client hints always name "Microsoft Edge". */
+  edge: boolean;
+}
 
 export interface SignalContext {
   input: EvaluationInput;

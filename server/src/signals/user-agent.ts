@@ -5,20 +5,7 @@
 // browser's own behaviour, and a stealth bot rewrites the first far more often than all the others.
 import { isbot } from "isbot";
 import { BoundedMap } from "../caches.js";
-import type { SignalContext, SignalSet } from "./types.js";
-
-export type OsFamily = "windows" | "mac" | "ios" | "android" | "chromeos" | "linux" | "other";
-export type Engine = "blink" | "gecko" | "webkit" | "other";
-
-export interface UserAgentFamily {
-  os: OsFamily;
-  engine: Engine;
-  /** The Chromium major version a Blink user agent claims (`Chrome/142`). */
-  chromium?: number;
-  phone: boolean;
-  /** Microsoft Edge (`Edg/`), whose client hints always name "Microsoft Edge". */
-  edge: boolean;
-}
+import type { Engine, OsFamily, SignalContext, SignalSet, UserAgentFamily } from "./types.js";
 
 /** isbot's verdict and the family, by user agent string: regex-heavy, and traffic repeats a few thousand agents. */
 const parsed = new BoundedMap<string, { bot: boolean; family: UserAgentFamily }>(5000);

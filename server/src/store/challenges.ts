@@ -1,8 +1,7 @@
 // Repository of challenges and the development outbox. Status changes are conditional updates (`from` statuses in
 // the WHERE clause), so concurrent operations on one challenge cannot both move it.
-import type { ChallengeStatus, Channel, DevOutboxMessage } from "@tessera/sdk/contract";
+import type { ChallengeStatus } from "@tessera/sdk/contract";
 import { type Kysely, PostgresAdapter, type Selectable } from "kysely";
-import { iso } from "../time.js";
 import { insertRow, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { ChallengesTable, DevOutboxTable } from "./tables/challenges.js";
@@ -10,21 +9,6 @@ import { Repository } from "./transactions.js";
 
 export type ChallengeRow = Selectable<ChallengesTable>;
 export type DevOutboxRow = Selectable<DevOutboxTable>;
-
-export function toWireOutboxMessage(row: DevOutboxRow): DevOutboxMessage {
-  const m: DevOutboxMessage = {
-    id: row.id,
-    challenge_id: row.challenge_id,
-    channel: row.channel as Channel,
-    recipient: row.recipient,
-    subject: row.subject,
-    body: row.body,
-    createdAt: iso(Number(row.created_at)),
-    created_at: iso(Number(row.created_at)),
-  };
-  if (row.code) m.code = row.code;
-  return m;
-}
 
 const PENDING: ChallengeStatus[] = ["created", "presented", "code_sent", "verified"];
 const pending = (db: Kysely<Database>, p: { env: string; user: string }) =>

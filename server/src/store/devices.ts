@@ -1,7 +1,5 @@
 // Repository of devices: the hardware behind fingerprints, linked by visitor token and fingerprint (SPEC.md 5, 6).
-import type { Device } from "@tessera/sdk/contract";
 import type { Selectable } from "kysely";
-import { iso, isoOrUndefined } from "../time.js";
 import type { Dialect } from "./db.js";
 import { insertRow, newestFirst, type Prepared, prepared, updateRow } from "./prepared.js";
 import type { DevicesTable } from "./tables/core.js";
@@ -12,31 +10,6 @@ export type DeviceRow = Selectable<DevicesTable>;
 
 /** Devices read per visitor token (one browser behind more accounts than this is read again, filtered). */
 export const TOKEN_DEVICES = 16;
-
-/** A device counts as actively connected when it was seen within this window. */
-export const ACTIVE_WINDOW_MS = 15 * 60 * 1000;
-
-export function toWireDevice(row: DeviceRow, userExternalId: string | undefined, at = Date.now()): Device {
-  const d: Device = {
-    id: row.id,
-    status: row.status,
-    type: row.type,
-    info: JSON.parse(row.info) as Device["info"],
-    metadata: JSON.parse(row.metadata) as Device["metadata"],
-    actively_connected: row.status === "attached" && row.last_seen_at != null && at - row.last_seen_at < ACTIVE_WINDOW_MS,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-  if (userExternalId) d.user = userExternalId;
-  const attached = isoOrUndefined(row.attached_at);
-  if (attached) d.attached_at = attached;
-  const detached = isoOrUndefined(row.detached_at);
-  if (detached) d.detached_at = detached;
-  const seen = isoOrUndefined(row.last_seen_at);
-  if (seen) d.last_seen_at = seen;
-  if (row.last_ip) d.last_ip = row.last_ip;
-  return d;
-}
 
 const byToken = newestFirst("last_seen_at", (db, p: { env: string; token: string }) =>
   db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("visitor_token", "=", p.token),

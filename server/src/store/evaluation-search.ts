@@ -2,12 +2,17 @@
 // newest first, keyset pages. Each filter has an index ending in (created_at, id) (migrations 001, 17), so a page is
 // one ordered index range read: its cost depends on the page size, not on how many evaluations the store holds or
 // how deep the page is. (An OFFSET would read every row before the page.)
-import type { Evaluation } from "@tessera/sdk/contract";
 import { CompiledQuery, type SelectQueryBuilder } from "kysely";
 import type { Dialect } from "./db.js";
-import { type EvaluationRow, toWireEvaluation } from "./evaluations.js";
+import type { EvaluationRow } from "./evaluations.js";
 import type { Database } from "./schema.js";
 import { Repository, type Transactions } from "./transactions.js";
+
+/** What a page of evaluations names, by id: its users' ids and contacts, its challenges' status and type. */
+export interface EvaluationsRelated {
+  users: Map<string, { id: string; external_id: string; email: string | null; phone: string | null }>;
+  challenges: Map<string, { id: string; status: string; type: string | null }>;
+}
 
 export interface EvaluationFilters {
   environmentId: string;
@@ -140,8 +145,8 @@ export class EvaluationSearchRepo extends Repository {
     return new Map(rows.map((r) => [r.id, r.external_id]));
   }
 
-  /** The rows as wire evaluations, with their users and challenge summaries read in two queries for the page. */
-  async toWire(rows: EvaluationRow[]): Promise<Evaluation[]> {
+  /** The users and challenge summaries a page of evaluations names, read in two queries for the page. */
+  async related(rows: EvaluationRow[]): Promise<EvaluationsRelated> {
     const userIds = [...new Set(rows.map((r) => r.user_id).filter((x): x is string => !!x))];
     const challengeIds = [...new Set(rows.map((r) => r.challenge_id).filter((x): x is string => !!x))];
     const [users, challenges] = await Promise.all([
@@ -152,10 +157,6 @@ export class EvaluationSearchRepo extends Repository {
         ? this.db.selectFrom("challenges").select(["id", "status", "type"]).where("id", "in", challengeIds).execute()
         : [],
     ]);
-    const userById = new Map(users.map((u) => [u.id, u]));
-    const challengeById = new Map(challenges.map((c) => [c.id, c]));
-    return rows.map((r) =>
-      toWireEvaluation(r, r.user_id ? userById.get(r.user_id) : undefined, r.challenge_id ? challengeById.get(r.challenge_id) : undefined),
-    );
+    return { users: new Map(users.map((u) => [u.id, u])), challenges: new Map(challenges.map((c) => [c.id, c])) };
   }
 }

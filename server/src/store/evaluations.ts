@@ -1,61 +1,12 @@
-// Repository of evaluations: insert, read as the wire object (interface specification 2.1), atomic consume.
-import type { Evaluation } from "@tessera/sdk/contract";
+// Repository of evaluations: insert, read, atomic consume (the wire object is wire/evaluations.ts's).
 import type { Selectable } from "kysely";
-import { loadRisks } from "../risks/index.js";
-import { iso, isoOrUndefined, now } from "../time.js";
+import { now } from "../time.js";
 import { ADMITTED, trust } from "./history.js";
 import { insertRow, prepared } from "./prepared.js";
-import type { EvaluationsTable, UsersTable } from "./tables/core.js";
+import type { EvaluationsTable } from "./tables/core.js";
 import { Repository } from "./transactions.js";
-import { customerIdOf } from "./users.js";
 
 export type EvaluationRow = Selectable<EvaluationsTable>;
-type UserBits = Pick<Selectable<UsersTable>, "id" | "external_id" | "email" | "phone">;
-
-const parse = <T>(s: string | null): T | undefined => (s == null ? undefined : (JSON.parse(s) as T));
-
-export function toWireEvaluation(
-  row: EvaluationRow,
-  user: UserBits | undefined,
-  challenge?: { id: string; status: string; type: string | null },
-): Evaluation {
-  const ev: Evaluation = {
-    id: row.id,
-    action: row.action,
-    verdict: row.verdict as Evaluation["verdict"],
-    reasons: JSON.parse(row.reasons) as string[],
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-    consumed: row.consumed === 1,
-  };
-  if (row.redirect) ev.redirect = row.redirect;
-  if (user) {
-    const embedded: NonNullable<Evaluation["user"]> = { service_id: user.id, ...customerIdOf(user) };
-    if (user.email) embedded.email = user.email;
-    if (user.phone) embedded.phone = user.phone;
-    ev.user = embedded;
-  }
-  if (challenge) {
-    ev.challenge = { id: challenge.id, status: challenge.status as NonNullable<Evaluation["challenge"]>["status"] };
-    if (challenge.type) ev.challenge.type = challenge.type as NonNullable<Evaluation["challenge"]>["type"];
-  }
-  const policy = parse<Evaluation["policy"]>(row.policy);
-  if (policy) ev.policy = policy;
-  if (row.fingerprint_id) ev.fingerprint = { id: row.fingerprint_id, confidence: row.fingerprint_confidence ?? 0 };
-  const geo = parse<Evaluation["geolocation"]>(row.geolocation);
-  if (geo) ev.geolocation = geo;
-  if (row.device_id) ev.device = row.device_id;
-  if (row.access_id) ev.access = row.access_id;
-  if (row.risks) ev.risks = loadRisks(row.risks, row.id);
-  const metadata = parse<Evaluation["metadata"]>(row.metadata);
-  if (metadata) ev.metadata = metadata;
-  const checks = parse<Evaluation["checks"]>(row.checks);
-  if (checks) ev.checks = checks;
-  const consumedAt = isoOrUndefined(row.consumed_at);
-  if (consumedAt) ev.consumed_at = consumedAt;
-  return ev;
-}
-
 const byId = prepared((db, p: { env: string; id: string }) =>
   db.selectFrom("evaluations").selectAll().where("id", "=", p.id).where("environment_id", "=", p.env),
 );

@@ -1,18 +1,15 @@
 // Repository of policies (SPEC.md 6): CRUD per environment, a short per-process cache for the evaluate hot path,
 // and the once-per-environment seeding marker for the default policies.
-import type { Environment, Policy, PolicyChallenge, Verdict } from "@tessera/sdk/contract";
+import type { Environment, Policy } from "@tessera/sdk/contract";
 import type { Selectable } from "kysely";
 import { ShortCache } from "../caches.js";
 import { newId } from "../ids.js";
-import { iso, now } from "../time.js";
+import { now } from "../time.js";
 import { type PolicyRule, policyDigest } from "./policy-digest.js";
 import type { PoliciesTable } from "./tables/risk.js";
 import { Repository } from "./transactions.js";
 
 export type PolicyRow = Selectable<PoliciesTable>;
-
-/** A policy as stored, ready to evaluate: the wire object plus where it came from. */
-export type StoredPolicy = Policy & { source: string; source_key?: string };
 
 /**
  * How long another instance's policy write may take to show here. Writes through this instance clear the cache at
@@ -21,26 +18,6 @@ export type StoredPolicy = Policy & { source: string; source_key?: string };
 const CACHE_MS = 1000;
 
 export type PolicyInput = Omit<Policy, "id" | "createdAt" | "updatedAt" | "environment">;
-
-export function toWirePolicy(row: PolicyRow, environment: Environment): StoredPolicy {
-  const p: StoredPolicy = {
-    id: row.id,
-    name: row.name,
-    environment,
-    enabled: row.enabled === 1,
-    actions: JSON.parse(row.actions) as string[],
-    priority: Number(row.priority),
-    conditions: JSON.parse(row.conditions) as Policy["conditions"],
-    verdict: row.verdict as Verdict,
-    createdAt: iso(Number(row.created_at)),
-    updatedAt: iso(Number(row.updated_at)),
-    source: row.source,
-  };
-  if (row.description != null) p.description = row.description;
-  if (row.challenge) p.challenge = JSON.parse(row.challenge) as PolicyChallenge;
-  if (row.source_key) p.source_key = row.source_key;
-  return p;
-}
 
 /** A policy's rule as its row stores it (the JSON columns serialised): what its digest is taken of. */
 export function ruleOf(p: PolicyInput): PolicyRule {

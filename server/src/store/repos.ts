@@ -67,7 +67,15 @@ export interface Repos {
   retention: RetentionRepo;
 }
 
-export function createRepos(store: Store): Repos {
+/**
+ * What the repositories are told of the domain rather than knowing it: the store indexes users by their email's
+ * account key (users.email_key), which the identity rules define (services.ts passes pipeline/account-email.ts's).
+ */
+export interface StoreRules {
+  accountEmailKey: (email: string) => string;
+}
+
+export function createRepos(store: Store, rules: StoreRules): Repos {
   const db = new Transactions(store.db);
   // One per store: the history's and the fingerprints' reads of an evaluation are sent together (store/user-lists.ts).
   const lists = new UserLists(db, store.dialect);
@@ -81,7 +89,7 @@ export function createRepos(store: Store): Repos {
     dialect: store.dialect,
     durable: () => store.durable(),
     projects: new ProjectsRepo(db),
-    users: new UsersRepo(db, store.dialect),
+    users: new UsersRepo(db, store.dialect, rules.accountEmailKey),
     fingerprints: new FingerprintsRepo(db, lists),
     devices: new DevicesRepo(db, store.dialect),
     evaluations: new EvaluationsRepo(db),

@@ -4,7 +4,6 @@
 // login is provisional until the customer's backend confirms it, and pruned a day later if it never does.
 import { type Selectable, sql } from "kysely";
 import { newId } from "../ids.js";
-import { accountEmailKey } from "../pipeline/account-email.js";
 import { now } from "../time.js";
 import type { Dialect } from "./db.js";
 import { forgetFamiliarity } from "./familiarity.js";
@@ -13,11 +12,6 @@ import type { UsersTable } from "./tables/core.js";
 import { Repository, type Transactions } from "./transactions.js";
 
 export type UserRow = Selectable<UsersTable>;
-
-/** The customer's id of a user as the wire shows it: none for an account known by its email only. */
-export function customerIdOf(user: Pick<UserRow, "id" | "external_id">): { id?: string } {
-  return user.external_id === user.id ? {} : { id: user.external_id };
-}
 
 const byEmailKey = prepared((db, p: { env: string; key: string }) =>
   db.selectFrom("users").selectAll().where("environment_id", "=", p.env).where("email_key", "=", p.key).orderBy("created_at").limit(1),
@@ -54,6 +48,8 @@ export class UsersRepo extends Repository {
   constructor(
     transactions: Transactions,
     private readonly dialect: Dialect,
+    /** The account key an email is indexed by (email_key): the domain's rule (pipeline/account-email.ts), not the store's. */
+    private readonly accountEmailKey: (email: string) => string,
   ) {
     super(transactions);
   }
@@ -197,7 +193,7 @@ export class UsersRepo extends Repository {
       skip_challenge_count: 0,
       converted_at: null,
       provisional: f.provisional ? 1 : 0,
-      email_key: f.emailKey ?? (f.email ? accountEmailKey(f.email) : null),
+      email_key: f.emailKey ?? (f.email ? this.accountEmailKey(f.email) : null),
       created_at: t,
       updated_at: t,
     };
@@ -227,7 +223,7 @@ export class UsersRepo extends Repository {
       // A claimed contact that differs is the check contact_mismatch, not a change (checks/index.ts).
       const fromBackend = fields.source === "server";
       if (fromBackend && fields.email !== undefined && fields.email !== existing.email)
-        Object.assign(patch, { email: fields.email, email_verified: 0, email_key: accountEmailKey(fields.email) });
+        Object.assign(patch, { email: fields.email, email_verified: 0, email_key: this.accountEmailKey(fields.email) });
       if (fromBackend && fields.phone !== undefined && fields.phone !== existing.phone)
         Object.assign(patch, { phone: fields.phone, phone_verified: 0 });
       if (fields.metadata !== undefined) {

@@ -1,10 +1,6 @@
-// Repository of webhook endpoints and the durable outbox (SPEC.md 9): events and their deliveries are written in
-// the caller's transaction; workers claim due deliveries with a lease (PostgreSQL: row locks that skip locked
-// rows; SQLite: one conditional UPDATE, the database having a single writer), so instances never double-send.
-import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from "@tessera/sdk/contract";
 import { type Kysely, type Selectable, sql } from "kysely";
 import { newId } from "../ids.js";
-import { iso, isoOrUndefined, now } from "../time.js";
+import { now } from "../time.js";
 import type { Dialect } from "./db.js";
 import { insertRow, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
@@ -29,39 +25,6 @@ export interface ClaimedDelivery {
   secret: string;
   payload: string;
   createdAt: number;
-}
-
-export function toWireEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
-  const e: WebhookEndpoint = {
-    id: row.id,
-    url: row.url,
-    events: JSON.parse(row.events) as WebhookEvent[],
-    enabled: row.enabled === 1,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-  if (row.description) e.description = row.description;
-  if (row.disabled_reason) e.disabled_reason = row.disabled_reason;
-  return e;
-}
-
-export function toWireDelivery(row: WebhookDeliveryRow): WebhookDelivery {
-  const d: WebhookDelivery = {
-    id: row.id,
-    event_id: row.event_id,
-    event: row.event as WebhookEvent,
-    status: row.status,
-    attempts: row.attempts,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-  if (row.last_status_code != null) d.last_status_code = row.last_status_code;
-  if (row.last_error) d.last_error = row.last_error;
-  const next = row.status === "pending" ? isoOrUndefined(row.next_attempt_at) : undefined;
-  if (next) d.next_attempt_at = next;
-  const delivered = isoOrUndefined(row.delivered_at);
-  if (delivered) d.delivered_at = delivered;
-  return d;
 }
 
 /** A new delivery of `event` to one endpoint, due at once. */

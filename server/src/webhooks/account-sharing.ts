@@ -7,8 +7,8 @@ import { toEventUser } from "../domain/users.js";
 import type { EvaluationStep, EventSink, JobQueue } from "../pipeline/ports.js";
 import type { RateLimiter } from "../rate-limit/limiter.js";
 import { measuredOn, riskLevels } from "../risks/index.js";
-import { toWireDevice } from "../store/devices.js";
 import type { Repos } from "../store/repos.js";
+import { toWireDevice } from "../wire/devices.js";
 
 /** Sends one email to the project's admin; provided by the delivery area when a mail transport is configured. */
 export interface AdminMailer {

@@ -9,8 +9,8 @@ import { ApiError, conflict, notFound } from "../errors.js";
 import { newId } from "../ids.js";
 import type { EnvironmentRecord } from "../store/projects.js";
 import type { Repos } from "../store/repos.js";
-import { toWireDelivery, toWireEndpoint } from "../store/webhooks.js";
 import { iso, now } from "../time.js";
+import { toWireDelivery, toWireEndpoint } from "../wire/webhooks.js";
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 /** Names that always mean this machine or the cloud's metadata service, whatever DNS says. */

@@ -2,12 +2,12 @@
 // that applies to this evaluation, and the user's other sessions in use at the same time — on other networks, and too
 // far apart for one person to hold them both.
 import type { PolicyChallenge } from "@tessera/sdk/contract";
-import { projectDeviceLimit } from "../../challenges/limits.js";
 import { userDevices } from "../../facts/devices.js";
 import { geo } from "../../geo/index.js";
 import { networkOf } from "../../geo/ip.js";
-import { ACTIVE_WINDOW_MS } from "../../store/devices.js";
+import { projectDeviceLimit } from "../../policies/device-limit.js";
 import type { UserDevice } from "../../store/history.js";
+import { ACTIVE_WINDOW_MS } from "../../wire/devices.js";
 import { type CheckContext, defineCheck, derived } from "../define.js";
 import { isImpossible, MIN_SESSIONS_APART_KM, placeOf, travelBetween } from "../travel.js";
 

@@ -48,7 +48,7 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
     if (payload.expired) throw new ApiError(401, "unauthorized", "This challenge link has expired");
     const id = (req.params as { id?: string }).id;
     if (!id || id !== payload.c) throw forbidden("This challenge link is for another challenge");
-    const env = await services.repos.projects.environmentById(payload.e);
+    const env = await services.environments.byId(payload.e);
     if (!env) throw unauthorized("Invalid challenge link");
     req.environment = env;
   }

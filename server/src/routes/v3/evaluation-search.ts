@@ -39,7 +39,7 @@ export async function cursorPage<R extends { created_at: number; id: string }, T
 }
 
 const evaluationSearchRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
-  const search = services.repos.evaluationSearch;
+  const evaluations = services.evaluationsService;
 
   app.get(
     "/v3/evaluations",
@@ -56,18 +56,13 @@ const evaluationSearchRoutes: FastifyPluginAsyncZod<{ services: Services }> = as
     async (req) => {
       const env = envOf(req);
       const q = req.query;
-      let userIds: string[] | undefined;
-      if (q.user) userIds = await search.userIdsByExternal(env.id, q.user);
-      if (q.email) {
-        const byEmail = await search.userIdsByEmail(env.id, q.email);
-        userIds = userIds ? userIds.filter((id) => byEmail.includes(id)) : byEmail;
-      }
       const from = q.from ? Date.parse(q.from) : undefined;
       const to = q.to ? Date.parse(q.to) : undefined;
       if (from !== undefined && to !== undefined && from >= to) throw badRequest("from must be before to", "from");
-      const rows = await search.search({
+      const rows = await evaluations.search({
         environmentId: env.id,
-        userIds,
+        user: q.user,
+        email: q.email,
         deviceId: q.device,
         ip: q.ip,
         verdict: q.verdict,
@@ -77,7 +72,7 @@ const evaluationSearchRoutes: FastifyPluginAsyncZod<{ services: Services }> = as
         before: q.cursor ? decodeCursor(q.cursor) : undefined,
         limit: q.limit + 1,
       });
-      return cursorPage(rows, q.limit, (page) => search.toWire(page));
+      return cursorPage(rows, q.limit, (page) => evaluations.toWirePage(page));
     },
   );
 };

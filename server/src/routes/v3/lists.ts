@@ -13,15 +13,13 @@ import {
 } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { envOf } from "../../auth.js";
-import { badRequest } from "../../errors.js";
-import { isTestList } from "../../policies/test-mode.js";
 import type { Services } from "../../services.js";
 import { ok } from "../describe.js";
 
 const errors = { 400: ErrorBody, 401: ErrorBody };
 
 const listRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
-  const { lists } = services.repos;
+  const { lists } = services;
 
   app.get(
     "/v3/lists",
@@ -49,12 +47,7 @@ const listRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
         response: { 200: ok(ListAddResponse, "How many values were added and updated, and the list's size"), ...errors },
       },
     },
-    async (req) => {
-      const env = envOf(req);
-      if (env.name !== "development" && isTestList(req.params.id))
-        throw badRequest(`${req.params.id} is a test-mode list: it forces verdicts in development environments only`, "id");
-      return lists.add(env.id, req.params.id, listValuesOf(req.body), { comment: req.body.comment, ttlSeconds: req.body.ttl });
-    },
+    async (req) => lists.add(envOf(req), req.params.id, listValuesOf(req.body), { comment: req.body.comment, ttlSeconds: req.body.ttl }),
   );
 
   app.post(
@@ -84,12 +77,7 @@ const listRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
         response: { 200: ok(ListEntries, "A page of the list's entries"), ...errors },
       },
     },
-    async (req) => {
-      const env = envOf(req).id;
-      const { page, limit } = req.query;
-      const [data, total] = await Promise.all([lists.entries(env, req.params.id, page, limit), lists.count(env, req.params.id)]);
-      return { id: req.params.id, data, total, page, limit };
-    },
+    async (req) => lists.entries(envOf(req).id, req.params.id, req.query.page, req.query.limit),
   );
 };
 

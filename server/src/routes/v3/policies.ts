@@ -1,5 +1,5 @@
 // Server API for policies (SPEC.md 6): list, create, read, update, delete, scoped to the secret key's environment.
-// Validation beyond the schema (known checks, value types, a challenge for challenge verdicts) is in policies/validate.
+// The policies service (domain/policies.ts) seeds the defaults and validates beyond the schema.
 import {
   ErrorBody,
   IdParam,
@@ -12,25 +12,13 @@ import {
 } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { envOf } from "../../auth.js";
-import { checkReturnUrls } from "../../challenges/return-urls.js";
-import { badRequest, notFound } from "../../errors.js";
-import { ensureDefaultPolicies } from "../../policies/index.js";
-import { validatePolicy } from "../../policies/validate.js";
 import type { Services } from "../../services.js";
-import { type StoredPolicy, toWirePolicy } from "../../store/policies.js";
 import { ok } from "../describe.js";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
 
-/** The wire policy without the store's bookkeeping (source, source key). */
-function wire(p: StoredPolicy): Policy {
-  const { source: _s, source_key: _k, ...rest } = p;
-  return rest;
-}
-
 const policyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
-  const { repos } = services;
-  const ownOrigin = new URL(services.config.publicUrl).origin;
+  const policies = services.policies;
 
   app.get(
     "/v3/policies",
@@ -44,13 +32,7 @@ const policyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
         response: { 200: ok(PolicyPage, "A page of policies"), ...errors },
       },
     },
-    async (req) => {
-      const env = envOf(req);
-      const { page, limit } = req.query;
-      await ensureDefaultPolicies(repos, env);
-      const { rows, total } = await repos.policies.page(env.id, page, limit);
-      return { data: rows.map((r) => wire(toWirePolicy(r, env.name))), total, page, limit };
-    },
+    async (req) => policies.page(envOf(req), req.query.page, req.query.limit),
   );
 
   app.post(
@@ -65,16 +47,7 @@ const policyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
         response: { 201: ok(Policy, "The policy, in force at once"), ...errors },
       },
     },
-    async (req, reply) => {
-      const env = envOf(req);
-      const b = req.body;
-      if (b.environment && b.environment !== env.name) throw badRequest(`This key belongs to the ${env.name} environment`, "environment");
-      validatePolicy(b);
-      checkReturnUrls(env, b.challenge, ownOrigin);
-      await ensureDefaultPolicies(repos, env);
-      const row = await repos.policies.create(env.id, { ...b });
-      return reply.status(201).send(wire(toWirePolicy(row, env.name)));
-    },
+    async (req, reply) => reply.status(201).send(await policies.create(envOf(req), req.body)),
   );
 
   app.get(
@@ -88,12 +61,7 @@ const policyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
         response: { 200: ok(Policy, "The policy"), ...errors },
       },
     },
-    async (req) => {
-      const env = envOf(req);
-      const row = await repos.policies.find(env.id, req.params.id);
-      if (!row) throw notFound("Policy");
-      return wire(toWirePolicy(row, env.name));
-    },
+    async (req) => policies.get(envOf(req), req.params.id),
   );
 
   app.patch(
@@ -108,19 +76,7 @@ const policyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
         response: { 200: ok(Policy, "The updated policy"), ...errors },
       },
     },
-    async (req) => {
-      const env = envOf(req);
-      const existing = await repos.policies.find(env.id, req.params.id);
-      if (!existing) throw notFound("Policy");
-      const b = req.body;
-      if (b.environment && b.environment !== env.name) throw badRequest(`This key belongs to the ${env.name} environment`, "environment");
-      validatePolicy(b, toWirePolicy(existing, env.name));
-      checkReturnUrls(env, b.challenge, ownOrigin);
-      const { environment: _e, ...patch } = b;
-      const row = await repos.policies.update(env.id, req.params.id, patch);
-      if (!row) throw notFound("Policy");
-      return wire(toWirePolicy(row, env.name));
-    },
+    async (req) => policies.update(envOf(req), req.params.id, req.body),
   );
 
   app.delete(
@@ -135,8 +91,7 @@ const policyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
       },
     },
     async (req) => {
-      const env = envOf(req);
-      if (!(await repos.policies.delete(env.id, req.params.id))) throw notFound("Policy");
+      await policies.delete(envOf(req), req.params.id);
       return { id: req.params.id, deleted: true };
     },
   );

@@ -8,10 +8,10 @@
 import fs from "node:fs";
 import { Environment, PolicyCreateRequest, WebhookEndpointCreateRequest } from "@tessera/sdk/contract";
 import * as z from "zod/mini";
+import { isTestList } from "../policies/test-mode.js";
+import { validatePolicy } from "../policies/validate.js";
 import type { Repos } from "../store/repos.js";
 import type { WebhookEndpointsService } from "../webhooks/endpoints.js";
-import { isTestList } from "./test-mode.js";
-import { validatePolicy } from "./validate.js";
 
 const ConfigFile = z.strictObject({
   policies: z.optional(z.array(z.extend(PolicyCreateRequest, { key: z.optional(z.string()) }))),
