@@ -57,7 +57,8 @@ async function loginFrom(t: Pick<TestApp, "app" | "clientId" | "auth">, user: st
     expect(verdict).toBe("allow");
     // The backend lets the login in and consumes it: the account is confirmed (a provisional user is not signalled).
     expect((await t.app.inject({ method: "POST", url: `/v3/evaluations/${evaluation_id}/consume`, headers: t.auth })).statusCode).toBe(200);
-    severity = risks.find((x) => x.name === "account_sharing")?.severity;
+    // The evaluation lists the risks detected: an account-sharing risk it does not list is low (score 0).
+    severity = risks.find((x) => x.name === "account_sharing")?.severity ?? "low";
     if (!measured) expect(severity).toBe("low");
   }
   return severity;

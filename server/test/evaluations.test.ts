@@ -55,6 +55,45 @@ describeStores("evaluations on %s", (kind) => {
     expect(a.risks?.find((r) => r.name === "ato")?.id).toBe(`rsk_${a.id.slice(3)}.ato`);
   });
 
+  it("an evaluation lists the risks detected (a score above 0), not every category", async () => {
+    // A backend login of a user met before: most categories score 0, and those are not listed (eight are scored).
+    const quiet = async () => {
+      const r = await t.app.inject({ method: "POST", url: "/v3/evaluate/login", headers: t.auth, payload: { user: "risk-quiet" } });
+      expect(r.statusCode).toBe(200);
+      return strict(Evaluation).parse(r.json());
+    };
+    await quiet();
+    const calm = await quiet();
+    expect(calm.risks?.length ?? 0).toBeLessThan(8);
+    for (const r of calm.risks ?? []) expect(r.score).toBeGreaterThan(0);
+    const stored = await t.services.repos.evaluations.find(t.project.environments.development.id, calm.id);
+    expect((JSON.parse(stored?.risks ?? "[]") as unknown[]).length).toBe(8);
+    // A client login claiming an email other than the account's: the ato risk is detected and listed with its score.
+    const update = await t.app.inject({
+      method: "POST",
+      url: "/v3/user/risk-quiet/update",
+      headers: t.auth,
+      payload: { email: "risk-quiet@example.com" },
+    });
+    expect(update.statusCode, update.body).toBe(204);
+    const claimed = await t.app.inject({
+      method: "POST",
+      url: "/v3/client/evaluate/login",
+      payload: {
+        client_id: t.clientId,
+        user: "risk-quiet",
+        email: "someone-else@example.com",
+        signals: { components: fakeComponents("rq") },
+      },
+    });
+    expect(claimed.statusCode, claimed.body).toBe(200);
+    const read = strict(Evaluation).parse(
+      (await t.app.inject({ method: "GET", url: `/v3/evaluations/${claimed.json().evaluation_id}`, headers: t.auth })).json(),
+    );
+    expect(read.risks?.find((r) => r.name === "ato")?.indicators).toContain("contact_mismatch");
+    for (const r of read.risks ?? []) expect(r.score).toBeGreaterThan(0);
+  });
+
   it("identical components give the same fingerprint; different ones another", async () => {
     const ids = [];
     for (const seed of ["same", "same", "other"]) {

@@ -43,7 +43,9 @@ export function toWireEvaluation(
   if (geo) ev.geolocation = geo;
   if (row.device_id) ev.device = row.device_id;
   if (row.access_id) ev.access = row.access_id;
-  if (row.risks) ev.risks = loadRisks(row.risks, row.id);
+  // The risks detected (a score above 0), as the evaluation object lists them; policies and backtests read every
+  // category's score from the stored form (risks/index.ts), a score of 0 included.
+  if (row.risks) ev.risks = loadRisks(row.risks, row.id).filter((r) => r.score > 0);
   const metadata = parse<Evaluation["metadata"]>(row.metadata);
   if (metadata) ev.metadata = metadata;
   const checks = parse<Evaluation["checks"]>(row.checks);

@@ -42,8 +42,21 @@ describeStores("the checks snapshot on %s", (kind) => {
     const ev = strict(Evaluation).parse(read.json());
     // Risks are recorded beside the checks; `risk.<name>.score|severity` are derived for policies, not stored as checks.
     expect(Object.keys(ev.checks ?? {})).toEqual(REGISTERED_CHECKS.map((c) => c.name));
-    expect(ev.risks?.map((r) => r.name).sort()).toEqual(
-      ["account_sharing", "ato", "bot", "content_abuse", "fake_account", "linked_accounts", "multi_accounting", "repeat_trial"].sort(),
-    );
+    // The evaluation lists the risks detected: every one it lists has a score, and every category it lists exists.
+    const categories = [
+      "account_sharing",
+      "ato",
+      "bot",
+      "content_abuse",
+      "fake_account",
+      "linked_accounts",
+      "multi_accounting",
+      "repeat_trial",
+    ];
+    expect(ev.risks?.length).toBeGreaterThan(0);
+    for (const r of ev.risks ?? []) {
+      expect(categories).toContain(r.name);
+      expect(r.score).toBeGreaterThan(0);
+    }
   });
 });
