@@ -1,4 +1,4 @@
-// The console's bench (issue 17): 1,000,000 stored evaluations, seeded fast by bulk inserts (the evaluations table's
+// The console's bench (docs/console.md): 1,000,000 stored evaluations, seeded fast by bulk inserts (the evaluations table's
 // secondary indexes are dropped during the load and built again from their own definitions), then the console's
 // reads timed through the real app in process: filtered evaluation pages (keyset), the overview's statistics, a
 // backtest over 100,000 evaluations; on the embedded store and on PostgreSQL. Also the console's first-load size.
@@ -16,7 +16,7 @@ import { freshDatabase, type StoreKind } from "../server/test/helpers.js";
 import { ROOT } from "../server/test/server-process.js";
 import { Traffic } from "./traffic.js";
 
-/** Bounds of issue 17. */
+/** The console's bounds (docs/console.md, "Performance"). */
 export const BOUNDS = { page_ms: 100, overview_ms: 100, backtest_ms: 2000, console_first_load_gzip_kib: 60 };
 const DAY = 24 * 3600 * 1000;
 /** Evaluations spread over the last 30 days: ~1,400 an hour at 1,000,000. */

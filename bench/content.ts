@@ -1,4 +1,4 @@
-// Content scoring time on adversarial inputs (SPEC.md 12, issue 13 "ReDoS"): each input of server/src/signals/
+// Content scoring time on adversarial inputs ("ReDoS"; docs/security.md): each input of server/src/signals/
 // adversarial-content.ts at 100,000 characters, the median of several runs, and the worst input. The work bound is a
 // unit test (content.test.ts); this is the timing figure beside it. `npx tsx bench/content.ts` runs it alone.
 import { adversarialTexts } from "../server/src/signals/adversarial-content.js";

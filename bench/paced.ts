@@ -1,4 +1,4 @@
-// An open-loop load generator paced evenly (issue 20): one request every 1/rate s, each on a free keep-alive
+// An open-loop load generator paced evenly (docs/operations.md): one request every 1/rate s, each on a free keep-alive
 // connection, whatever the answers before it. Autocannon's `overallRate` is a per-connection budget per second,
 // reset by a 1 s timer: every connection sends its share back to back at the start of each second and then waits,
 // so "half of saturation" arrives as a burst at full concurrency once a second and the tail measured is the

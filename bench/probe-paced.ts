@@ -1,4 +1,4 @@
-// Issue 20's paced tail, investigated: autocannon's overallRate against the evenly paced client (bench/paced.ts) at the
+// The paced tail, investigated: autocannon's overallRate against the evenly paced client (bench/paced.ts) at the
 // same rate, on the bare Fastify route and on the real server, back to back. The server runs with bench/eld.cjs
 // preloaded (event-loop delay, CPU, run-queue wait and heap each second, printed around the paced run); GC=1 adds
 // --trace-gc, PROF=1 --cpu-prof into /tmp/thru20prof.

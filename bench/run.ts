@@ -1,11 +1,11 @@
-// `npm run bench` (issues 7, 20): HTTP throughput and latency of the real server (a child process) on the embedded store
+// `npm run bench` (docs/operations.md): HTTP throughput and latency of the real server (a child process) on the embedded store
 // and on PostgreSQL beside a bare Fastify ceiling, at saturation and paced at half of it, memory over 100,000 evaluations, bytes stored per evaluation, and
 // the browser figures, content scoring on adversarial inputs (bench/content.ts). Prints a table and writes bench/results/<time>.json (and latest.json).
 // Options: --quick (short runs, 20k evaluations for memory), --no-pg, --no-browser, --profile (a CPU profile of the
 // server under evaluate load, summarised; see bench/profile.ts), --profile-only (just that), --sql-timing (with
 // --profile: also the time spent inside SQLite per statement, see bench/sql-timing.cjs), --no-console (skip the
 // console phase: 1,000,000 stored evaluations, see bench/console.ts), --console-only (just that phase), --http-only
-// (the HTTP phase alone: saturation and half of it on both stores, issue 20), --no-durability / --durability-only (the
+// (the HTTP phase alone: saturation and half of it on both stores), --no-durability / --durability-only (the
 // cost of DURABILITY=power: evaluations/s with each setting, alternated, docs/storage.md#durability). The paced runs
 // use bench/paced.ts (an evenly paced open-loop client), not autocannon's overallRate (bursts once a second at full
 // concurrency); each also
@@ -31,7 +31,7 @@ const argv = new Set(process.argv.slice(2));
 const QUICK = argv.has("--quick");
 const CONNECTIONS = 50;
 const SECONDS = { hello: QUICK ? 5 : 10, warmup: QUICK ? 2 : 4, evaluate: QUICK ? 8 : 20, get: QUICK ? 5 : 10 };
-/** Evaluations for the memory figure, measured at half and at the end (issue 7: 100,000). */
+/** Evaluations for the memory figure, measured at half and at the end (100,000). */
 const MEMORY_EVALUATIONS = QUICK ? 20_000 : 100_000;
 const CONSUME_MAX = QUICK ? 5_000 : 20_000;
 
@@ -51,7 +51,7 @@ interface Row {
 }
 
 const rows: Row[] = [];
-/** Client evaluate paced at half of each store's saturation (issue 20: the p99 users see). */
+/** Client evaluate paced at half of each store's saturation (the p99 users see). */
 const halfLoad: Partial<Record<StoreKind, Row>> = {};
 /** The bare Fastify route paced evenly at each store's half rate: the tail this machine gives a trivial server. */
 const halfControl: Partial<Record<StoreKind, Row>> = {};
@@ -338,7 +338,7 @@ async function httpOnStore(kind: StoreKind): Promise<Row | undefined> {
       figures.postgres_cpu_ms_per_evaluation = +each.toFixed(3);
       console.log(`  (PostgreSQL's processes: ${each.toFixed(3)} ms CPU per evaluation)`);
     }
-    // The latency users see: the same traffic paced at half of the saturation just measured (issue 20).
+    // The latency users see: the same traffic paced at half of the saturation just measured (docs/operations.md).
     const half = Math.max(1, Math.round(ev.requests_per_s / 2));
     // Evenly paced (bench/paced.ts): autocannon's overallRate sends each second's budget as a burst at 50 connections.
     const traffic = new Traffic(project.clientId, { ...DEFAULT_TRAFFIC, seed: 11 });
@@ -485,7 +485,7 @@ function check(name: string, ok: boolean, shown: string, target: string) {
   return { name, ok, shown, target };
 }
 
-/** Issue 17: the console's reads over 1,000,000 stored evaluations on each store, and its first-load size. */
+/** The console's reads over 1,000,000 stored evaluations on each store, and its first-load size (docs/console.md). */
 async function consolePhase(): Promise<ReturnType<typeof check>[]> {
   const n = QUICK ? 200_000 : 1_000_000;
   const results: Record<string, number | string>[] = [];
@@ -695,7 +695,7 @@ async function main(): Promise<void> {
       "≤ 10 ms",
     );
   };
-  // Issue 20's targets; the saturation p99 is in the table above, as a figure.
+  // The targets; the saturation p99 is in the table above, as a figure.
   const checks = [
     check(
       "evaluations/s (embedded)",

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `tessera` command (SPEC.md 15). It runs the server built to JavaScript (server/dist, `npm run build`). In
+// The `tessera` command (docs/operations.md). It runs the server built to JavaScript (server/dist, `npm run build`). In
 // production (NODE_ENV=production) nothing else runs: no compiler at run time; a missing or stale build is built first
 // where the dev dependencies are installed, else the command stops with one line saying what to do. In development a
 // missing or stale build is made first (about a second, once per change of the sources; its output goes to stderr), so
@@ -12,7 +12,7 @@ import { pathToFileURL } from "node:url";
 import { BuildError, buildableWorkspaces, buildState, canBuild, ensureBuilt, isBundle, ROOT } from "../scripts/build.mjs";
 
 const argv = process.argv.slice(2);
-// `--help`, `--version` and a bare `tessera` only print (SPEC.md 15: help does nothing else), so they build nothing: a
+// `--help`, `--version` and a bare `tessera` only print (help does nothing else; docs/operations.md), so they build nothing: a
 // build of stale bundles before `serve --help` took 10 s and more on a busy machine. They print from the server's
 // build as it is, and build it only when there is none at all (the help lives in it).
 const onlyPrints =

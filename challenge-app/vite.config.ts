@@ -1,4 +1,4 @@
-// Builds the hosted challenge app into challenge-app/dist, served by the server at /challenge/ (SPEC.md 11).
+// Builds the hosted challenge app into challenge-app/dist, served by the server at /challenge/ (docs/challenge-app.md).
 import { fileURLToPath } from "node:url";
 import preact from "@preact/preset-vite";
 import { defaultClientConditions, defineConfig } from "vite";

@@ -1,4 +1,4 @@
-// Builds the console into console/dist, served by the server at /console/ (SPEC.md 14). Same setup as the challenge
+// Builds the console into console/dist, served by the server at /console/ (docs/console.md). Same setup as the challenge
 // app (challenge-app/vite.config.ts): nothing inline (strict CSP), the contract's schemas tree-shaken.
 import { fileURLToPath } from "node:url";
 import preact from "@preact/preset-vite";

@@ -1,4 +1,4 @@
-// Challenges end to end (issue 5 "End-to-end tests"): a real server, a real SMTP server on loopback whose received
+// Challenges end to end ("End-to-end tests"): a real server, a real SMTP server on loopback whose received
 // mails give the codes, Chromium through playwright-core, a customer site on another origin.
 // 1. login challenged → hosted app → email code from the mail → completed → success URL → the customer backend
 //    consumes a completed challenge; a replay of the success URL gets 409.
@@ -30,7 +30,7 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core"
 const DEVICES: BrowserOptions[] = [
   {
     // Linux, as the machine is: a Windows user agent over Linux client hints and platform is what a forged one looks
-    // like to the server (issue 15), and "human" browsers must look human.
+    // like to the server (docs/detection.md), and "human" browsers must look human.
     userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
     viewport: { width: 1280, height: 800 },
     locale: "en-US",

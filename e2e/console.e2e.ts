@@ -1,4 +1,4 @@
-// The console end to end (SPEC.md 14, issue 17): a real server, an operator made by the CLI, Chromium through
+// The console end to end (docs/console.md): a real server, an operator made by the CLI, Chromium through
 // playwright-core. An operator opens its one-time link and chooses a password, finds an evaluation by user and opens
 // it, edits a policy in the condition-tree editor (live validation), backtests it, saves and enables it, and the
 // next evaluation follows it. Every screen, in English and Arabic, passes axe-core and is photographed at 390 and

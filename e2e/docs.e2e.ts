@@ -1,4 +1,4 @@
-// The API reference page (/docs, issue 19) in Chromium under the server's CSP: it loads without a console error or a
+// The API reference page (/docs) in Chromium under the server's CSP: it loads without a console error or a
 // CSP violation, renders every operation of /openapi.json, shows the padlock exactly where a secret key is needed,
 // and renders policy conditions as the condition tree they are (not as "string").
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The example customer site (examples/login, issue 19) as a customer runs it: copied out of the repository, the SDK
+// The example customer site (examples/login) as a customer runs it: copied out of the repository, the SDK
 // installed from the packed tarball, started with a development environment's keys, driven in Chromium — a headless
 // browser, as customers' own end-to-end tests are, so test mode decides the verdict. Every branch of the README's login
 // integration: bot refused, wrong password, challenge (code from the dev outbox) then signed in, restrict,

@@ -1,4 +1,4 @@
-// A first day on the demo site (issue 19), in headless Chromium as a new user's own tests would drive it: without
+// A first day on the demo site (docs/projects.md), in headless Chromium as a new user's own tests would drive it: without
 // test mode the headless browser is refused as a bot; the demo's test-mode box puts the user on test_challenge; the
 // login goes to the hosted challenge; the code is on the dev outbox page linked from the demo (and in the server log);
 // typed in, it brings the browser back to the demo, verified. Restrict shows as a restricted login.

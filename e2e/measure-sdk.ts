@@ -1,4 +1,4 @@
-// Measures the script-tag SDK (issue 3 closing note): bundle size gzipped, and in headless Chromium the median
+// Measures the script-tag SDK (closing note): bundle size gzipped, and in headless Chromium the median
 // time from navigation start to `evaluation_id` beside the median time to FingerprintJS's own `get()` result on
 // an equivalent page (same server, same browser profile). Run: npx tsx e2e/measure-sdk.ts [loads=10]
 import { readFileSync } from "node:fs";

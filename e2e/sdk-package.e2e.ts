@@ -1,4 +1,4 @@
-// The published shape of @tessera/sdk (issue 19): the tarball `npm pack` makes holds built JS and type declarations
+// The published shape of @tessera/sdk (docs/sdk.md): the tarball `npm pack` makes holds built JS and type declarations
 // for every entry and no TypeScript source; installed into a fresh app outside the repository, every entry imports
 // on plain Node (ESM) and type-checks with tsc under Node's own module resolution.
 import { execFile } from "node:child_process";

@@ -1,4 +1,4 @@
-// The browser SDK in a real Chromium against a real server (issue 3 "End-to-end tests"): a customer page on
+// The browser SDK in a real Chromium against a real server ("End-to-end tests"): a customer page on
 // another origin with only the script tag and a few lines evaluates a login that the backend client reads and
 // consumes; fingerprints are stable across reloads and differ across devices; automation shows in the checks, and a
 // stealth headless browser without markers in the server's own checks;

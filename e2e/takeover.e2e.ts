@@ -1,5 +1,5 @@
 // The README's login integration, run end to end on the demo site (server/src/demo) against the account takeover of
-// issue 13 (SPEC.md 12 "Contact details are the backend's"): the attacker knows the owner's user id and password,
+// docs/security.md ("Contact details are the backend's"; docs/security.md): the attacker knows the owner's user id and password,
 // uses their own browser and IP, and types their own email into the login form. The code must go to the owner's
 // stored email, so the attacker never ends up logged in; the owner still gets in, from their browser and from a new
 // one. A real server, real SMTP on loopback, Chromium; the client IP comes from X-Forwarded-For (TRUST_PROXY=1).
@@ -15,7 +15,7 @@ const ATTACKER_EMAIL = "mallory@evil.example";
 
 /** Distinct devices (see challenge.e2e.ts): what the server keys hardware on differs, not only the user agent. English
  * locales all: the hosted app follows the browser's language. Linux or Android user agents: Chromium's client hints
- * report this machine's Linux, and a Windows user agent over them is what a forged one looks like (issue 15). */
+ * report this machine's Linux, and a Windows user agent over them is what a forged one looks like (docs/detection.md). */
 const OWNER: BrowserOptions = {
   userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
   viewport: { width: 1280, height: 800 },

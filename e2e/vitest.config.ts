@@ -1,4 +1,4 @@
-// The browser end-to-end suite (issue 3): real server child processes, Debian's Chromium through playwright-core.
+// The browser end-to-end suite (docs/sdk.md): real server child processes, Debian's Chromium through playwright-core.
 // One fork, files in sequence: each file starts its own server and browser, and two Chromiums at once on a
 // 2-core machine would make every timing-sensitive step flaky.
 import { defineConfig } from "vitest/config";

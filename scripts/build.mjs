@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The production build (SPEC.md 15): every workspace with a `build` script — the browser SDK, the challenge app, the
+// The production build (docs/operations.md): every workspace with a `build` script — the browser SDK, the challenge app, the
 // console, the server — is built to its dist/ unless that build is current. Each build leaves dist/.build-stamp.json
 // with a hash of its inputs (its own files, the @tessera workspaces it imports, the lockfile), so a changed source is
 // rebuilt and never served stale, and an unchanged one is not rebuilt. The stamp also keeps a short hash per input

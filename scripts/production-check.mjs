@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// CI's proof of the production install (SPEC.md 15): a fresh copy of the repository with its builds (the dist/ folders
+// CI's proof of the production install (docs/operations.md): a fresh copy of the repository with its builds (the dist/ folders
 // `npm run build` made, as a release ships them) and no node_modules; `npm ci --omit=dev` there; then
 // `NODE_ENV=production npm start` must serve the SDK, the challenge app, the console and a working evaluation, with no build tool
 // installed (no TypeScript compiler, tsx or Vite). Run after `npm run build`; prints what it checked, exits 1 on failure.

@@ -1,4 +1,4 @@
-// Precompressed twins of a build's text assets (issue 16): next to each .js, .css, .svg and .map of the output, a
+// Precompressed twins of a build's text assets (docs/challenge-app.md): next to each .js, .css, .svg and .map of the output, a
 // .br (brotli, quality 11) and a .gz (gzip, level 9), written once at build time. The server serves the twin the
 // browser accepts (@fastify/static `preCompressed`, server/src/routes/challenge-app.ts registerAssets) instead of
 // the raw file, without compressing anything per request.

@@ -1,4 +1,4 @@
-// Two builds of the SDK from one source (SPEC.md 10, issue 3), chosen by `--mode`:
+// Two builds of the SDK from one source (docs/sdk.md), chosen by `--mode`:
 // - default: the script-tag IIFE `dist/tessera.js` (+ map) that sets `window.Tessera`, everything bundled,
 //   served by the server at /sdk/v3/tessera.js; budget ≤ 30 KB gzipped including FingerprintJS;
 // - `esm`: ES modules for bundlers in `dist/esm/` (browser SDK, backend client, contract, and the compatibility layer's

@@ -1,4 +1,4 @@
-// Builds the server to JavaScript in server/dist for production (SPEC.md 15: no TypeScript compiler, tsx or Vite at
+// Builds the server to JavaScript in server/dist for production (docs/operations.md: no TypeScript compiler, tsx or Vite at
 // run time). One output file per source file, in the same folders (preserveModules), so that paths a module builds
 // from its own location (new URL("../../data/", import.meta.url)) point where they do in src. The shared contract
 // (@tessera/sdk, TypeScript sources) is compiled in; every npm dependency stays an import, installed by npm ci.

@@ -1,4 +1,4 @@
-// The calls the hosted app makes (SPEC.md 5, challenges), authorised by the challenge token of the redirect URL.
+// The calls the hosted app makes (challenges; docs/server-api.md), authorised by the challenge token of the redirect URL.
 // Every answer is checked against the shared wire contract; every failure becomes one typed ApiError.
 import { ChallengeDevices, ChallengeView, ErrorBody, SignupChoiceResponse } from "@tessera/sdk/contract";
 
@@ -6,7 +6,7 @@ export class ApiError extends Error {
   constructor(
     /** HTTP status, or 0 when the server could not be reached. */
     readonly status: number,
-    /** The wire error code (SPEC.md 5), or "network" / "bad_response" for failures seen only by the app. */
+    /** The wire error code (docs/server-api.md), or "network" / "bad_response" for failures seen only by the app. */
     readonly code: string,
     message: string,
     /** Seconds from Retry-After on a 429. */

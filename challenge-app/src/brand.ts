@@ -1,4 +1,4 @@
-// Project branding (SPEC.md 11): the colour goes in CSS custom properties set from script, which the strict CSP
+// Project branding (docs/challenge-app.md): the colour goes in CSS custom properties set from script, which the strict CSP
 // allows (an inline style attribute in the HTML would not be). The colours themselves come from the contract's
 // brandColors, as in the code emails.
 import { brandColors } from "@tessera/sdk/contract";

@@ -1,4 +1,4 @@
-// Entry point of the hosted challenge app (SPEC.md 11): mount the shell, then open the challenge from the URL.
+// Entry point of the hosted challenge app (docs/challenge-app.md): mount the shell, then open the challenge from the URL.
 import { render } from "preact";
 import { App } from "./app.js";
 import { start } from "./state.js";

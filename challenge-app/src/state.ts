@@ -1,4 +1,4 @@
-// The app's state as signals, and the moves between screens (SPEC.md 7, 11). Screens read these signals and call
+// The app's state as signals, and the moves between screens (docs/challenges.md, docs/challenge-app.md). Screens read these signals and call
 // these actions; nothing else changes them. Which screen shows is decided here, from the challenge's status.
 
 import { computed, signal } from "@preact/signals";
@@ -17,7 +17,7 @@ export type Screen =
   | { name: "done"; outcome: "completed" | "skipped" }
   | { name: "problem"; problem: Problem; detail?: string };
 
-/** Devices allowed per user when the policy names no limit (SPEC.md 7). */
+/** Devices allowed per user when the policy names no limit (docs/challenges.md). */
 const DEFAULT_DEVICE_LIMIT = 3;
 /** Long enough to read the done screen, short enough not to make anyone wait. */
 const REDIRECT_DELAY_MS = 1200;

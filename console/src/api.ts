@@ -1,4 +1,4 @@
-// The console's calls (SPEC.md 14): the session endpoints under /console/api and the /v3 server API, authenticated by
+// The console's calls (docs/console.md): the session endpoints under /console/api and the /v3 server API, authenticated by
 // the HttpOnly session cookie and the environment shown (X-Tessera-Environment). Every failure is one ApiError with
 // the server's code, message and offending parameter.
 import type { ErrorBody } from "@tessera/sdk/contract";

@@ -1,4 +1,4 @@
-// Entry point of the console (SPEC.md 14): mount the shell, then find out whether a session is open.
+// Entry point of the console (docs/console.md): mount the shell, then find out whether a session is open.
 import { render } from "preact";
 import { App } from "./app.js";
 import { loadSession } from "./state.js";

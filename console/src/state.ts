@@ -1,4 +1,4 @@
-// The console's state as signals (SPEC.md 14): the session, the project and environment shown, the current route.
+// The console's state as signals (docs/console.md): the session, the project and environment shown, the current route.
 // Screens read these; the actions here change them.
 import { computed, effect, signal } from "@preact/signals";
 import type { ConsoleSession, Role } from "@tessera/sdk/contract";

@@ -48,7 +48,7 @@ let chromiumMajor: string | undefined;
 
 /**
  * A user agent that tells the truth about the browser's version: the server compares the user agent's Chrome version
- * with the client hints, which Chromium always fills with its own (issue 15), and a user agent naming another version is
+ * with the client hints, which Chromium always fills with its own (docs/detection.md), and a user agent naming another version is
  * what a forged one looks like. Tests vary the rest of the user agent (platform, device) to make distinct devices.
  */
 function truthfulVersion(userAgent: string | undefined): string | undefined {

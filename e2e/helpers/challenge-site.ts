@@ -1,4 +1,4 @@
-// A "customer site" for the challenge flows (issue 5), on another origin than the Tessera server, under a strict
+// A "customer site" for the challenge flows (docs/challenges.md), on another origin than the Tessera server, under a strict
 // CSP: pages that load the SDK by script tag and run a few lines of the customer's code, and the customer's own
 // backend, which consumes the evaluation it gets back on the success URL with the backend client.
 //   /login?user=&email=[&phone=]  evaluates a login; when challenged, follows `redirect` to the hosted app.

@@ -1,4 +1,4 @@
-// Device identity measured on the honest population (SPEC.md 13): its visits go through the real HTTP API of one
+// Device identity measured on the honest population (docs/identity.md): its visits go through the real HTTP API of one
 // project, the customer's backend consumes what it lets in and its users pass the challenges they get; the service's
 // answers (device, fingerprint, verdict) are compared with the truth of each visit, per browser family:
 // - re-identification after drift: a browser that kept its token comes back after an update, a dock, a font, a trip,

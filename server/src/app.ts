@@ -1,5 +1,5 @@
 // The Fastify application: one port serving the server API, the client API, the SDK bundle, the challenge app,
-// the OpenAPI document and reference, health, and in development the demo site (SPEC.md 1).
+// the OpenAPI document and reference, health, and in development the demo site (docs/architecture.md).
 import fastifyCookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { validatorCompiler } from "fastify-type-provider-zod";
@@ -83,7 +83,7 @@ export async function buildApp(services: Services, opts: { logger?: boolean; dem
   // The access log (one line per request; an evaluation's names its id and verdict) and the metrics.
   registerObservation(app, services);
   registerClientRateLimit(app, services);
-  // The console (SPEC.md 14): session cookies, console calls authenticated before any route's own auth, the audit log.
+  // The console (docs/console.md): session cookies, console calls authenticated before any route's own auth, the audit log.
   await app.register(fastifyCookie);
   app.addHook("onRequest", consoleSessionHook(services));
   registerAudit(app, services);

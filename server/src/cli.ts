@@ -1,4 +1,4 @@
-// The `tessera` command line (SPEC.md 2, 15): one table of commands, each with its usage, options and action. `--help`
+// The `tessera` command line (docs/projects.md): one table of commands, each with its usage, options and action. `--help`
 // anywhere prints that command's help and does nothing else; `--version` prints the version; a mistake is one line
 // naming it and where the help is. Same DATA_DIR / DATABASE_URL as the server.
 import { readFileSync } from "node:fs";

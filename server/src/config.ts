@@ -123,7 +123,7 @@ const ConfigSchema = z.object({
   CLIENT_ID_RATE_LIMIT: z.coerce.number().int().min(1).default(30_000),
   /** Challenge operations (send, verify, kick…) per minute per client IP, all challenges together. */
   CHALLENGE_IP_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
-  /** How long a one-time challenge code stays valid, in ms (SPEC.md 7: 10 minutes; shorter only for tests). */
+  /** How long a one-time challenge code stays valid, in ms (10 minutes; shorter only for tests; docs/challenges.md). */
   CHALLENGE_CODE_TTL_MS: z.coerce
     .number()
     .int()

@@ -58,7 +58,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     // fuzzing on both stores (test/fuzz.test.ts): GET /v3/challenges/%00 was a 500 on PostgreSQL.
     if ((err as { code?: unknown }).code === PG_NUL_IN_TEXT)
       return send(reply, 400, "invalid_request", "Text must not contain NUL characters");
-    // A lost connection, a timeout, a read-only or full store: the client should retry, not report a bug (SPEC.md 15).
+    // A lost connection, a timeout, a read-only or full store: the client should retry, not report a bug (docs/operations.md).
     if (isStoreUnavailable(err)) {
       req.log.warn({ err }, "store unavailable");
       reply.header("retry-after", String(STORE_RETRY_AFTER_S));

@@ -1,5 +1,5 @@
 // The error classes of the API, each with a stable machine code, thrown by every layer; one Fastify handler
-// (error-handler.ts) maps them to the wire format of SPEC.md 5: { error: { status, code, message, param? } }.
+// (error-handler.ts) maps them to the wire format of docs/server-api.md: { error: { status, code, message, param? } }.
 import type { ErrorCode } from "@tessera/sdk/contract";
 
 export class ApiError extends Error {

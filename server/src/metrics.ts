@@ -1,10 +1,10 @@
-// Metrics of one server process (SPEC.md 15), in the Prometheus text format through prom-client: evaluations by action
+// Metrics of one server process (docs/operations.md), in the Prometheus text format through prom-client: evaluations by action
 // and verdict with their latency, challenge sends, verifications and outcomes as the API answered them, webhook
 // deliveries by outcome and the outbox's depth, store errors, and Node's process metrics. One registry per process
 // (per createServices), served by routes/metrics.ts.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
-/** Actions named by the interface specification; custom ones get their own label up to a bound. */
+/** The actions the API names (docs/client-api.md); custom ones get their own label up to a bound. */
 const KNOWN_ACTIONS = new Set(["login", "signup", "access"]);
 /**
  * Custom action names come from the browser too (/v3/client/evaluate/:action): an attacker could mint a label per

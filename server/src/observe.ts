@@ -1,4 +1,4 @@
-// What each request did, for its access-log line and the metrics (SPEC.md 15): one line per request, and an
+// What each request did, for its access-log line and the metrics (docs/operations.md): one line per request, and an
 // evaluation's line names the evaluation and its verdict. Routes do not report anything: the pipeline's after-hook
 // writes the evaluation into the request's notes (found through AsyncLocalStorage), and challenge outcomes are read
 // from what the API answered.

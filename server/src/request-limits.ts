@@ -1,4 +1,4 @@
-// What a request may cost before any route runs (SPEC.md 12 "Bad input never costs more than it should"): JSON nested
+// What a request may cost before any route runs ("Bad input never costs more than it should"; docs/security.md): JSON nested
 // at most 32 levels deep, a body that must arrive whole within REQUEST_TIMEOUT_MS, and HSTS in production.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "./config.js";

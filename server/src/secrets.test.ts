@@ -1,4 +1,4 @@
-// The server's keys (SPEC.md 12): one key per use derived from the master key, and sealing that opens only under the
+// The server's keys (docs/security.md): one key per use derived from the master key, and sealing that opens only under the
 // key it was sealed with.
 import { describe, expect, it } from "vitest";
 import { deriveServerKeys, seal, unseal } from "./secrets.js";

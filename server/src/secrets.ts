@@ -1,4 +1,4 @@
-// The server's own keys (SPEC.md 12 "Secrets at rest"): one master key, SERVER_KEY, from which each use derives its
+// The server's own keys ("Secrets at rest"; docs/security.md): one master key, SERVER_KEY, from which each use derives its
 // own key (HKDF-SHA256): the HMAC key of one-time code hashes and the key that seals identity secrets in the store.
 // Without SERVER_KEY, a master key is generated once and kept in the store (every instance shares it); then a copy of
 // the database holds the key beside what it protects, which is why production should set SERVER_KEY.

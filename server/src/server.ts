@@ -95,14 +95,14 @@ export async function serve(config: Config): Promise<void> {
     if (p) {
       const dev = p.environments.development;
       // Printed once, on the very first start, like any newly created key: the development (test) key only. A live
-      // key in a terminal or a log collector is a leak (SPEC.md 12); production keys come from the CLI.
+      // key in a terminal or a log collector is a leak (docs/security.md); production keys come from the CLI.
       console.log(
         `\nCreated a first project (${p.id}).\n  development client_id: ${dev.client_id}\n  development secret:    ${dev.secret}\n` +
           `  production client_id:  ${p.environments.production.client_id}\n` +
           "The secret is shown only now. Production keys: `npx tessera keys create <project> --env production`.\n" +
           `Rename the project (its name shows on challenge pages and in code emails): \`npx tessera projects rename ${p.id} --name "My app"\`\n`,
       );
-      // The console's first operator (SPEC.md 14), an owner of every project, in development only: production creates
+      // The console's first operator (docs/console.md), an owner of every project, in development only: production creates
       // operators with the CLI (`tessera operators create`), so that no live credential goes to a log.
       if ((await services.repos.operators.count()) === 0) {
         const { operator, link } = await services.operators.create({

@@ -56,7 +56,7 @@ export interface Services {
   keys: ServerKeys;
   challenges: ChallengeService;
   challengeTokens: ChallengeTokens;
-  /** Backend-signed user tokens for client calls (SPEC.md 12), and the environments' identity secrets. */
+  /** Backend-signed user tokens for client calls (docs/security.md), and the environments' identity secrets. */
   identity: IdentityVerification;
   /** The webhook outbox: `events.emit(environmentId, event, data)` inside the transaction of the change. */
   events: OutboxSink;
@@ -66,7 +66,7 @@ export interface Services {
   /** User erasure and retention; other areas' erasers are given to it here. */
   privacy: PrivacyService;
   accountSharing: AccountSharingNotifier;
-  /** Console operators, their sign-in and sessions (SPEC.md 14). */
+  /** Console operators, their sign-in and sessions (docs/console.md). */
   operators: OperatorsService;
   /** Rung when a transaction that enqueued a job commits: the job worker (jobs/index.ts) listens. */
   jobDoorbell: JobDoorbell;

@@ -1,5 +1,5 @@
 // A start that fails on a setting says so in one line, naming the setting and what to do, with no stack trace
-// (SPEC.md 15): an unreachable or refusing database, a database folder that cannot be written, a store migrated by a
+// (docs/projects.md): an unreachable or refusing database, a database folder that cannot be written, a store migrated by a
 // newer release or locked by another process, a port in use. The
 // settings zod can judge alone (TRUST_PROXY, SMTP_URL, data files…) are refused earlier, by config.ts.
 import type { Config } from "./config.js";

@@ -1,4 +1,4 @@
-// Account sharing (SPEC.md 5, webhooks): when an account's account_sharing risk rises to high, `account_sharing.signal`
+// Account sharing (webhooks; docs/server-api.md): when an account's account_sharing risk rises to high, `account_sharing.signal`
 // is emitted once for the rise and the project's admin is emailed (over real SMTP, read from the received mail), at
 // most once a day per account whatever the number of rises, with `account_sharing.admin_notified`; on both stores.
 

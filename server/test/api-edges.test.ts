@@ -1,4 +1,4 @@
-// API edges a client meets on its first day (issue 19), on both stores: operations that take no body accept none, an
+// API edges a client meets on its first day (docs/server-api.md), on both stores: operations that take no body accept none, an
 // empty JSON body and {}; GET /v3/policies paginates.
 import {
   Challenge,

@@ -1,4 +1,4 @@
-// Server-side bot evidence under the default policies (issue 15), on both stores: a stealth headless browser with no
+// Server-side bot evidence under the default policies (docs/detection.md), on both stores: a stealth headless browser with no
 // client-side markers is challenged, and denied from a datacenter; honest browsers, privacy browsers among them, and a
 // lone weak signal are let in.
 import { Evaluation } from "@tessera/sdk/contract";

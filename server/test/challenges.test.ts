@@ -1,4 +1,4 @@
-// Challenges (SPEC.md 5, 7): issued by a challenge policy, run with the challenge token or a secret key, codes
+// Challenges (docs/server-api.md, docs/challenges.md): issued by a challenge policy, run with the challenge token or a secret key, codes
 // delivered over real SMTP and read from the received mail; on both stores.
 import {
   Challenge,
@@ -21,7 +21,7 @@ describeStores("challenges on %s", (kind) => {
     smtp = await startSmtp();
     // Every test request comes from 127.0.0.1: lift the per-IP limit so that only the per-challenge one is tested.
     t = await startTestApp(kind, { SMTP_URL: smtp.url, EMAIL_FROM: "Tessera <no-reply@test.local>", CHALLENGE_IP_RATE_LIMIT: "100000" });
-    // Return URLs must be on an allowed origin (SPEC.md 12).
+    // Return URLs must be on an allowed origin (docs/security.md).
     await t.services.repos.projects.setAllowedOrigins(t.project.id, "development", ["https://app.example.com"]);
     const policy = await t.app.inject({
       method: "POST",
@@ -279,7 +279,7 @@ describeStores("challenges on %s", (kind) => {
     }
     const c = await challengedLogin("kate", "kate@example.com", "share_test", "k3");
     await call("POST", `/v3/challenges/${c.id}/open`, c.headers);
-    // Listing (SPEC.md 12) and kicking before verifying are refused.
+    // Listing (docs/security.md) and kicking before verifying are refused.
     expect((await call("GET", `/v3/challenges/${c.id}/devices`, c.headers)).statusCode).toBe(403);
     expect((await call("POST", `/v3/challenges/${c.id}/kick`, c.headers, { device: devices[0] })).statusCode).toBe(409);
     const since = smtp.mails.length;

@@ -1,4 +1,4 @@
-// A bad setting stops `tessera serve` with one line naming it and what to do, and no stack trace (SPEC.md 15):
+// A bad setting stops `tessera serve` with one line naming it and what to do, and no stack trace (docs/projects.md):
 // an unreachable DATABASE_URL, a bad TRUST_PROXY or SMTP_URL, a missing data file, a port in use.
 import { execFile } from "node:child_process";
 import net from "node:net";

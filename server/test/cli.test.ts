@@ -1,4 +1,4 @@
-// The `tessera` command line (issue 19, SPEC.md 15): --help on any command prints that command's help and does nothing
+// The `tessera` command line (docs/operations.md, docs/projects.md): --help on any command prints that command's help and does nothing
 // else, --version, one-line errors, key labels, projects rename, and development starts that reuse the demo site's key
 // instead of adding one per start. The real binary where the process matters, main() in process elsewhere.
 import { execFile } from "node:child_process";

@@ -1,4 +1,4 @@
-// CONFIG_FILE (issue 19), on both stores: webhook endpoints load with the secret the file gives (they were silently
+// CONFIG_FILE (docs/policies.md), on both stores: webhook endpoints load with the secret the file gives (they were silently
 // dropped) and receive events signed with it; a restart updates them rather than adding copies; test lists stay out
 // of production; a mistake in the file stops the start with a message naming the file and the entry.
 import crypto from "node:crypto";

@@ -1,4 +1,4 @@
-// `npm start` in development (SPEC.md 14, README "Quick start"): the first start creates a first console operator and
+// `npm start` in development (README "Quick start"; docs/console.md): the first start creates a first console operator and
 // prints its one-time sign-in link beside the project's keys; the link lets it choose a password and sign in.
 // A production first start creates no operator.
 import { spawn } from "node:child_process";

@@ -1,4 +1,4 @@
-// The console's server side (SPEC.md 14) on both stores: operators and sessions, roles, project isolation, CSRF,
+// The console's server side (docs/console.md) on both stores: operators and sessions, roles, project isolation, CSRF,
 // the sign-in rate limit, the audit log, and the APIs behind the console (evaluation search with filters and cursor
 // pages, users, statistics, backtest, settings and keys), used alike with a secret key and with a session.
 import {
@@ -479,7 +479,7 @@ describeStores("console on %s", (kind) => {
       identity_verification: "required",
     });
     expect((await t.app.inject({ method: "GET", url: "/v3/settings", headers: t.auth })).json().color).toBe("#0a7f5a");
-    // The environment's identity verification (SPEC.md 12), not a label: a client call naming a user without a token is refused.
+    // The environment's identity verification (docs/security.md), not a label: a client call naming a user without a token is refused.
     const unsigned = await t.app.inject({
       method: "POST",
       url: "/v3/client/evaluate/login",

@@ -1,4 +1,4 @@
-// Crash safety (SPEC.md 3: nothing acknowledged is lost): evaluations and consumes at full speed against the real
+// Crash safety (nothing acknowledged is lost; docs/storage.md): evaluations and consumes at full speed against the real
 // server process, SIGKILL mid-run, restart on the same store, and every 2xx answer is still true — on both stores.
 import { Evaluation } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, expect, it } from "vitest";

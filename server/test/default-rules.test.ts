@@ -1,4 +1,4 @@
-// The default policies' account-independent rules (issue 15), through the real client API of a new environment, on
+// The default policies' account-independent rules (docs/detection.md), through the real client API of a new environment, on
 // both stores: what each rule catches, and the honest look-alike it leaves alone. The checks they read are pinned one
 // by one in server/test/checks/ (a file per family); the population and attacks they were tuned on are in server/scenarios.
 import { Evaluation } from "@tessera/sdk/contract";

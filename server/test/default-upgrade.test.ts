@@ -1,4 +1,4 @@
-// Default policies that improve (issue 15): an environment seeded by an earlier release gets this release's default in
+// Default policies that improve (docs/detection.md): an environment seeded by an earlier release gets this release's default in
 // place of each default policy nobody edited; an edited one, a disabled one and a deleted one stay as the customer left
 // them. Migration 25 marks the rows seeded before it that were never updated. On both stores.
 import { type Kysely, sql } from "kysely";

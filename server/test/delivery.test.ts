@@ -1,4 +1,4 @@
-// Code delivery as the user and the backend see it (issue 19), on both stores: the email in the project's colour and
+// Code delivery as the user and the backend see it (docs/challenges.md), on both stores: the email in the project's colour and
 // logo says why it was sent (by challenge type) and how long the code lasts (CHALLENGE_CODE_TTL_MS); delivery_status
 // goes as far as the transport tells — delivered when the mail server took it, bounced when it refused the address,
 // and for texts whatever the SMS provider reports to its signed status callback. Real SMTP, a real HTTP SMS provider.

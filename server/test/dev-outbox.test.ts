@@ -1,4 +1,4 @@
-// Codes in development (issue 19), on both stores: without SMTP_URL a code goes to the dev outbox — a log line, the
+// Codes in development (docs/challenges.md), on both stores: without SMTP_URL a code goes to the dev outbox — a log line, the
 // JSON outbox (with the code as a field) and the demo's HTML page listing every development environment's codes; a
 // request without the key is told what the outbox needs. The demo's test-mode switch puts its user on a test list.
 import { DevOutbox, ErrorBody } from "@tessera/sdk/contract";

@@ -1,4 +1,4 @@
-// Devices (SPEC.md 4, 5): a user's devices, detach → the SDK logs out, metadata, and the client device operations.
+// Devices (docs/client-api.md, docs/server-api.md): a user's devices, detach → the SDK logs out, metadata, and the client device operations.
 import {
   ClientDeviceResponse,
   Device,
@@ -28,7 +28,7 @@ describeStores("devices on %s", (kind) => {
       signals: { components: fakeComponents(seed), visitor_token: `tok-${seed}-xxxxxxxx` },
     });
     const out = r.json() as { evaluation_id: string; logout?: boolean };
-    // The backend confirms the login it let in, as a real one does: these accounts are no guesses (SPEC.md 13), so the
+    // The backend confirms the login it let in, as a real one does: these accounts are no guesses (docs/identity.md), so the
     // cases' browsers, all on one address, never look like one browser farm cycling through accounts.
     const ev = await t.app.inject({ method: "GET", url: `/v3/evaluations/${out.evaluation_id}`, headers: t.auth });
     if (ev.json().verdict === "allow") {
@@ -104,7 +104,7 @@ describeStores("devices on %s", (kind) => {
     const noUser = await client("/v3/client/devices/attach", { signals });
     expect(noUser.statusCode).toBe(400);
     expect(noUser.json().error.param).toBe("user");
-    // Attach needs the backend's signature of the user (SPEC.md 12; trust-boundary.test.ts has the refusals).
+    // Attach needs the backend's signature of the user (trust-boundary.test.ts has the refusals; docs/security.md).
     const secret = (await t.services.identity.rotate(t.project.id, "development")) as string;
     const user_token = await userToken(secret, "cad_user");
     const a = strict(ClientDeviceResponse).parse(

@@ -1,4 +1,4 @@
-// Migration 23 (issue 15, trust boundary): evaluations written before it are confirmed when someone other than the
+// Migration 23 (trust boundary): evaluations written before it are confirmed when someone other than the
 // browser said they were the user's: let in and consumed, let in with a signed or backend-named user, or with a passed
 // challenge; the devices they came from become the user's signed-in devices, and what those devices let the user do
 // afterwards is confirmed too. Trusted history then reads those — on both stores.

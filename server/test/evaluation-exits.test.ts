@@ -1,4 +1,4 @@
-// Migration 21 (issue 20): evaluations written before it get `somewhere` and `provider_asn` from their geolocation
+// Migration 21 (docs/operations.md): evaluations written before it get `somewhere` and `provider_asn` from their geolocation
 // JSON, saying what the LIKE patterns the familiarity checks used before said of them — on both stores.
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";

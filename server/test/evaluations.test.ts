@@ -1,4 +1,4 @@
-// Evaluations API (SPEC.md 4, 5): client evaluate → read → consume once; errors; isolation; on both stores.
+// Evaluations API (docs/client-api.md, docs/server-api.md): client evaluate → read → consume once; errors; isolation; on both stores.
 import { ClientEvaluateResponse, ErrorBody, Evaluation } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";

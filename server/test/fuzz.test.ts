@@ -1,4 +1,4 @@
-// Bad input (SPEC.md 5, issue 7): property-based fuzzing of every public endpoint listed in /openapi.json — so a
+// Bad input (docs/server-api.md, docs/operations.md): property-based fuzzing of every public endpoint listed in /openapi.json — so a
 // new route is covered the day it is documented — with random JSON, wrong types, huge strings, deep nesting,
 // invalid UTF-8, unknown fields and bodies past BODY_LIMIT. Every answer is a 2xx, or a 4xx with the error body;
 // never a 5xx, never a crash. Plus slow clients: a request that never completes is cut off by the server. On both

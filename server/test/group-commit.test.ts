@@ -116,7 +116,7 @@ describe("group commit on the embedded store", () => {
   });
 });
 
-describe("the WAL starts over under steady writes (issue 20)", () => {
+describe("the WAL starts over under steady writes (docs/operations.md)", () => {
   // A long WAL whose frames the checkpointing thread has nearly all copied is finished on the writing connection,
   // between batches, so that the next write starts the WAL over (its header gets a new salt); SQLite's own fallback
   // would otherwise checkpoint inside commits on the event loop.

@@ -196,7 +196,7 @@ function browserComponents(
 /**
  * Components as FingerprintJS 5.2 reports them for Chrome on a Windows laptop (the population model's), varied by
  * `seed` through the fonts installed and the taskbar, so that distinct seeds are distinct browsers with identifying
- * fingerprints (SPEC.md 13) and one seed is always the same browser. `overrides` replace component values.
+ * fingerprints (docs/identity.md) and one seed is always the same browser. `overrides` replace component values.
  */
 export function fakeComponents(seed: string, overrides: Record<string, unknown> = {}): Record<string, { value: unknown }> {
   const r = stream(0, "fake-components", seed);

@@ -1,4 +1,4 @@
-// Device identity (SPEC.md 13), through the real HTTP API on both stores: the visitor token anchors the device and
+// Device identity (docs/identity.md), through the real HTTP API on both stores: the visitor token anchors the device and
 // its fingerprint follows the browser's drift; without a live token only an identifying fingerprint is matched, and
 // only to the named user's own device; a drift never moves another live token's fingerprint; popular fingerprints link
 // no accounts; email-only sign-ups find their account by normalised email; users first seen on a login are

@@ -1,4 +1,4 @@
-// Legacy /v2/proj (SPEC.md 8): access history envelope and bounds, deprecated endpoints, identification completion.
+// Legacy /v2/proj (docs/server-api.md): access history envelope and bounds, deprecated endpoints, identification completion.
 import { AccessHistoryPage, DeviceList, ErrorBody, IdentificationCompleteResponse } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";

@@ -1,4 +1,4 @@
-// GET /metrics and the access log (SPEC.md 15): the counters move with traffic (evaluations by action and verdict,
+// GET /metrics and the access log (docs/operations.md): the counters move with traffic (evaluations by action and verdict,
 // latency, challenge sends, verifications and outcomes, webhook deliveries and the outbox's depth, store errors), only
 // loopback or a METRICS_TOKEN holder may read them, and an evaluation's access-log line names its id and verdict — on
 // both stores.

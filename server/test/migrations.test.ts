@@ -1,4 +1,4 @@
-// Migrations are atomic (SPEC.md 3, 15): a crash after any statement of `tessera migrate` leaves a store that the next
+// Migrations are atomic (docs/storage.md, docs/operations.md): a crash after any statement of `tessera migrate` leaves a store that the next
 // start migrates to completion, with the same schema as a store migrated in one go — on both stores.
 import { execFile } from "node:child_process";
 import fs from "node:fs";

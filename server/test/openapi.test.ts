@@ -1,4 +1,4 @@
-// The OpenAPI document (issue 19) walked whole: every $ref resolves (the recursive policy conditions included), every
+// The OpenAPI document (docs/server-api.md) walked whole: every $ref resolves (the recursive policy conditions included), every
 // operation has a description, an example and real response descriptions, and its security entry is what the server
 // actually demands — checked by calling each operation without credentials, with wrong ones and with a secret key.
 import { WEBHOOK_EVENTS, WEBHOOK_PAYLOADS } from "@tessera/sdk/contract";

@@ -1,4 +1,4 @@
-// PostgreSQL resilience (SPEC.md 15): a dropped connection never crashes the server. Backends terminated under load
+// PostgreSQL resilience (docs/operations.md): a dropped connection never crashes the server. Backends terminated under load
 // (a restart, a failover, an idle-connection killer) and a network that goes silent and comes back: the process
 // stays up, /readyz says 503 while the store is gone, and requests succeed again once it is back.
 import { once } from "node:events";
@@ -196,7 +196,7 @@ describe.skipIf(!PG_AVAILABLE)("a server on PostgreSQL when connections drop", (
       const ready = await fetch(`${server.url}/readyz`, { signal: AbortSignal.timeout(20_000) });
       const readyMs = Date.now() - t0;
       expect(ready.status).toBe(503);
-      // SPEC.md 15: within 2 s (the probe gives up after 1 s).
+      // docs/operations.md: within 2 s (the probe gives up after 1 s).
       expect(readyMs).toBeLessThan(2000);
       // Long enough for every request stuck on the silent network to hit its deadline.
       await sleep(5000);

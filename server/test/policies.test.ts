@@ -1,4 +1,4 @@
-// Policies and lists API (SPEC.md 6): defaults, validation on write, a created policy changes the next verdict,
+// Policies and lists API (docs/policies.md): defaults, validation on write, a created policy changes the next verdict,
 // all five verdicts reachable, list membership in conditions; on both stores.
 import { ErrorBody, Evaluation } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Privacy (SPEC.md 5): DELETE /v3/user/:id erases the user's data and answers the counts; retention prunes old records.
+// Privacy (docs/storage.md): DELETE /v3/user/:id erases the user's data and answers the counts; retention prunes old records.
 import { UserErasure } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";

@@ -1,4 +1,4 @@
-// Client API rate limits (SPEC.md 5): per IP and per client id, 429 with Retry-After and the error body; on both
+// Client API rate limits (docs/server-api.md): per IP and per client id, 429 with Retry-After and the error body; on both
 // stores (in memory on SQLite, in PostgreSQL otherwise). Agreement across instances is in scale-out.test.ts.
 import { ErrorBody } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, expect, it } from "vitest";

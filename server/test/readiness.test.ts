@@ -1,4 +1,4 @@
-// /readyz tells the truth (SPEC.md 15): 503 when the store cannot be written to (read-only, a full disk), has lost its
+// /readyz tells the truth (docs/operations.md): 503 when the store cannot be written to (read-only, a full disk), has lost its
 // schema (an empty re-created database, a replaced file) or does not answer; 200 again once it can — on both stores.
 import fs from "node:fs";
 import SQLite from "better-sqlite3";

@@ -1,4 +1,4 @@
-// Request limits (SPEC.md 12 "Bad input never costs more than it should"), through the real app on both stores: JSON
+// Request limits ("Bad input never costs more than it should"; docs/security.md), through the real app on both stores: JSON
 // nested past 32 levels is a 400 (it was a 500), a body trickled slower than REQUEST_TIMEOUT_MS gets 408 and a closed
 // connection (it was held open for ever), and a production server sends HSTS.
 import net from "node:net";

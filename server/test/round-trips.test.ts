@@ -1,4 +1,4 @@
-// Round trips per client evaluation (issue 20): the statements one evaluation sends to the store, split into those
+// Round trips per client evaluation (docs/operations.md): the statements one evaluation sends to the store, split into those
 // sent while its write transaction is open and those outside it. On PostgreSQL each statement is a network round
 // trip, and each one inside the transaction holds its row locks for as long; the bounds below are what the store
 // layer reaches today, so a change that adds a statement fails here. Printed, so that docs/operations.md can list them.
@@ -86,7 +86,7 @@ function recordStatements(): { sent: Sent[]; restore: () => void } {
 }
 
 /** Upper bounds (statements per evaluation) reached by the store layer: lower them when a change removes one. */
-// Issue 15's fingerprint churn (store/detection.ts) adds its own read, and its counting upsert for a never-seen
+// The fingerprint churn (store/detection.ts) adds its own read, and its counting upsert for a never-seen
 // fingerprint: the next step is to fold both into the history's statement of numbers (HistoryRepo.scalars). The
 // accounts on this fingerprint from this IP (fingerprint_ip_user_count) are one more read. On PostgreSQL the users of
 // the IP, the user's devices, the fingerprint's accounts and that last read go as one statement (store/user-lists.ts).

@@ -1,4 +1,4 @@
-// Scale-out (SPEC.md 3, issue 7): two server processes with no shared memory on one PostgreSQL database, as behind a
+// Scale-out (docs/storage.md, docs/operations.md): two server processes with no shared memory on one PostgreSQL database, as behind a
 // load balancer. What one instance wrote the other reads; consume races across both have one winner; client rate
 // limits, velocity and device counts agree. (The webhook outbox drained by both is covered by the webhooks tests.)
 import { ClientEvaluateResponse, ErrorBody, Evaluation } from "@tessera/sdk/contract";

@@ -1,4 +1,4 @@
-// Interrupted code sends are recovered (SPEC.md 7, 15): a process that stops between recording a code and recording
+// Interrupted code sends are recovered (docs/challenges.md, docs/operations.md): a process that stops between recording a code and recording
 // its delivery left the challenge "code_sent"/"pending" for good. The recovery marks such a send failed with a reason
 // (the user asks for a new code) — at once after a restart on the embedded store (no other process can be sending),
 // past the send deadline on PostgreSQL (another instance may still be sending) — on both stores.

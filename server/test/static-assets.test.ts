@@ -1,4 +1,4 @@
-// Static assets (issue 16): the challenge app's and the console's hashed files are served by @fastify/static with
+// Static assets (docs/challenge-app.md): the challenge app's and the console's hashed files are served by @fastify/static with
 // their brotli or gzip twin written at build time (scripts/vite-precompress.ts) when the browser accepts it, cached
 // for good, under the strict page headers; the uncompressed file otherwise. The real build writes the twins.
 import fs from "node:fs";

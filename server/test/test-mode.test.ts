@@ -1,4 +1,4 @@
-// Test mode (issue 19), on both stores: in a development environment a value on a test list forces the verdict —
+// Test mode (docs/policies.md), on both stores: in a development environment a value on a test list forces the verdict —
 // even for a headless browser that the default policies deny as a bot — and production never honours it.
 import { ErrorBody, Evaluation, TEST_LISTS, type TestList } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The trust boundary (SPEC.md 12, issue 13): each attack the issue replayed from outside, with only what an attacker
+// The trust boundary (docs/security.md): each attack the issue replayed from outside, with only what an attacker
 // has (the public client id, a victim's user id), as an HTTP regression test on both stores. Codes travel over real
 // SMTP to the in-process server of smtp.ts; the client IP comes from X-Forwarded-For (a trusted proxy). The CLI and
 // the first start, as child processes, are in trust-boundary-process.test.ts.
@@ -625,7 +625,7 @@ describeStores("trust boundary on %s", (kind) => {
   });
 });
 
-// SSRF (SPEC.md 12 "Webhook URLs"): a production server (NODE_ENV=production) against a receiver on this machine. Two
+// SSRF ("Webhook URLs"; docs/security.md): a production server (NODE_ENV=production) against a receiver on this machine. Two
 // server instances take turns on one store, as an operator's would: one with WEBHOOK_ALLOW_PRIVATE=1 registers
 // endpoints on this machine, the other, without it, must refuse to connect to them (the same check that catches a
 // public name re-resolved to an internal address).

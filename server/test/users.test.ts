@@ -1,4 +1,4 @@
-// Users (SPEC.md 5): POST /v3/user/:id/update changes only the sent fields and answers 204.
+// Users (docs/server-api.md): POST /v3/user/:id/update changes only the sent fields and answers 204.
 import { ErrorBody } from "@tessera/sdk/contract";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeStores, startTestApp, type TestApp } from "./helpers.js";

@@ -1,4 +1,4 @@
-// Velocity counts see bursts (SPEC.md 6, 15): evaluations of one user, one IP or one browser that arrive together
+// Velocity counts see bursts (docs/policies.md, docs/operations.md): evaluations of one user, one IP or one browser that arrive together
 // each count the others, as a stuffing burst does — on both stores. Counting committed evaluations could not: on
 // PostgreSQL 20 concurrent evaluations of one user all read event_count 1.
 import { Evaluation } from "@tessera/sdk/contract";

@@ -1,4 +1,4 @@
-// Webhook delivery leases and failure logs (SPEC.md 9, 15): a lease lasts the worker's own POST timeout plus a small
+// Webhook delivery leases and failure logs (docs/webhooks.md, docs/operations.md): a lease lasts the worker's own POST timeout plus a small
 // margin (a killed worker's deliveries waited 40 s with a 10-s timeout), a restarted embedded-store server takes over
 // what its killed predecessor held at once, and every failed attempt is logged — on both stores.
 import http from "node:http";

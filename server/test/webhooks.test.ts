@@ -1,4 +1,4 @@
-// Webhooks (SPEC.md 9): endpoints API, signed at-least-once delivery from the outbox with retries, disabling and
+// Webhooks (docs/webhooks.md): endpoints API, signed at-least-once delivery from the outbox with retries, disabling and
 // re-sending, several workers sharing the outbox. Delivery across a SIGKILL and restart of the real server is in
 // webhooks-process.test.ts.
 import { DeviceDetachedEvent, ErrorBody, Page, WebhookDelivery, WebhookEndpoint, WebhookPayload } from "@tessera/sdk/contract";

@@ -1,4 +1,4 @@
-// Language choice (SPEC.md 11): ?lang= first, then the browser's languages, else English.
+// Language choice (docs/challenge-app.md): ?lang= first, then the browser's languages, else English.
 
 import { computed, signal } from "@preact/signals";
 import type { Language } from "@tessera/sdk/contract";

@@ -1,4 +1,4 @@
-// "Choose a channel" (SPEC.md 11): where the code goes, each destination masked by the server.
+// "Choose a channel" (docs/challenge-app.md): where the code goes, each destination masked by the server.
 import type { Channel as ChannelName } from "@tessera/sdk/contract";
 import { useState } from "preact/hooks";
 import { t } from "../i18n/index.js";

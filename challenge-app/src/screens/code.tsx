@@ -1,4 +1,4 @@
-// "Enter the code" (SPEC.md 11): six digits, typed or pasted, sent as soon as the sixth arrives; attempts left;
+// "Enter the code" (docs/challenge-app.md): six digits, typed or pasted, sent as soon as the sixth arrives; attempts left;
 // resend after a countdown; another channel.
 import type { Channel } from "@tessera/sdk/contract";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";

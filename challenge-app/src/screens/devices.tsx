@@ -1,4 +1,4 @@
-// Account sharing (SPEC.md 7, 11): the verified owner sees the account's devices and logs out the ones they do
+// Account sharing (docs/challenges.md, docs/challenge-app.md): the verified owner sees the account's devices and logs out the ones they do
 // not use until the account is within its device limit, then continues. Two devices of one model and browser look
 // alike by name, so each also says when it was added and last seen, and the place and address it was last seen from;
 // "Log out all other devices" leaves only the one in hand.

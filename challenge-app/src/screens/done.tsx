@@ -1,4 +1,4 @@
-// "Done" (SPEC.md 7, 11): the flow is over; the browser returns to success_url?evaluation=<id>.
+// "Done" (docs/challenges.md, docs/challenge-app.md): the flow is over; the browser returns to success_url?evaluation=<id>.
 import { t } from "../i18n/index.js";
 import { projectName, successHref } from "../state.js";
 import { Title } from "../ui.js";

@@ -1,4 +1,4 @@
-// "Why you are asked" (SPEC.md 11): the challenge type explained, what was noticed, and the ways forward.
+// "Why you are asked" (docs/challenge-app.md): the challenge type explained, what was noticed, and the ways forward.
 import { t } from "../i18n/index.js";
 import { begin, busy, deviceLimit, openChannels, signup, skip, view } from "../state.js";
 import { isolate, Notice, Title } from "../ui.js";

@@ -1,4 +1,4 @@
-// The dead ends of SPEC.md 11, each with its own plain explanation: expired link, failed, too many attempts,
+// The dead ends of the challenge flow (docs/challenge-app.md), each with its own plain explanation: expired link, failed, too many attempts,
 // invalid link, replaced by a newer challenge, delivery failure, and any other error (shown, never swallowed).
 import { t } from "../i18n/index.js";
 import { backHref, busy, type Problem as Kind, lastChannel, otherChannel, projectName, retry, send, view } from "../state.js";

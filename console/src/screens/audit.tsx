@@ -1,4 +1,4 @@
-// The audit log (SPEC.md 14): who changed what and when, and, field by field, what the change did (before → after;
+// The audit log (docs/console.md): who changed what and when, and, field by field, what the change did (before → after;
 // diff.ts), with both objects as JSON behind it for the rare case that needs them whole.
 import type { AuditEntry } from "@tessera/sdk/contract";
 import { useState } from "preact/hooks";

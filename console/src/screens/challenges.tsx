@@ -1,4 +1,4 @@
-// Challenges (SPEC.md 14): newest first, by status; an analyst resolves a pending one by hand (overridden).
+// Challenges (docs/console.md): newest first, by status; an analyst resolves a pending one by hand (overridden).
 import { CHALLENGE_STATUSES, type Challenge } from "@tessera/sdk/contract";
 import { useState } from "preact/hooks";
 import { get, post, query } from "../api.js";

@@ -1,4 +1,4 @@
-// One evaluation (SPEC.md 14): reasons, risks and indicators, the checks snapshot (every check the server recorded,
+// One evaluation (docs/console.md): reasons, risks and indicators, the checks snapshot (every check the server recorded,
 // whatever their names), the matched policy, geolocation, the challenge, the user and device.
 import type { Evaluation } from "@tessera/sdk/contract";
 import { get } from "../api.js";

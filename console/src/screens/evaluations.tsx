@@ -1,4 +1,4 @@
-// Evaluations (SPEC.md 14): search by user, email, device, IP, verdict, action and time; newest first, page by page.
+// Evaluations (docs/console.md): search by user, email, device, IP, verdict, action and time; newest first, page by page.
 // While a search runs it says so; a search that failed says why and offers to try again, never "no evaluation matches".
 import type { Evaluation, EvaluationPage } from "@tessera/sdk/contract";
 import { VERDICTS } from "@tessera/sdk/contract";

@@ -1,4 +1,4 @@
-// Lists (SPEC.md 14): the environment's lists and their live entries; analysts add and remove values.
+// Lists (docs/console.md): the environment's lists and their live entries; analysts add and remove values.
 import type { ListSummary } from "@tessera/sdk/contract";
 import { useState } from "preact/hooks";
 import { get, post, query } from "../api.js";

@@ -1,4 +1,4 @@
-// Overview (SPEC.md 14): verdicts over time, top reasons, challenge outcomes, by action, and each environment's total.
+// Overview (docs/console.md): verdicts over time, top reasons, challenge outcomes, by action, and each environment's total.
 import type { EvaluationStats } from "@tessera/sdk/contract";
 import { useState } from "preact/hooks";
 import { get, query } from "../api.js";

@@ -1,4 +1,4 @@
-// Policies (SPEC.md 14): the environment's policies, highest priority first; enable or disable in place.
+// Policies (docs/console.md): the environment's policies, highest priority first; enable or disable in place.
 import type { Policy } from "@tessera/sdk/contract";
 import { useEffect, useState } from "preact/hooks";
 import { get, patch } from "../api.js";

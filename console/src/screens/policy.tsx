@@ -1,4 +1,4 @@
-// A policy's editor (SPEC.md 14): its fields, the condition tree (as a tree or as JSON, validated live with the
+// A policy's editor (docs/console.md): its fields, the condition tree (as a tree or as JSON, validated live with the
 // server's own rules), and a backtest of the draft over the stored evaluations before it is saved or enabled.
 import {
   type BacktestResult,

@@ -1,4 +1,4 @@
-// Settings (SPEC.md 14): client id and allowed origins, the challenge page's branding with a live preview, the
+// Settings (docs/console.md): client id and allowed origins, the challenge page's branding with a live preview, the
 // default device limit, the admin email, identity verification, the countries codes may be texted to; and the secret
 // keys (owners only).
 import type { EnvironmentSettings } from "@tessera/sdk/contract";

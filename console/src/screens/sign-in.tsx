@@ -1,4 +1,4 @@
-// Signing in (SPEC.md 14): email and password; or, from a one-time link, choosing the password first.
+// Signing in (docs/console.md): email and password; or, from a one-time link, choosing the password first.
 import { useState } from "preact/hooks";
 import { ApiError } from "../api.js";
 import { t } from "../i18n/index.js";

@@ -1,4 +1,4 @@
-// The condition-tree editor (SPEC.md 14): `all` / `any` / `not` groups over `{ check, op, value }` comparisons, edited
+// The condition-tree editor (docs/console.md): `all` / `any` / `not` groups over `{ check, op, value }` comparisons, edited
 // as a tree of form controls. The parent owns the tree; each node reports its replacement. The node the validator
 // names (conditionProblem's `param`) is marked invalid.
 import { CHECKS, type CheckType, type Comparison, type Condition, checkType, OPS, RISK_CATEGORIES } from "@tessera/sdk/contract";

@@ -1,4 +1,4 @@
-// A user's timeline (SPEC.md 14): profile, metadata and groups, devices (told apart by their last place and address;
+// A user's timeline (docs/console.md): profile, metadata and groups, devices (told apart by their last place and address;
 // detach one), latest evaluations and challenges, the lists holding the user; erase the user (privacy law). Opened from
 // the Users screen (users.tsx) or from an evaluation.
 import type { Device, UserDetail } from "@tessera/sdk/contract";

@@ -1,4 +1,4 @@
-// Users (SPEC.md 14): find a user by id, email or phone (GET /v3/users?query=), newest first without a query; each
+// Users (docs/console.md): find a user by id, email or phone (GET /v3/users?query=), newest first without a query; each
 // opens the user's timeline (user.tsx), where the devices, evaluations, challenges and lists are, and the erasure.
 import type { UserSummary } from "@tessera/sdk/contract";
 import { useState } from "preact/hooks";

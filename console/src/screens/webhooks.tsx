@@ -1,4 +1,4 @@
-// Webhook endpoints (SPEC.md 14): register one (its signing secret shown once), see its deliveries, retry a failed
+// Webhook endpoints (docs/console.md): register one (its signing secret shown once), see its deliveries, retry a failed
 // one, send a test event, delete it.
 import { WEBHOOK_EVENTS, type WebhookDelivery, type WebhookEndpoint } from "@tessera/sdk/contract";
 import { useState } from "preact/hooks";

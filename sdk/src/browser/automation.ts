@@ -1,4 +1,4 @@
-// Automation markers (SPEC.md 4): cheap, synchronous tells of a driven or headless browser. The server decides
+// Automation markers (docs/client-api.md): cheap, synchronous tells of a driven or headless browser. The server decides
 // what they mean (the `client_automation` and `is_bot` checks); the SDK only reports what it sees.
 import type { Automation } from "../contract/evaluation.js";
 

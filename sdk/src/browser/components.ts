@@ -1,4 +1,4 @@
-// FingerprintJS components (SPEC.md 4): loaded once per page, on the first call (nothing runs before the app
+// FingerprintJS components (docs/client-api.md): loaded once per page, on the first call (nothing runs before the app
 // asks), with the vendor's monitoring ping off. Only component values are sent; the server computes the ids.
 import { load, loadSources, sources } from "@fingerprintjs/fingerprintjs";
 import type { Components } from "../contract/evaluation.js";

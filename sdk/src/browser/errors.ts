@@ -1,4 +1,4 @@
-// The SDK's typed errors (SPEC.md 10), shared by the browser SDK and the backend client: one small class per
+// The SDK's typed errors (docs/sdk.md), shared by the browser SDK and the backend client: one small class per
 // way a call can fail, each with a stable `code`, so callers branch on `instanceof` or `code`, never on text.
 
 /** Base class of every error the SDK and the backend client reject with. */

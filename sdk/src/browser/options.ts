@@ -1,4 +1,4 @@
-// The arguments the browser SDK accepts (SPEC.md 10), validated up front so a bad argument rejects with an
+// The arguments the browser SDK accepts (docs/sdk.md), validated up front so a bad argument rejects with an
 // error that names it. The user fields reuse the wire contract's schemas; only SDK-side options live here.
 import * as z from "zod/mini";
 import { Metadata } from "../contract/common.js";
@@ -38,7 +38,7 @@ export type TesseraOptions = Omit<z.infer<typeof TesseraOptions>, "on_logout" | 
 
 const EvaluateFields = z.object({
   user: z.optional(UserId),
-  /** The backend's signature of `user` (identity verification, SPEC.md 12). */
+  /** The backend's signature of `user` (identity verification; docs/security.md). */
   user_token: z.optional(UserToken),
   email: z.optional(Email),
   phone: z.optional(Phone),

@@ -1,4 +1,4 @@
-// Everything an evaluation or device call sends about this browser (SPEC.md 4), gathered only when the app
+// Everything an evaluation or device call sends about this browser (docs/client-api.md), gathered only when the app
 // calls the SDK. The consent level decides how much (see options.ts).
 import type { Signals } from "../contract/evaluation.js";
 import { automationSignals } from "./automation.js";

@@ -1,4 +1,4 @@
-// The browser SDK's one public class (SPEC.md 10, issue 3): `new Tessera({ clientId })`, a few verbs, typed
+// The browser SDK's one public class (docs/sdk.md): `new Tessera({ clientId })`, a few verbs, typed
 // errors. Every verb is async and validates its arguments first, so nothing ever throws synchronously into
 // the page and nothing is collected before the app calls a verb.
 import * as z from "zod/mini";
@@ -133,7 +133,7 @@ export class Tessera {
     else console.error(argumentErrorFrom("consent", result.error.issues).message);
   }
 
-  /** Attaches this device to the user (account sharing, SPEC.md 7). */
+  /** Attaches this device to the user (account sharing; docs/challenges.md). */
   attach(options?: DeviceOptions): Promise<z.infer<typeof ClientDeviceResponse>> {
     return this.#device("attach", "devices/attach", options, ClientDeviceResponse);
   }

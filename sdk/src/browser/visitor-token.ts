@@ -1,4 +1,4 @@
-// The first-party visitor token (SPEC.md 4): a random id kept in localStorage, with a cookie fallback when
+// The first-party visitor token (docs/client-api.md): a random id kept in localStorage, with a cookie fallback when
 // storage is blocked, so the server can link evaluations of one browser even when its fingerprint drifts.
 
 const KEY = "tessera_vt";

@@ -1,4 +1,4 @@
-// Window and screen sizes (issue 15): plain environment values, read under either consent level, that tell a headless
+// Window and screen sizes (docs/detection.md): plain environment values, read under either consent level, that tell a headless
 // browser (an 800×600 screen, a window without a frame, an outer window of 0×0) from a person's. The server decides
 // what they mean (`headless_window`); the SDK reports what it reads.
 import type { WindowMetrics } from "../contract/evaluation.js";

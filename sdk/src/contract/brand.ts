@@ -1,4 +1,4 @@
-// Project branding (SPEC.md 11): which colours to paint with a project's brand colour so that text keeps WCAG AA
+// Project branding (docs/challenge-app.md): which colours to paint with a project's brand colour so that text keeps WCAG AA
 // contrast. Shared by the hosted challenge app and the code emails, so that both read the same.
 
 /** The colour used when a project has none (or an invalid one). */

@@ -1,4 +1,4 @@
-// The challenge (interface specification 2.2) and the requests of its operations (SPEC.md 5, 7).
+// The challenge (docs/challenges.md) and the requests of its operations (docs/server-api.md, docs/challenges.md).
 import * as z from "zod/mini";
 import { Page, Timestamp } from "./common.js";
 import { Device } from "./device.js";

@@ -1,4 +1,4 @@
-// The catalogue of checks a policy may test (SPEC.md 6): name → value type.
+// The catalogue of checks a policy may test (docs/policies.md): name → value type.
 // Policies are validated against it on write; the evaluation's `checks` snapshot uses these names.
 // Browser-safe (the console's editor validates with it), so it holds no server code: each check is defined, with what
 // it means, once on the server (server/src/checks/families/*.ts, listed by server/src/checks/index.ts, in this order),

@@ -1,4 +1,4 @@
-// Shared wire primitives: timestamps, ids, pagination, the error body (SPEC.md 5).
+// Shared wire primitives: timestamps, ids, pagination, the error body (docs/server-api.md).
 // Written with zod/mini so the browser bundles stay small; the server uses the same schemas.
 import * as z from "zod/mini";
 

@@ -1,4 +1,4 @@
-// Validation of a policy's condition tree (SPEC.md 6), one definition for the server (refusing a bad policy with a
+// Validation of a policy's condition tree (docs/policies.md), one definition for the server (refusing a bad policy with a
 // 400 naming the field) and the console's editor (live validation as the operator types): every check must exist
 // in the catalogue, every value must have the check's type for its operator, and the tree stays small.
 import { type CheckType, checkType } from "./checks.js";

@@ -1,4 +1,4 @@
-// What the console (SPEC.md 14) and scripts read and send beyond the core resources: evaluation search with cursor
+// What the console (docs/console.md) and scripts read and send beyond the core resources: evaluation search with cursor
 // pages, users and their timeline, evaluation statistics, policy backtests, the audit log, operators and sessions,
 // environment settings and keys. The server answers these on /v3 to a secret key and to a console session alike.
 import * as z from "zod/mini";

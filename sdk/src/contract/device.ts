@@ -1,4 +1,4 @@
-// The device object (SPEC.md 5) and the client device operations (SPEC.md 4).
+// The device object (docs/server-api.md) and the client device operations (docs/client-api.md).
 import * as z from "zod/mini";
 import { Metadata, StoredMetadata, Timestamp } from "./common.js";
 import { Signals } from "./evaluation.js";

@@ -1,4 +1,4 @@
-// The evaluation (interface specification 2.1 + SPEC.md 6) and the requests that create one (SPEC.md 4, 5).
+// The evaluation (docs/server-api.md) and the requests that create one (docs/client-api.md, docs/server-api.md).
 import * as z from "zod/mini";
 import { ChecksSnapshot, RiskCategory } from "./checks.js";
 import { Metadata, StoredMetadata, Timestamp } from "./common.js";
@@ -77,7 +77,7 @@ export type Evaluation = z.infer<typeof Evaluation>;
 export const ActionName = z.string().check(z.regex(/^[a-z0-9][a-z0-9_.:-]{0,63}$/i, "action must be 1-64 letters, digits, _ . : -"));
 export const ActionParam = z.object({ action: ActionName });
 
-/** FingerprintJS components as the library produces them; only `value` is sent (SPEC.md 4). */
+/** FingerprintJS components as the library produces them; only `value` is sent (docs/client-api.md). */
 export const Components = z.record(
   z.string().check(z.maxLength(64)),
   z.object({ value: z.optional(z.unknown()), error: z.optional(z.unknown()) }),
@@ -96,7 +96,7 @@ export type Automation = z.infer<typeof Automation>;
 /** A window or screen side in CSS pixels: 0 is a real (headless) value; 100,000 is beyond any display. */
 const Pixels = z.optional(z.int().check(z.minimum(0), z.maximum(100_000)));
 
-/** The window and screen sizes (issue 15): what a headless browser gives away. Optional: older SDKs send none. */
+/** The window and screen sizes (docs/detection.md): what a headless browser gives away. Optional: older SDKs send none. */
 export const WindowMetrics = z.object({
   outer_width: Pixels,
   outer_height: Pixels,

@@ -1,4 +1,4 @@
-// Legacy /v2/proj envelopes (SPEC.md 8).
+// Legacy /v2/proj envelopes (docs/server-api.md).
 import * as z from "zod/mini";
 import { boundedMetadata, MetadataString, Timestamp } from "./common.js";
 

@@ -1,4 +1,4 @@
-// Lists (SPEC.md 5): named sets of values a policy can test with in_list / not_in_list.
+// Lists (docs/server-api.md): named sets of values a policy can test with in_list / not_in_list.
 import * as z from "zod/mini";
 import { Timestamp } from "./common.js";
 import type { Verdict } from "./policy.js";
@@ -48,7 +48,7 @@ export const ListEntries = z.object({ id: z.string(), data: z.array(ListEntry), 
 export const ListRemoveResponse = z.object({ removed: z.number(), total: z.number() });
 
 /**
- * Test mode (issue 19): in a development environment, a value on one of these lists (a user id, email, IP, …)
+ * Test mode (docs/policies.md): in a development environment, a value on one of these lists (a user id, email, IP, …)
  * forces the verdict of every evaluation that carries it, whatever the policies say, so a customer's own end-to-end
  * tests can meet each branch; on a page view (`access`) without the challenge (server/src/policies/test-mode.ts).
  * Most restrictive first: a value on several lists gets the most restrictive verdict. Production environments refuse

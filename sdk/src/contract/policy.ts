@@ -1,4 +1,4 @@
-// Policies (SPEC.md 6): a JSON condition tree over checks, a verdict, and for challenge verdicts the challenge to run.
+// Policies (docs/policies.md): a JSON condition tree over checks, a verdict, and for challenge verdicts the challenge to run.
 import * as z from "zod/mini";
 import { Page, Timestamp } from "./common.js";
 

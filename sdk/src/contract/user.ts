@@ -1,4 +1,4 @@
-// The user as embedded in evaluations and challenges (interface specification 2.3) and the user update body.
+// The user as embedded in evaluations and challenges (docs/server-api.md) and the user update body.
 import * as z from "zod/mini";
 import { Metadata } from "./common.js";
 
@@ -10,7 +10,7 @@ export const Email = z.string().check(z.maxLength(254));
 export const Phone = z.string().check(z.regex(/^\+[1-9]\d{6,14}$/, "phone must be in international format, e.g. +33612345678"));
 
 /**
- * SPEC.md 12: base64url (no padding) HMAC-SHA256 of the user id under the environment's identity secret, computed by
+ * docs/security.md: base64url (no padding) HMAC-SHA256 of the user id under the environment's identity secret, computed by
  * the customer's backend (`userToken` of the backend client) and passed by the browser beside `user`.
  */
 export const UserToken = z.string().check(z.minLength(1), z.maxLength(128));
@@ -22,7 +22,7 @@ export type IdentityVerificationMode = z.infer<typeof IdentityVerificationMode>;
 
 export const EmbeddedUser = z.object({
   service_id: z.string(),
-  /** The customer's user id; absent for an account known by its email only (an email-only sign-up, SPEC.md 13). */
+  /** The customer's user id; absent for an account known by its email only (an email-only sign-up; docs/identity.md). */
   id: z.optional(z.string()),
   email: z.optional(z.string()),
   phone: z.optional(z.string()),

@@ -1,4 +1,4 @@
-// Webhook endpoints, events and deliveries (SPEC.md 9).
+// Webhook endpoints, events and deliveries (docs/webhooks.md).
 import * as z from "zod/mini";
 import { Challenge } from "./challenge.js";
 import { Page, StoredMetadata, Timestamp } from "./common.js";

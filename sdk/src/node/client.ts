@@ -1,4 +1,4 @@
-// The backend client (SPEC.md 1, 5; issue 3): what a customer's server imports to read and consume verdicts.
+// The backend client (docs/README.md, docs/server-api.md, docs/sdk.md): what a customer's server imports to read and consume verdicts.
 // Plain fetch (Node 20+, Deno, Bun, workers); every answer parsed by the shared contract; failures are typed;
 // only network errors and 5xx are retried, with exponential backoff and a cap.
 import * as z from "zod/mini";
@@ -46,7 +46,7 @@ const id = (value: unknown, name: string): string => encodeURIComponent(check(Us
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The user_token of `user` for the browser SDK (identity verification, SPEC.md 12): base64url (no padding) of
+ * The user_token of `user` for the browser SDK (identity verification; docs/security.md): base64url (no padding) of
  * HMAC-SHA256 over the user id (UTF-8) with the environment's identity secret (`tessera keys identity-secret`).
  * Compute it on your backend for the signed-in user and hand it to the page; never ship the secret to a browser.
  * Web Crypto, so it runs wherever this client does.

@@ -1,4 +1,4 @@
-// Sending a challenge's code (SPEC.md 7, 12): the checks before a send (channel offered, destination valid, a text's
+// Sending a challenge's code (docs/challenges.md, docs/security.md): the checks before a send (channel offered, destination valid, a text's
 // country allowed, the challenge's own resend limits, then the budgets of budgets.ts: per recipient and per user for
 // the challenge's source, per client IP, per project), then the code recorded (hashed) with a "pending" delivery and
 // committed before the send, so a crash mid-send leaves an honest state (recovery.ts); then the provider's outcome and

@@ -1,5 +1,5 @@
-// One-time codes (SPEC.md 7): 6 digits uniform over 000000–999999 from a CSPRNG, stored only as a hash bound to
-// the challenge, compared in constant time. The hash is an HMAC under a server key (SPEC.md 12): a bare SHA-256 of a
+// One-time codes (docs/challenges.md): 6 digits uniform over 000000–999999 from a CSPRNG, stored only as a hash bound to
+// the challenge, compared in constant time. The hash is an HMAC under a server key (docs/security.md): a bare SHA-256 of a
 // million possible codes is reversed by trying them all, from any copy of the database.
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 
@@ -31,7 +31,7 @@ export function maskPhone(phone: string): string {
 }
 
 /**
- * What a challenge link may read of the user (SPEC.md 12): contacts masked, in a challenge or a challenge view. The
+ * What a challenge link may read of the user (docs/security.md): contacts masked, in a challenge or a challenge view. The
  * link travels in a URL (history, logs, a shoulder): it must not hand out a full address to whoever holds it.
  */
 export function maskUserContacts<T>(payload: T): T {

@@ -1,4 +1,4 @@
-// The challenge lifecycle's writes (SPEC.md 7): every status change goes through the transition table
+// The challenge lifecycle's writes (docs/challenges.md): every status change goes through the transition table
 // (transitions.ts) and a conditional update, so an impossible move is one error and a concurrent one loses cleanly.
 import type { ChallengeStatus } from "@tessera/sdk/contract";
 import { conflict } from "../errors.js";

@@ -1,11 +1,11 @@
-// The challenges' limits, one definition each (SPEC.md 7, 12). The project's device limit is policies/device-limit.ts's
+// The challenges' limits, one definition each (docs/challenges.md, docs/security.md). The project's device limit is policies/device-limit.ts's
 // (the sharing check reads it too); the skip limit's default is the contract's (PolicyChallenge.skip_limit); code
 // lifetimes and send caps are configuration (config.ts: CHALLENGE_CODE_TTL_MS, CODE_SENDS_PER_*), attempts and
 // resends codes.ts.
 import { PolicyChallenge } from "@tessera/sdk/contract";
 
 /**
- * Challenges a user may have pending at once from one source (SPEC.md 12; counted as budgets.ts says: a stranger's
+ * Challenges a user may have pending at once from one source (docs/security.md; counted as budgets.ts says: a stranger's
  * fill the stranger's browser and network, never the owner's): each holds its own code and its own 5 guesses, so more
  * would multiply an attacker's guesses; 3 leaves room for the owner on a phone and a computer besides one stray.
  */

@@ -1,4 +1,4 @@
-// Recovery of interrupted code sends (SPEC.md 7, 15). A send records the code and a "pending" delivery, commits, sends,
+// Recovery of interrupted code sends (docs/challenges.md, docs/operations.md). A send records the code and a "pending" delivery, commits, sends,
 // then records the outcome and emits challenge.pending (service.ts). A process that stops in between left the
 // challenge "code_sent"/"pending" for good. Here such a send becomes "failed" with a reason the hosted app shows, so the
 // user asks for a new code (the resend cooldown is lifted); a code that did arrive still verifies. A server that stops

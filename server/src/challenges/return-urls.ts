@@ -1,4 +1,4 @@
-// Where the hosted app may send the browser back to (SPEC.md 12 "Return URLs"): a policy's success_url and
+// Where the hosted app may send the browser back to ("Return URLs"; docs/security.md): a policy's success_url and
 // signup_url, or by default the page the challenge started from (signals.url, which the browser sends and an
 // attacker writes). Only http(s) URLs on the environment's allowed origins (https in production), this server, or
 // in development a localhost origin; a wildcard "*" allows browsers from anywhere but sends nobody anywhere.

@@ -1,4 +1,4 @@
-// Challenges (SPEC.md 7): issued by a matching challenge policy, run by the hosted app (challenge token) or a
+// Challenges (docs/challenges.md): issued by a matching challenge policy, run by the hosted app (challenge token) or a
 // backend (secret key). This file holds the operations; every status change goes through the transition table and a
 // conditional update (lifecycle.ts); the wire mapping is wire.ts, the code sends code-sender.ts, limits limits.ts.
 import type { Challenge, ChallengeStatus, ChallengeView, Channel, Device, DevOutboxMessage, Language } from "@tessera/sdk/contract";
@@ -264,7 +264,7 @@ export class ChallengeService implements ChallengeIssuer {
     const moved = await this.repos.transaction(async () => {
       const m = await moveChallenge(this.repos, row, "complete", {});
       await this.admitDevice(m);
-      // The user proved who they are: a provisional user is an account (SPEC.md 13).
+      // The user proved who they are: a provisional user is an account (docs/identity.md).
       if (m.user_id) await this.repos.users.confirm(m.user_id);
       await this.emit(m, "challenge.completed", user);
       return m;
@@ -292,7 +292,7 @@ export class ChallengeService implements ChallengeIssuer {
 
   /**
    * The devices of the challenged account. `holder: "link"` is the hosted app with the challenge link: it may list
-   * them only once a code is verified (SPEC.md 12); a secret key always may.
+   * them only once a code is verified (docs/security.md); a secret key always may.
    */
   async devices(env: EnvironmentRecord, id: string, holder: "link" | "secret" = "secret"): Promise<{ data: Device[] }> {
     const row = await this.load(env, id);

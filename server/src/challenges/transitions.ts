@@ -1,4 +1,4 @@
-// The challenge lifecycle as one transition table (SPEC.md 7): every operation goes through `transition`,
+// The challenge lifecycle as one transition table (docs/challenges.md): every operation goes through `transition`,
 // and an impossible move is one error (409 invalid_transition) in one place.
 import type { ChallengeStatus } from "@tessera/sdk/contract";
 import { conflict } from "../errors.js";

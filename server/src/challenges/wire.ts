@@ -1,4 +1,4 @@
-// The wire side of challenges (SPEC.md 7): a stored challenge as the API answers it (Challenge), as the hosted app
+// The wire side of challenges (docs/challenges.md): a stored challenge as the API answers it (Challenge), as the hosted app
 // shows it (ChallengeView), and as webhook payloads carry it. Reads only; no status changes here.
 import type { Challenge, ChallengeStatus, ChallengeView, Channel, PolicyChallenge } from "@tessera/sdk/contract";
 import { projectDeviceLimit } from "../policies/device-limit.js";
@@ -26,7 +26,7 @@ export class ChallengeViews {
   async user(row: ChallengeRow): Promise<UserRow | undefined> {
     return row.user_id ? this.repos.users.findById(row.user_id) : undefined;
   }
-  /** A return URL as the environment allows it now (SPEC.md 12), else undefined: dropped rather than followed. */
+  /** A return URL as the environment allows it now (docs/security.md), else undefined: dropped rather than followed. */
   returnUrl(env: EnvironmentRecord, url: string | null | undefined): string | undefined {
     return allowedReturnUrl(env, url, new URL(this.publicUrl).origin);
   }
@@ -121,7 +121,7 @@ export class ChallengeViews {
     const origin = this.returnUrl(env, row.origin_url);
     const success = this.returnUrl(env, cfg.success_url) ?? origin;
     if (success) view.success_url = success;
-    // Back to where the user was, never elsewhere: the page URL comes from the browser (SPEC.md 12).
+    // Back to where the user was, never elsewhere: the page URL comes from the browser (docs/security.md).
     const back = origin ?? success;
     if (back) view.back_url = back;
     const signup = this.returnUrl(env, cfg.signup_url);

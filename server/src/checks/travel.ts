@@ -1,5 +1,5 @@
 // Impossible travel: the speed needed to get from the user's previous trusted place to this one, beyond what the
-// geolocations' accuracy explains (issue 15). Each place is a point with an accuracy radius; the distance travelled is
+// geolocations' accuracy explains (docs/detection.md). Each place is a point with an accuracy radius; the distance travelled is
 // the distance between the points less both radii, so two fuzzy fixes of one city never look like a journey.
 import type { GeoResult } from "../geo/index.js";
 

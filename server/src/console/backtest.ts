@@ -1,4 +1,4 @@
-// Policy backtest (SPEC.md 14, POST /v3/policies/backtest): what a draft policy would have decided over the stored
+// Policy backtest (POST /v3/policies/backtest; docs/console.md): what a draft policy would have decided over the stored
 // evaluations of a period. Each evaluation keeps the checks snapshot and risks its decision was made on, so the
 // policy step (policies/engine.ts, the same code as live) runs again on them twice: with the environment's current
 // policies, and with the draft added (or replacing the policy of its id). The answer counts the verdicts the draft

@@ -1,4 +1,4 @@
-// Console operators (SPEC.md 14): created by the CLI with a role on some projects (or on all, for the installation's
+// Console operators (docs/console.md): created by the CLI with a role on some projects (or on all, for the installation's
 // administrators), they choose their password through a one-time sign-in link and then sign in with it. Sessions are
 // random tokens in an HttpOnly cookie, kept hashed. Sign-in attempts are limited per (email, address) and per address
 // through the shared limiter (every instance counts together on PostgreSQL).

@@ -1,4 +1,4 @@
-// Operator passwords (SPEC.md 14): scrypt from node:crypto, never stored in clear. The stored form names its
+// Operator passwords (docs/console.md): scrypt from node:crypto, never stored in clear. The stored form names its
 // parameters (`scrypt$N$r$p$salt$hash`) so that stronger ones can be adopted later without breaking old hashes.
 import { randomBytes, type ScryptOptions, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
 

@@ -1,4 +1,4 @@
-// Operator roles (SPEC.md 14): owner may do everything, analyst may read and change lists and challenges, viewer
+// Operator roles (docs/console.md): owner may do everything, analyst may read and change lists and challenges, viewer
 // may only read. Ranked, so that "at least analyst" is one comparison.
 import type { Role } from "@tessera/sdk/contract";
 

@@ -1,4 +1,4 @@
-// Console sessions on the server API (SPEC.md 14). The console calls the same /v3 routes as scripts, with its
+// Console sessions on the server API (docs/console.md). The console calls the same /v3 routes as scripts, with its
 // session cookie and the environment it shows in the X-Tessera-Environment header instead of a secret key; this hook
 // authenticates such calls before any route's own authentication runs: the session must be live, the operator must
 // have a role on the environment's project (else 404, as if it did not exist), the route must be in the permission

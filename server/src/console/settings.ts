@@ -1,4 +1,4 @@
-// An environment's settings as the console shows and changes them (SPEC.md 14): its client id and allowed origins,
+// An environment's settings as the console shows and changes them (docs/console.md): its client id and allowed origins,
 // the project's branding (name, logo, colour) of the challenge page, the default device limit, the admin email, the
 // identity-verification setting and the countries texts may go to; and the environment's secret keys (created shown
 // once, revoked at once).

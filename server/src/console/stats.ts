@@ -1,4 +1,4 @@
-// The overview's figures (SPEC.md 14, GET /v3/stats/evaluations): verdicts over time, per action, top reasons and
+// The overview's figures (GET /v3/stats/evaluations; docs/console.md): verdicts over time, per action, top reasons and
 // challenge outcomes for one environment and period. Closed hours come from the roll-ups, the rest (the hour or so
 // since the last roll-up, or a period edge inside an hour) from the evaluations themselves.
 import type { EvaluationStats } from "@tessera/sdk/contract";

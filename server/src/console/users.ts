@@ -1,4 +1,4 @@
-// Users as the console and scripts look them up (SPEC.md 14): search (GET /v3/users?query=) and one user's timeline
+// Users as the console and scripts look them up (docs/console.md): search (GET /v3/users?query=) and one user's timeline
 // (GET /v3/users/:id): the profile, devices, latest evaluations and challenges, and the lists holding them.
 import type { UserDetail, UserSummary } from "@tessera/sdk/contract";
 import type { ChallengeService } from "../challenges/service.js";

@@ -1,4 +1,4 @@
-// Code destinations (SPEC.md 12): one RFC 5322 addr-spec per email, valid E.164 phones; the rest is refused.
+// Code destinations (docs/security.md): one RFC 5322 addr-spec per email, valid E.164 phones; the rest is refused.
 import emailAddresses from "email-addresses";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { checkContacts, destinationKey, parseEmail, parsePhone, phoneCountry, smsCountries } from "./addresses.js";

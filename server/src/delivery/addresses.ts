@@ -1,4 +1,4 @@
-// Where codes may go (SPEC.md 12 "Code destinations"): an email is one RFC 5322 addr-spec — no list, no display name,
+// Where codes may go ("Code destinations"; docs/security.md): an email is one RFC 5322 addr-spec — no list, no display name,
 // no comment, no CR/LF — and a phone is a valid E.164 number. Checked at every entry that carries contacts (client
 // and server evaluations, user updates: 400 naming the field) and again before a code is sent. An address is shaped
 // in one linear pass before the RFC 5322 parser sees it (docs/security.md "Bounded input"): that parser backtracks,

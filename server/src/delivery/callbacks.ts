@@ -1,4 +1,4 @@
-// Delivery receipts of text messages (SPEC.md 7 "delivery_status follows the delivery"): each send gives the SMS
+// Delivery receipts of text messages ("delivery_status follows the delivery"; docs/challenges.md): each send gives the SMS
 // provider a status-callback URL naming the challenge and the send, signed with a key derived from SERVER_KEY, so that
 // only the provider that got the URL can report, and a late report of an older send never changes a newer one.
 import { createHmac, timingSafeEqual } from "node:crypto";

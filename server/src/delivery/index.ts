@@ -1,4 +1,4 @@
-// Delivery of one-time codes behind one interface (SPEC.md 7): email over SMTP (nodemailer), text through an SMS
+// Delivery of one-time codes behind one interface (docs/challenges.md): email over SMTP (nodemailer), text through an SMS
 // provider's HTTP API, or, in development with no SMTP_URL, the dev outbox. Failures are reported, never swallowed, and
 // the state goes as far as the transport tells: an email the mail server accepted is `delivered` at our end, one whose
 // recipient it refused for good is `bounced`; a text is `sent` until the provider's status callback says more.
@@ -146,7 +146,7 @@ export function createCodeDelivery(
         if (devOutbox) return toOutbox({ channel: "email", recipient: msg.to, subject: mail.subject, body: mail.text, code: msg.code });
         if (!transport) return { status: "failed", error: "Email is not configured (SMTP_URL)" };
         try {
-          // An address object is never split into a list or parsed for a name (SPEC.md 12: one recipient only).
+          // An address object is never split into a list or parsed for a name (one recipient only; docs/security.md).
           const info = await unlessStopping(
             transport.sendMail({
               from: config.EMAIL_FROM,

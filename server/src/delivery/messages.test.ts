@@ -1,4 +1,4 @@
-// The code messages (issue 19): why they were sent depends on the challenge type, the lifetime comes from the
+// The code messages (docs/challenges.md): why they were sent depends on the challenge type, the lifetime comes from the
 // configured TTL, every language has its own words, texts end with the WebOTP line, emails carry the project's brand.
 import { CHALLENGE_TYPES, LANGUAGES } from "@tessera/sdk/contract";
 import { describe, expect, it } from "vitest";

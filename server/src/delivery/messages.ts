@@ -1,4 +1,4 @@
-// The one-time code messages (SPEC.md 7, 11) in the user's language (en, fr, es, ar): an email as plain text and as
+// The one-time code messages (docs/challenges.md, docs/challenge-app.md) in the user's language (en, fr, es, ar): an email as plain text and as
 // HTML in the project's colour and logo, and a text message ending with the WebOTP line. Each says why it was sent
 // (the challenge type: a sign-in we did not recognise, too many devices, a sign-up…) and how long the code lasts
 // (CHALLENGE_CODE_TTL_MS), so that the person who did not ask for it knows what to do.

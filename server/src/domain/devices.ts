@@ -1,5 +1,6 @@
-// Devices (SPEC.md 5, 7): a user's devices, detach (also the challenges' "kick"), metadata, and the client device
-// operations of SPEC.md 4 (attach, detach, fingerprint, hash, identify), which resolve identity like an evaluation.
+// Devices (docs/server-api.md, docs/challenges.md): a user's devices, detach (also the challenges' "kick"), metadata, and the client device
+// operations of the client API (docs/client-api.md: attach, detach, fingerprint, hash, identify), which resolve identity like
+// an evaluation.
 import { type Device, Metadata } from "@tessera/sdk/contract";
 import * as z from "zod/mini";
 import { badRequest, conflict, notFound, userNotFound } from "../errors.js";
@@ -145,7 +146,7 @@ export class DevicesService {
   }
 
   /**
-   * Client detach: the browser detaches its own device, the one holding its exact visitor token (SPEC.md 12) — never
+   * Client detach: the browser detaches its own device, the one holding its exact visitor token (docs/security.md) — never
    * one found by a similar fingerprint, which anyone can imitate. A named user must own it. No logout to signal: the
    * browser asked.
    */
@@ -219,7 +220,7 @@ export class DevicesService {
     });
   }
 
-  /** Legacy identify: records an identification of this browser's device that a backend completes (SPEC.md 8). */
+  /** Legacy identify: records an identification of this browser's device that a backend completes (docs/server-api.md). */
   async clientIdentify(input: EvaluationInput): Promise<{ identification_id: string }> {
     const resolved = await resolveIdentity(this.repos, input);
     return this.repos.transaction(async () => {
@@ -251,7 +252,7 @@ export class DevicesService {
 }
 
 /**
- * Legacy completion (SPEC.md 8): the backend names the account the identified browser belongs to; the device is
+ * Legacy completion (docs/server-api.md): the backend names the account the identified browser belongs to; the device is
  * attached to it and an access record written. Completes once (a second call is a 409).
  */
 export async function completeIdentification(

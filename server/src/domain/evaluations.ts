@@ -51,7 +51,7 @@ export class EvaluationsService {
   ): Promise<{ ok: true; evaluation: Evaluation } | { ok: false; reason: "not_found" | "already_consumed" }> {
     const res = await this.repos.evaluations.consume(environmentId, id);
     if (!res.ok) return res;
-    // The backend acted on the evaluation (the password was right): its provisional user is an account (SPEC.md 13).
+    // The backend acted on the evaluation (the password was right): its provisional user is an account (docs/identity.md).
     if (res.row.user_id) await this.repos.users.confirm(res.row.user_id);
     return { ok: true, evaluation: await this.toWire(res.row) };
   }

@@ -1,4 +1,4 @@
-// Privacy (SPEC.md 5): erasing a user's data on request, and the retention job that prunes old records.
+// Privacy (docs/storage.md): erasing a user's data on request, and the retention job that prunes old records.
 // Other areas register erasers for the data they own (e.g. challenges); all run in one transaction.
 import type { UserErasure } from "@tessera/sdk/contract";
 import { userNotFound } from "../errors.js";

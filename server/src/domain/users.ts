@@ -1,4 +1,4 @@
-// Users (SPEC.md 5, 7): partial updates from the customer's backend, and conversions — a sharer who chose
+// Users (docs/server-api.md, docs/challenges.md): partial updates from the customer's backend, and conversions — a sharer who chose
 // "create my own account" on a device and later signs up from it as a new user (`user.converted`).
 import { type Group, Metadata, type UserUpdateRequest } from "@tessera/sdk/contract";
 import * as z from "zod/mini";
@@ -115,7 +115,7 @@ export class UsersService {
       const groups = JSON.stringify(normaliseGroups(req.groups));
       if (groups !== user.groups) patch.groups = groups;
     }
-    // The backend updating a user with its secret vouches for the account (SPEC.md 13).
+    // The backend updating a user with its secret vouches for the account (docs/identity.md).
     if (user.provisional === 1) patch.provisional = 0;
     if (Object.keys(patch).length === 0) return created ? "created" : "unchanged";
     patch.updated_at = now();

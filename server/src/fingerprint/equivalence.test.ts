@@ -1,6 +1,6 @@
 // The exact hash and the coarse key are stored, and the drift thresholds were measured on similarity's values: the
 // faster stableStringify and per-component credit must answer exactly what the first implementations did. Those are
-// kept here as the reference (the weighting over measured components, SPEC.md 13, written plainly beside them), and
+// kept here as the reference (the weighting over measured components, written plainly beside them; docs/identity.md), and
 // both are run over varied values from a seeded generator.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Server-side fingerprints from FingerprintJS components (SPEC.md 6, 13). The client's own hash is never trusted.
+// Server-side fingerprints from FingerprintJS components (docs/identity.md). The client's own hash is never trusted.
 // What is hashed and compared is the measured part of the components (values a browser reports as skipped or
 // randomised are left out); each component weighs what it tells one machine from another of the same coarse key
 // (weights.ts, derived from the population model); a set below IDENTIFYING_BITS describes a model, not a machine.
@@ -121,7 +121,7 @@ function unmeasured(key: string, v: unknown): boolean {
 
 /**
  * The components that describe this machine: the normalised set without the values the browser reports as not
- * measured or randomised (SPEC.md 13). Exact hashes, coarse keys, weights and similarity all read this set, so a
+ * measured or randomised (docs/identity.md). Exact hashes, coarse keys, weights and similarity all read this set, so a
  * farbled canvas or a "skipped" one neither tells browsers apart nor keeps one from matching itself.
  */
 export function measuredComponents(n: Record<string, unknown>): Record<string, unknown> {
@@ -182,7 +182,7 @@ export function identifyingBits(measured: Record<string, unknown>, group = weigh
 /**
  * At or above this many bits a fingerprint is identifying: one machine in 2^10 = 1,024 of its coarse key (same browser
  * family, platform, GPU, cores, memory) shares it by chance. Below, the components describe a model, not a machine:
- * they are never matched across visitor tokens and never link accounts (SPEC.md 13). FingerprintJS's components carry
+ * they are never matched across visitor tokens and never link accounts (docs/identity.md). FingerprintJS's components carry
  * 5–12 bits within a model in the population model (weights.ts): Chromium on Windows and macOS reach this; Safari,
  * Firefox, iOS and Android browsers are recognised by their visitor token only. A match across tokens is further
  * bounded: only to the named user's own device, and a fingerprint many people present stops linking (popular).

@@ -1,4 +1,4 @@
-// Offline geolocation and network reputation of an IP (SPEC.md 6): city, region, country and coordinates from a
+// Offline geolocation and network reputation of an IP (docs/detection.md): city, region, country and coordinates from a
 // MaxMind-format database, ASN, and hosting/VPN/proxy/Tor from shipped lists. The lists are read at start; each city
 // database is read into memory at its first lookup (the shipped IPv6 one, 68 MiB, only once an IPv6 address comes).
 // A lookup is a tree walk and two binary searches, with a small cache for repeated addresses.

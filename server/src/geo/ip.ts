@@ -50,7 +50,7 @@ export function cidrRange(text: string): { first: IpKey; last: IpKey } | undefin
 }
 
 /**
- * The network an address belongs to for "have we seen this network" (issue 15): its /24 for IPv4, its /48 for IPv6
+ * The network an address belongs to for "have we seen this network" (docs/detection.md): its /24 for IPv4, its /48 for IPv6
  * (what one site or one NAT gateway is usually given), as a CIDR string. Undefined for a string that is no address.
  */
 export function networkOf(ip: string | null | undefined): string | undefined {

@@ -1,4 +1,4 @@
-// Identity verification (SPEC.md 12): the customer's backend signs the user id for the browser — user_token =
+// Identity verification (docs/security.md): the customer's backend signs the user id for the browser — user_token =
 // base64url(HMAC-SHA256(identity secret, user)) — so that a client call naming a user proves the backend vouches for
 // it. Per environment: off (tokens are not looked at), optional (a valid token marks identity_verified), required
 // (a client call naming a user without a valid token is refused, 401). Client attach always needs a valid token (403).

@@ -1,5 +1,5 @@
 // A background job run on a timer, one run at a time: the next run is scheduled when the previous one has ended, so a
-// slow run never overlaps itself. A failure is logged (SPEC.md 15: background jobs log their failures) and the job
+// slow run never overlaps itself. A failure is logged (background jobs log their failures; docs/operations.md) and the job
 // carries on at its next turn. Stopped by services.close(), which waits for a run in progress.
 import type { Log } from "../log.js";
 

@@ -1,4 +1,4 @@
-// The account an email names (SPEC.md 13): sign-ups often carry an email and no user id yet, so such an evaluation
+// The account an email names (docs/identity.md): sign-ups often carry an email and no user id yet, so such an evaluation
 // finds its account by this key. Lower case and trimmed everywhere. For the webmail providers whose own documentation
 // says several spellings reach one inbox, those spellings are one key, because each is a free new "account" for a
 // repeat-trial abuser and no honest person holds two accounts that differ only so:

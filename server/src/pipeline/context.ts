@@ -1,4 +1,4 @@
-// What one evaluation request carries into the pipeline, whichever API it came through (SPEC.md 4, 5).
+// What one evaluation request carries into the pipeline, whichever API it came through (docs/client-api.md, docs/server-api.md).
 import type { Content, Metadata, Signals } from "@tessera/sdk/contract";
 import type { EnvironmentRecord } from "../store/projects.js";
 

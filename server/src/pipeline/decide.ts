@@ -1,4 +1,4 @@
-// Decision step: signals → checks → risks → policies → verdict (SPEC.md 6). Each step lives in its own module;
+// Decision step: signals → checks → risks → policies → verdict (docs/architecture.md). Each step lives in its own module;
 // this function only shows them in order and assembles the Decision the orchestrator stores.
 import type { ChecksSnapshot, Evaluation, PolicyChallenge, Risk, Verdict } from "@tessera/sdk/contract";
 import { computeChecks, deviceLimitFor, NEEDED_FACTS, RECORDED_DIMENSIONS } from "../checks/index.js";

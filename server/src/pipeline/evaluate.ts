@@ -1,4 +1,4 @@
-// The evaluation pipeline, top to bottom (SPEC.md 6):
+// The evaluation pipeline, top to bottom (docs/architecture.md):
 // request → context → identity (user, fingerprint, device) → decide (signals → checks → risks → policies → verdict)
 // → challenge → one transaction storing the evaluation with everything it implies (+ events).
 import { networkOf } from "../geo/ip.js";
@@ -22,7 +22,7 @@ export const TOO_MANY_CHALLENGES = "too_many_challenges";
 /**
  * The account of the request, written in the evaluation's transaction: the named user (created if new, provisional when first seen on a
  * login; an email-only account the same browser signed up with takes the name), or for a request naming no user
- * but an email, the account that email names (SPEC.md 13).
+ * but an email, the account that email names (docs/identity.md).
  */
 async function persistUser(repos: Repos, input: EvaluationInput, identity: Identity): Promise<UserRow | undefined> {
   const provisional = input.action === "login";
@@ -82,7 +82,7 @@ export class Pipeline {
       const signs = input.action === "login" || input.action === "signup" || decision.checks.identity_verified === true;
       logout = (await persistIdentity(repos, input, identity, { user: account, joins: admitted && signs })).logout;
       const device = identity.device;
-      // A login naming an account the backend has not confirmed: counted for credential stuffing (SPEC.md 13).
+      // A login naming an account the backend has not confirmed: counted for credential stuffing (docs/identity.md).
       if (input.action === "login" && userRow?.provisional === 1) {
         await repos.loginAttempts.record({
           id: newId("lat"),

@@ -1,4 +1,4 @@
-// Identity step (SPEC.md 6, 13): who (user), which browser (fingerprint) and which hardware (device) this request
+// Identity step (docs/identity.md): who (user), which browser (fingerprint) and which hardware (device) this request
 // comes from. The visitor token anchors the device: a live token resolves to its own device, and its fingerprint
 // follows the browser's drift. Without a live token, only an identifying fingerprint is matched, exactly, and it
 // brings back only the named user's own device: a drifted browser without its token is a new device, since a
@@ -32,7 +32,7 @@ import type { EvaluationInput } from "./context.js";
 export interface Identity {
   user?: UserRow;
   userIsNew: boolean;
-  /** The request names no user but an email: the account is the one this key finds, or a new one (SPEC.md 13). */
+  /** The request names no user but an email: the account is the one this key finds, or a new one (docs/identity.md). */
   emailKey?: string;
   /** An email-only account that the named (new) user takes over: the browser of its sign-up now names its id. */
   claim?: boolean;
@@ -138,7 +138,7 @@ async function fingerprintOf(
 
 /**
  * Whether a fingerprint belongs to this browser alone: no device of another visitor token that is live (seen within
- * LIVE_TOKEN_MS) has it as its fingerprint. Only then may a drift match move it (SPEC.md 13).
+ * LIVE_TOKEN_MS) has it as its fingerprint. Only then may a drift match move it (docs/identity.md).
  */
 async function ownedAlone(
   repos: Repos,
@@ -330,7 +330,7 @@ async function becomesPopular(
   return owners.size >= POPULAR_OWNERS && networks.size >= POPULAR_NETWORKS;
 }
 
-/** The device of the request (SPEC.md 13): the token's own; without a live token, the named user's by fingerprint. */
+/** The device of the request (docs/identity.md): the token's own; without a live token, the named user's by fingerprint. */
 async function resolveDevice(repos: Repos, input: EvaluationInput, id: Identity): Promise<Identity["device"]> {
   const envId = input.env.id;
   const token = input.signals.visitor_token;

@@ -1,4 +1,4 @@
-// The one code path that persists an identity (SPEC.md 13): the fingerprint (inserted, moved after a drift of the
+// The one code path that persists an identity (docs/identity.md): the fingerprint (inserted, moved after a drift of the
 // browser's own, or sighted), the device (inserted, or updated: seen, its fingerprint, its token, its owner) and a
 // fingerprint's popularity. The evaluation pipeline and the client device operations both call it, in their own
 // transaction, with the identity resolveIdentity answered.

@@ -1,4 +1,4 @@
-// Evaluation of a policy's condition tree (SPEC.md 6): `all` / `any` / `not` nodes over `{ check, op, value }`.
+// Evaluation of a policy's condition tree (docs/policies.md): `all` / `any` / `not` nodes over `{ check, op, value }`.
 // `{ "all": [] }` is true and `{ "any": [] }` false. A missing check compares as absent: only `exists`, `ne`,
 // `not_in` and `not_in_list` can be true of it.
 import type { ChecksSnapshot, Comparison, Condition } from "@tessera/sdk/contract";

@@ -1,4 +1,4 @@
-// The policies every new environment starts with (SPEC.md 6). Priorities: denials above challenges above
+// The policies every new environment starts with (docs/policies.md). Priorities: denials above challenges above
 // restrictions, so the strongest matching verdict wins. Thresholds favour honest users (a false positive costs
 // more than a miss): two accounts on one family computer, a new phone at home or a trip abroad are not challenged.
 // Each is data in a file of its own (policies/defaults/<key>.ts): its tree with its parts named, its description beside

@@ -1,4 +1,4 @@
-// The policy step (SPEC.md 6): the enabled policy of highest priority whose actions include this one and whose
+// The policy step (docs/policies.md): the enabled policy of highest priority whose actions include this one and whose
 // conditions hold decides the verdict; none matching → allow. Also names the reasons: what the comparisons that made the
 // winning policy true say, each check's own reason (checks/define.ts, Reason), a risk's indicators, a list's id.
 import type { Comparison, Risk } from "@tessera/sdk/contract";

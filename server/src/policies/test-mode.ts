@@ -1,4 +1,4 @@
-// Test mode (issue 19): in a development environment, a value on a test list (TEST_LISTS: test_challenge, …) forces
+// Test mode (docs/policies.md): in a development environment, a value on a test list (TEST_LISTS: test_challenge, …) forces
 // the verdict, as a policy above every other would. Customers' end-to-end tests run headless browsers from 127.0.0.1,
 // which the default policies deny as bots; a test user on test_challenge meets the challenge instead. Never in
 // production: the lists are refused there (routes/v3/lists.ts, import/config-file.ts) and ignored here.

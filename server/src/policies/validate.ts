@@ -1,4 +1,4 @@
-// Validation of a policy on write (SPEC.md 6): the condition tree's rules live in the contract (one definition with
+// Validation of a policy on write (docs/policies.md): the condition tree's rules live in the contract (one definition with
 // the console's editor); challenge verdicts need a challenge. Errors name the offending field.
 import { type Condition, conditionProblem, type PolicyChallenge, type Verdict } from "@tessera/sdk/contract";
 import { badRequest } from "../errors.js";

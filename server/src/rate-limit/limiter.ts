@@ -3,7 +3,7 @@
 // instance counts together, or, on the embedded store (one process owns the file), in the file for windows longer than
 // a minute (code sends, wrong codes, sign-ins: a restart must not reset them) and in memory for the per-request
 // limits of a minute (SqliteRateLimiter says why).
-// A request checked against several keys at once is charged to the others only when every key allows it (SPEC.md 12:
+// A request checked against several keys at once is charged to the others only when every key allows it (docs/security.md:
 // one noisy IP refused again and again must not use up its client id's budget for everyone else).
 import type { Store } from "../store/db.js";
 import { type CounterState, RateLimitsRepo } from "../store/rate-limits.js";

@@ -1,4 +1,4 @@
-// Rate limits of the client API (SPEC.md 5: 429 with Retry-After): per client IP (an IPv6 client by its /64) and per
+// Rate limits of the client API (429 with Retry-After; docs/server-api.md): per client IP (an IPv6 client by its /64) and per
 // client id, counted by the shared limiter so that every instance behind a load balancer agrees. Applies to every /v3/client route, present
 // and future, without each route opting in.
 import type { FastifyInstance, FastifyRequest } from "fastify";

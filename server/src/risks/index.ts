@@ -1,5 +1,5 @@
-// Scores every risk of the table for one evaluation, and gives each risk its identifiers (interface specification
-// 2.1): `definition` names the risk definition (`rdef_<category>`, stable across releases: key off it), `id` names the
+// Scores every risk of the table for one evaluation, and gives each risk its identifiers (docs/server-api.md, the
+// evaluation object): `definition` names the risk definition (`rdef_<category>`, stable across releases: key off it), `id` names the
 // risk itself (`rsk_<evaluation>.<category>`: one per evaluation and category, the same on every read).
 import type { ChecksSnapshot, Risk, Severity } from "@tessera/sdk/contract";
 import { compare, evaluateCondition } from "../policies/conditions.js";

@@ -1,4 +1,4 @@
-// The risks (SPEC.md 6): each a weighted sum of its checks, as a declarative table. A row's weights are
+// The risks (docs/detection.md): each a weighted sum of its checks, as a declarative table. A row's weights are
 // comparisons (the policy syntax) with the points they add and the indicator they name; the score is capped at
 // 100 and cut into severities by the row's cutoffs. Risks are recorded on every evaluation; policies decide.
 import type { Comparison, Condition, RiskCategory } from "@tessera/sdk/contract";
@@ -133,7 +133,7 @@ export const RISKS: RiskDefinition[] = [
     weights: [
       w("client_automation", "eq", true, 40, "automation_detected"),
       w("bot_user_agent", "eq", true, 50, "bot_user_agent"),
-      // Server-side browser evidence (issue 15). Alone each stays below high (55): a user-agent switcher, a Linux
+      // Server-side browser evidence (docs/detection.md). Alone each stays below high (55): a user-agent switcher, a Linux
       // desktop without GPU drivers. Two together — a forged user agent on a software renderer — reach it.
       w("user_agent_mismatch", "eq", true, 40, "user_agent_mismatch"),
       w("headless_window", "eq", true, 40, "headless_window"),

@@ -1,5 +1,5 @@
-// Serves the hosted challenge app (SPEC.md 1, 11) from challenge-app/dist at /challenge/, with the security headers
-// of SPEC.md 11 on every answer: a strict CSP (no inline script or style), no framing, no referrer (the page URL
+// Serves the hosted challenge app (docs/architecture.md, docs/challenge-app.md) from challenge-app/dist at /challenge/, with the security headers
+// of docs/challenge-app.md on every answer: a strict CSP (no inline script or style), no framing, no referrer (the page URL
 // carries the challenge token), no MIME sniffing. Hashed assets are cached for good; index.html is revalidated.
 import { readFile, stat } from "node:fs/promises";
 import { extname, join } from "node:path";

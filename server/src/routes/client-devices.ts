@@ -1,7 +1,7 @@
-// Client device operations for the browser SDK (SPEC.md 4): attach, detach, fingerprint, hash, legacy identify and the
+// Client device operations for the browser SDK (docs/client-api.md): attach, detach, fingerprint, hash, legacy identify and the
 // heartbeat,
 // with the public client id from an allowed origin (CORS preflight is answered by routes/client.ts for /v3/client/*).
-// SPEC.md 12: attach needs the backend's user_token for the user (a public client id must not link a browser to any
+// docs/security.md: attach needs the backend's user_token for the user (a public client id must not link a browser to any
 // account); detach acts on this browser's own device only, found by its exact visitor token.
 import {
   ClientDeviceRequest,

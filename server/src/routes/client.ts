@@ -1,4 +1,4 @@
-// Client API for the browser SDK (SPEC.md 4): evaluate with a public client id from an allowed origin.
+// Client API for the browser SDK (docs/client-api.md): evaluate with a public client id from an allowed origin.
 import { ActionParam, ClientEvaluateRequest, ClientEvaluateResponse, ErrorBody } from "@tessera/sdk/contract";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";

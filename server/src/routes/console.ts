@@ -1,4 +1,4 @@
-// The console (SPEC.md 14): the built Preact app from console/dist at /console/, under the same strict CSP and
+// The console (docs/console.md): the built Preact app from console/dist at /console/, under the same strict CSP and
 // security headers as the hosted challenge app, and the session endpoints it signs in with. Everything else the
 // console shows comes from the /v3 server API, authenticated by the session (console/session-auth.ts).
 import { readFile } from "node:fs/promises";

@@ -1,4 +1,4 @@
-// Delivery receipts from the SMS provider (SPEC.md 7): the status-callback URL each text send hands the provider
+// Delivery receipts from the SMS provider (docs/challenges.md): the status-callback URL each text send hands the provider
 // (delivery/callbacks.ts). No key: the URL itself is signed for one challenge and one send, and answers 404 otherwise.
 // Twilio posts a form (`MessageStatus=delivered`), the generic provider JSON (`{ "status": "delivered" }`).
 import { DeliveryReceipt, ErrorBody } from "@tessera/sdk/contract";

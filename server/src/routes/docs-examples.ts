@@ -1,4 +1,4 @@
-// One example per wire object of the OpenAPI document (issue 19): docs.ts attaches each to its component and to
+// One example per wire object of the OpenAPI document (docs/server-api.md): docs.ts attaches each to its component and to
 // every operation that sends or answers it. Typed by the contract, and parsed by it in server/test/openapi.test.ts.
 import type * as contract from "@tessera/sdk/contract";
 import type * as z from "zod/mini";

@@ -1,5 +1,5 @@
 // Liveness (/healthz: the process serves) and readiness (/readyz: the store can be written to, is migrated, and
-// answers within a deadline) — SPEC.md 15.
+// answers within a deadline) — docs/operations.md.
 
 import { ErrorBody, Health } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -9,7 +9,7 @@ import { NotReady, StoreReadiness } from "../store/readiness.js";
 import { ok as describeOk, SECURITY } from "./describe.js";
 
 /**
- * The probe gives up after 1 s: SPEC.md 15 asks for a 503 within 2 s, and a healthy store answers in milliseconds
+ * The probe gives up after 1 s: docs/operations.md asks for a 503 within 2 s, and a healthy store answers in milliseconds
  * (a read and a one-row write), so a second leaves room for a loaded instance without calling it dead.
  */
 export const READINESS_DEADLINE_MS = 1_000;

@@ -1,4 +1,4 @@
-// Legacy server API (`/v2/proj`, secret key; SPEC.md 8) with its exact envelopes. The deprecated endpoints say so
+// Legacy server API (`/v2/proj`, secret key; docs/server-api.md) with its exact envelopes. The deprecated endpoints say so
 // with a `Deprecation` header (RFC 9745) and a `Link` to their successor.
 import {
   AccessHistoryPage,

@@ -1,4 +1,4 @@
-// GET /metrics (SPEC.md 15): the process's metrics in the Prometheus text format. They reveal business volume
+// GET /metrics (docs/operations.md): the process's metrics in the Prometheus text format. They reveal business volume
 // (evaluations, verdicts, challenges), so they are not public: with METRICS_TOKEN set, a scraper sends it as a bearer
 // token; without it, only a direct connection from this machine is answered (loopback, and no proxy in between: a
 // reverse proxy on the same host connects from loopback on behalf of anyone, and says so with X-Forwarded-For).

@@ -1,4 +1,4 @@
-// Serves the browser SDK's script-tag build (SPEC.md 1, 10) at /sdk/v3/tessera.js (and the compatibility layer's,
+// Serves the browser SDK's script-tag build (docs/architecture.md, docs/sdk.md) at /sdk/v3/tessera.js (and the compatibility layer's,
 // /sdk/v3/rupt.js, docs/migrating.md), with its source map, from
 // sdk/dist, through @fastify/static: the brotli or gzip twin written at build time (scripts/vite-precompress.ts)
 // when the browser accepts it. Customers embed it from any origin, so it is cacheable by browsers and CDNs for an

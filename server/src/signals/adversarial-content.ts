@@ -1,4 +1,4 @@
-// Inputs built to make a content scorer backtrack (SPEC.md 12, issue 13 "ReDoS"): long runs without the character a
+// Inputs built to make a content scorer backtrack ("ReDoS"; docs/security.md): long runs without the character a
 // pattern waits for, and many almost-matches. Shared by the work-bound test (content.test.ts) and the timing figure
 // of `npm run bench` (bench/content.ts).
 

@@ -1,4 +1,4 @@
-// The server-side bot signals (issue 15) on what real browsers send — every honest browser below must pass clean,
+// The server-side bot signals (docs/detection.md) on what real browsers send — every honest browser below must pass clean,
 // privacy browsers included — and on what stealth headless browsers and forged user agents send.
 import { describe, expect, it } from "vitest";
 import { geo } from "../geo/index.js";

@@ -1,4 +1,4 @@
-// Signal: does the user agent agree with what the browser itself reports (issue 15, `user_agent_mismatch`)?
+// Signal: does the user agent agree with what the browser itself reports (`user_agent_mismatch`)?
 // Chromium browsers send client hints (`Sec-CH-UA`, `Sec-CH-UA-Platform`, `Sec-CH-UA-Mobile` on every secure request)
 // and expose them to the SDK (FingerprintJS's `userAgentData`); every browser exposes `navigator.platform`
 // (FingerprintJS's `platform`). A stealth bot sets a user agent and forgets the rest: a Windows user agent from a

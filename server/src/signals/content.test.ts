@@ -1,4 +1,4 @@
-// Content scoring does linear work over at most MAX_CONTENT_CHARS characters (SPEC.md 12), whatever the input: the
+// Content scoring does linear work over at most MAX_CONTENT_CHARS characters (docs/security.md), whatever the input: the
 // work is counted (characters visited by the scans, characters handed to regular expressions), not timed.
 import { describe, expect, it } from "vitest";
 import { adversarialTexts } from "./adversarial-content.js";

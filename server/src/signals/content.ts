@@ -1,6 +1,6 @@
 // Signal: what a piece of user-written content carries (custom actions with `content`): links, contact details,
 // spam and abuse vocabulary, and a hash of its normalised text so repetition across users can be counted.
-// Linear time over at most the first MAX_CONTENT_CHARS characters (SPEC.md 12): links, emails and phone numbers are
+// Linear time over at most the first MAX_CONTENT_CHARS characters (docs/security.md): links, emails and phone numbers are
 // found by single passes that look at each character a bounded number of times; the only regular expressions left
 // are alternations of fixed phrases, whose work per position is bounded by the longest phrase. (The regular
 // expressions they replace backtracked quadratically: 100,000 × "a" took 13.5 s and stalled every other request.)
@@ -10,7 +10,7 @@ import type { SignalContext, SignalSet } from "./types.js";
 /** Only the start of a text is scored: enough for any comment or listing; the rest is neither read nor hashed. */
 export const MAX_CONTENT_CHARS = 20_000;
 
-/** The work done by one analysis, for the tests that bound it (SPEC.md 12: work, not time). */
+/** The work done by one analysis, for the tests that bound it (work, not time; docs/security.md). */
 export interface ContentWork {
   /** Characters visited by the scanning passes (links, emails, phone numbers, letters). */
   steps: number;

@@ -1,6 +1,6 @@
-// Signal: a forward proxy that announced itself in the request's headers (SPEC.md 6, `ip_is_proxy`).
+// Signal: a forward proxy that announced itself in the request's headers (`ip_is_proxy`; docs/detection.md).
 //
-// Which forwarding evidence still means a proxy, and why (issue 15):
+// Which forwarding evidence still means a proxy, and why (docs/detection.md):
 // - `Via` does not: Google Cloud load balancers ("1.1 google"), Heroku's router ("1.1 vegur"), CloudFront, Akamai
 //   and most CDNs and corporate caches add it to every request, so it says how the operator's own edge is built.
 // - Neither does the length of `X-Forwarded-For` / `Forwarded`: a CDN in front of a load balancer in front of a PaaS

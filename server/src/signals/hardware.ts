@@ -1,4 +1,4 @@
-// Signal: a hardware profile no real device has (issue 15, `implausible_hardware`), from FingerprintJS's components
+// Signal: a hardware profile no real device has (`implausible_hardware`), from FingerprintJS's components
 // against the user agent. Each rule names values that real browsers never report:
 // - `hardwareConcurrency` outside 1–256 or not a whole number (Brave farbles it between 2 and the real count, Firefox
 //   rounds it to 4 or 8: both plausible);

@@ -1,4 +1,4 @@
-// Signal: the network of the IP as a user's history remembers it (issue 15, `is_new_network`): its /24 (IPv4) or /48
+// Signal: the network of the IP as a user's history remembers it (`is_new_network`): its /24 (IPv4) or /48
 // (IPv6), where one site's or one NAT gateway's addresses sit, and its ASN when the network belongs to its users
 // (an ISP, a mobile carrier, a company). A cloud's, a VPN's or a proxy provider's ASN is shared with strangers, an
 // attacker renting the same cloud among them: there only the /24 counts. The shipped data knows the ASNs of the

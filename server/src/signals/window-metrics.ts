@@ -1,4 +1,4 @@
-// Signal: the window of a headless browser (issue 15, `headless_window`), from the window and screen sizes the SDK
+// Signal: the window of a headless browser (`headless_window`), from the window and screen sizes the SDK
 // reports (`signals.window`). A desktop browser's window has a frame and toolbars around the page, on a screen that is
 // the size of a real display; headless Chromium has a default 800×600 screen and a window exactly the page's size,
 // and old headless builds report an outer window of 0×0.

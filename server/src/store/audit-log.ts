@@ -1,4 +1,4 @@
-// Repository of the audit log (SPEC.md 14): who changed what, when, with the object before and after. An entry is
+// Repository of the audit log (docs/console.md): who changed what, when, with the object before and after. An entry is
 // written when a change starts and given its outcome (the HTTP status) when it ends, so a change under way when the
 // process died still shows, without an outcome. Read newest first with keyset pages over (created_at, id).
 import type { Selectable } from "kysely";

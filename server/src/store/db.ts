@@ -172,7 +172,7 @@ export function openStore(opts: StoreOptions): Store {
   if (opts.databaseUrl) return openPostgres({ ...opts, databaseUrl: opts.databaseUrl });
   const file = opts.sqlitePath ?? path.resolve("data", "tessera.db");
   if (file !== ":memory:") {
-    // Users' contacts and the generated keys live in this file: readable by the server's user only (SPEC.md 12).
+    // Users' contacts and the generated keys live in this file: readable by the server's user only (docs/security.md).
     // SQLite creates the -wal and -shm files with the database file's mode.
     createFolders(path.dirname(file));
     try {
@@ -461,7 +461,7 @@ export class GroupCommit {
    * file. The checkpointing thread never gets there under steady writes (frames keep coming while it copies), so the
    * WAL grew to SQLite's fallback and from then on commits on the event loop ran SQLite's own checkpoint, with an
    * fsync of the WAL and one of the database file, about twice a second: commits of 30–60 ms, the p99 at half of
-   * saturation (issue 20). So once the thread has copied nearly all of a long WAL, the last frames are copied here,
+   * saturation (docs/operations.md). So once the thread has copied nearly all of a long WAL, the last frames are copied here,
    * between batches, on the one connection that writes: nothing comes in meanwhile, the checkpoint is complete, and
    * the next write starts the WAL over. Durability is SQLite's checkpoint's, as before.
    */

@@ -1,4 +1,4 @@
-// Store queries of two detection checks (issue 15), self-contained beside the history repository (what a user was let
+// Store queries of two detection checks (docs/detection.md), self-contained beside the history repository (what a user was let
 // in with, a country, a provider, a zone, a language, is the familiarity ledger's: store/familiarity.ts):
 // - fingerprint churn: never-seen identifying fingerprints first presented from one IP, one network (/24 or /48) or
 //   one provider's ASN within the hour and within the day, counted on the velocity counters (an atomic upsert per key and time bucket,

@@ -1,4 +1,4 @@
-// Repository of devices: the hardware behind fingerprints, linked by visitor token and fingerprint (SPEC.md 5, 6).
+// Repository of devices: the hardware behind fingerprints, linked by visitor token and fingerprint (docs/server-api.md, docs/policies.md).
 import type { Selectable } from "kysely";
 import type { Dialect } from "./db.js";
 import { insertRow, newestFirst, type Prepared, prepared, updateRow } from "./prepared.js";
@@ -123,7 +123,7 @@ export class DevicesRepo extends Repository {
   }
 
   /**
-   * The device of a visitor token for `owner` (SPEC.md 13: a live token resolves to its own device, never to another):
+   * The device of a visitor token for `owner` (a live token resolves to its own device, never to another; docs/identity.md):
    * undefined = any owner (the request names no user); null = unowned devices only; an id = that user's device or an
    * unowned one. Another account's device is never answered for a named user: one browser used by two accounts is two
    * devices. `tokenRows`: the token's devices as byToken read them, which spare the lookup unless cut at TOKEN_DEVICES.

@@ -1,4 +1,4 @@
-// What a store error means to the rest of the server (SPEC.md 15): "the store is unavailable, retry" (a dropped or
+// What a store error means to the rest of the server (docs/operations.md): "the store is unavailable, retry" (a dropped or
 // refused connection, a timeout, a failover to a read-only standby, a full disk, a missing schema) as opposed to a bug.
 // The HTTP layer answers the first with 503 and Retry-After; metrics count both by a short, stable code.
 

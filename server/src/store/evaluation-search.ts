@@ -1,4 +1,4 @@
-// Evaluation search for the console and scripts (SPEC.md 14, GET /v3/evaluations): filters over indexed columns,
+// Evaluation search for the console and scripts (GET /v3/evaluations; docs/console.md): filters over indexed columns,
 // newest first, keyset pages. Each filter has an index ending in (created_at, id) (migrations 001, 17), so a page is
 // one ordered index range read: its cost depends on the page size, not on how many evaluations the store holds or
 // how deep the page is. (An OFFSET would read every row before the page.)

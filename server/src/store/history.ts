@@ -1,4 +1,4 @@
-// Repository of the behavioural history the checks read (SPEC.md 6), asked by the fact providers (server/src/facts/):
+// Repository of the behavioural history the checks read (docs/detection.md), asked by the fact providers (server/src/facts/):
 // velocity counts per user, IP and fingerprint (on PostgreSQL atomic bucketed counters, so a burst sees itself), the
 // user's trusted places, whether the user signed in on this browser, the familiarity ledger's answers
 // (store/familiarity.ts), devices per user and users per IP (read with the fingerprint's users, store/user-lists.ts;
@@ -24,7 +24,7 @@ import type { VelocityTables } from "./tables/velocity.js";
 import { Repository, type Transactions } from "./transactions.js";
 import type { UserDevice, UserLists } from "./user-lists.js";
 
-/** A trusted evaluation of a user that has a location (issue 15): where the user has really been. */
+/** A trusted evaluation of a user that has a location (docs/detection.md): where the user has really been. */
 export interface TrustedPlace {
   ip: string | null;
   country_code: string | null;
@@ -62,7 +62,7 @@ function velocityKey(kind: VelocityKind, env: string, value: string, at: number,
   return { kind, key, bucket, from: bucket - BUCKETS_PER_WINDOW + 1, expires: (bucket + BUCKETS_PER_WINDOW) * width };
 }
 
-// ---- trusted history (issue 15) ----------------------------------------------------------------------------------------
+// ---- trusted history (docs/detection.md) ----------------------------------------------------------------------------------------
 // Travel and network memory read only the evaluations that were the user's own. The client id is public, so a browser
 // naming a user proves nothing: an evaluation counts when it is confirmed (migration 23): consumed by the customer's
 // backend while it let the user in, sent by the backend or with a signed user id, its challenge passed, or let in on a

@@ -1,5 +1,5 @@
-// Repository of legacy identifications (SPEC.md 8: a browser identifies, a backend completes with the account)
-// and of conversion markers (SPEC.md 7: a sharer chose "create my own account" on this device).
+// Repository of legacy identifications (a browser identifies, a backend completes with the account; docs/server-api.md)
+// and of conversion markers (a sharer chose "create my own account" on this device; docs/challenges.md).
 import type { Selectable } from "kysely";
 import { newId } from "../ids.js";
 import { prepared } from "./prepared.js";

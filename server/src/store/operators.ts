@@ -1,4 +1,4 @@
-// Repository of console operators (SPEC.md 14): accounts, their roles per project, one-time sign-in links and
+// Repository of console operators (docs/console.md): accounts, their roles per project, one-time sign-in links and
 // sessions. Link tokens and session tokens are stored as sha256 hashes, passwords as scrypt hashes (console/passwords).
 import type { Selectable } from "kysely";
 import { newId } from "../ids.js";

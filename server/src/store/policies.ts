@@ -1,4 +1,4 @@
-// Repository of policies (SPEC.md 6): CRUD per environment, a short per-process cache for the evaluate hot path,
+// Repository of policies (docs/policies.md): CRUD per environment, a short per-process cache for the evaluate hot path,
 // and the once-per-environment seeding marker for the default policies.
 import type { Environment, Policy } from "@tessera/sdk/contract";
 import type { Selectable } from "kysely";

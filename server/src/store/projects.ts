@@ -1,4 +1,4 @@
-// Repository of projects, their environments (client ids, allowed origins) and secret keys (SPEC.md 2).
+// Repository of projects, their environments (client ids, allowed origins) and secret keys (docs/projects.md).
 import { createHash } from "node:crypto";
 import type { Environment, IdentityVerificationMode } from "@tessera/sdk/contract";
 import { ShortCache } from "../caches.js";
@@ -15,7 +15,7 @@ export interface ProjectSettings {
 
 /** Settings of one environment (environments.settings), beside the project's shared ones. */
 export interface EnvironmentSettings {
-  /** SPEC.md 12: whether client calls naming a user need a backend-signed user_token (default optional). */
+  /** docs/security.md: whether client calls naming a user need a backend-signed user_token (default optional). */
   identity_verification?: IdentityVerificationMode;
   /** The countries (ISO 3166 alpha-2) texts may go to; absent: every country (challenges/code-sender.ts). */
   sms_countries?: string[];

@@ -1,4 +1,4 @@
-// Readiness of the store (SPEC.md 15, /readyz): can this instance serve requests now? Answering `select 1` was not
+// Readiness of the store (/readyz; docs/operations.md): can this instance serve requests now? Answering `select 1` was not
 // enough: an empty re-created database, a read-only standby after a failover or a full disk answer it while every
 // request fails. The probe reads the applied migrations and writes a row, in one transaction, and gives up after a
 // deadline, so that a black-holed database is reported in time instead of hanging the health check. On PostgreSQL it

@@ -55,7 +55,7 @@ export interface Repos {
   loginAttempts: LoginAttemptsRepo;
   /** Fingerprint churn and a fingerprint's latest places (facts/churn.ts, facts/places.ts). */
   detection: DetectionRepo;
-  /** The console (SPEC.md 14): operators and sessions, the audit log, searches and statistics. */
+  /** The console (docs/console.md): operators and sessions, the audit log, searches and statistics. */
   operators: OperatorsRepo;
   auditLog: AuditLogRepo;
   evaluationSearch: EvaluationSearchRepo;

@@ -1,7 +1,7 @@
 // The four lists of users and devices the checks read for an evaluation (checks/history.ts): the users of the IP, the
 // user's devices, the accounts of the fingerprint, and the confirmed users of these exact components from this IP.
 //
-// On PostgreSQL each statement is a round trip, so the reads asked for together are sent as one (issue 20): each
+// On PostgreSQL each statement is a round trip, so the reads asked for together are sent as one (docs/operations.md): each
 // repository call joins a batch of its connection (the open transaction, else the pool), and the batch is sent once
 // the code that asked has run up to its next await (a microtask): the calls of one `Promise.all` go out as one
 // `union all` of the reads, each row marked with the read it answers, the columns of the others null. A read asked

@@ -1,4 +1,4 @@
-// User search for the console and scripts (SPEC.md 14, GET /v3/users?query=): a user id, service id, email or phone
+// User search for the console and scripts (GET /v3/users?query=; docs/console.md): a user id, service id, email or phone
 // exactly (indexed), then users whose id or email starts with the query.
 import { sql } from "kysely";
 import { Repository } from "./transactions.js";

@@ -1,5 +1,5 @@
 // Repository of end users, keyed by (environment, the customer's user id); their service_id is our own id.
-// An account known by its email only (an email-only sign-up, SPEC.md 13) has no customer id yet: its external_id is
+// An account known by its email only (an email-only sign-up; docs/identity.md) has no customer id yet: its external_id is
 // its own service id until the backend names it (claim), and its email_key is what finds it. A user first seen on a
 // login is provisional until the customer's backend confirms it, and pruned a day later if it never does.
 import { type Selectable, sql } from "kysely";
@@ -136,7 +136,7 @@ export class UsersRepo extends Repository {
   }
 
   /**
-   * Retention of provisional users (SPEC.md 13): those created before `before` and never confirmed are deleted, their
+   * Retention of provisional users (docs/identity.md): those created before `before` and never confirmed are deleted, their
    * devices left unowned and their login attempts and familiarity ledger rows with them. Answers how many users went.
    */
   async pruneProvisional(before: number, batch = 500): Promise<number> {
@@ -200,7 +200,7 @@ export class UsersRepo extends Repository {
   }
 
   /**
-   * Finds or creates the user; sent metadata replaces the stored one. Contacts are the backend's (SPEC.md 12): sent
+   * Finds or creates the user; sent metadata replaces the stored one. Contacts are the backend's (docs/security.md): sent
    * email/phone replace the stored ones when the backend sent them (`source: "server"`); a browser's (`"client"`)
    * are kept only on a user this call creates, never written over an existing user's. Answers the row and whether it
    * was created. Concurrent first sightings of one user resolve to one row (unique (environment, external id)).

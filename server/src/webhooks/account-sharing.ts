@@ -1,4 +1,4 @@
-// Account-sharing events (SPEC.md 9): `account_sharing.signal` when an evaluation's account-sharing risk rises to
+// Account-sharing events (docs/webhooks.md): `account_sharing.signal` when an evaluation's account-sharing risk rises to
 // high or maximum (from below, in the user's previous evaluation it was measured on: a session of the account's, not a
 // stranger naming it, risks/table.ts), written in the evaluation's transaction; and
 // `account_sharing.admin_notified` once the project's admin has actually been emailed about it — the email is a job
@@ -53,7 +53,7 @@ export class AccountSharingNotifier {
     const risk = decision.risks.find((r) => r.name === "account_sharing" && RAISED.has(r.severity));
     if (!risk || !input.user) return;
     const user = await this.repos.users.findByExternal(input.env.id, input.user);
-    // A provisional user is not an account yet (SPEC.md 13): nothing to signal about its sharing.
+    // A provisional user is not an account yet (docs/identity.md): nothing to signal about its sharing.
     if (!user || user.provisional === 1) return;
     // A signal marks the rise: while the account stays shared, every evaluation of its sessions carries the raised
     // risk (the risk is measured only on those: a stranger naming the account in between is low and no fall).

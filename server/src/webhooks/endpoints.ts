@@ -1,6 +1,6 @@
-// Webhook endpoints (SPEC.md 5, 9): registration with URL rules and a signing secret shown once, listing,
+// Webhook endpoints (docs/server-api.md, docs/webhooks.md): registration with URL rules and a signing secret shown once, listing,
 // deletion, delivery history and the re-send of a failed delivery. In production no URL may point inside the network
-// (SPEC.md 12): refused here by address, and again at connect time by the transport (transport.ts).
+// (docs/security.md): refused here by address, and again at connect time by the transport (transport.ts).
 import { randomBytes } from "node:crypto";
 import { type WebhookDelivery, type WebhookEndpoint, type WebhookEvent, WebhookPayload } from "@tessera/sdk/contract";
 import ipaddr from "ipaddr.js";
@@ -132,7 +132,7 @@ export class WebhookEndpointsService {
   }
 
   /**
-   * "Send a test event" (the console, SPEC.md 14): one of the endpoint's events (the first it wants, or `event`), with
+   * "Send a test event" (the console; docs/console.md): one of the endpoint's events (the first it wants, or `event`), with
    * `test: true` and a sample object, delivered to this endpoint only, signed and retried like any other.
    */
   async sendTest(env: EnvironmentRecord, endpointId: string, event?: WebhookEvent): Promise<WebhookDelivery> {

@@ -1,4 +1,4 @@
-// The webhook outbox as the pipeline's EventSink (SPEC.md 9): an event and its deliveries are written in the
+// The webhook outbox as the pipeline's EventSink (docs/webhooks.md): an event and its deliveries are written in the
 // caller's transaction, so an event exists if and only if the change that caused it was committed.
 import { WEBHOOK_EVENTS, WEBHOOK_PAYLOADS, type WebhookEvent } from "@tessera/sdk/contract";
 import { newId } from "../ids.js";

@@ -1,4 +1,4 @@
-// How a webhook reaches its receiver (SPEC.md 9, 12): a signed JSON POST over node:http(s), never following
+// How a webhook reaches its receiver (docs/webhooks.md, docs/security.md): a signed JSON POST over node:http(s), never following
 // redirects. In production the connection goes through request-filtering-agent, which checks the address each
 // connection actually uses — after DNS, so a name that resolves (or re-resolves: DNS rebinding) to loopback, a
 // private, link-local, CGNAT, multicast, unspecified or metadata address is refused before anything is sent.

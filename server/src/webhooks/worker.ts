@@ -1,4 +1,4 @@
-// The webhook delivery worker (SPEC.md 9): claims due deliveries from the outbox under a lease, POSTs them signed
+// The webhook delivery worker (docs/webhooks.md): claims due deliveries from the outbox under a lease, POSTs them signed
 // per Standard Webhooks, and records each outcome; retries with backoff, fails a delivery after its last attempt and
 // disables an endpoint that failed every attempt of it. Each endpoint has its own lane (a few deliveries in flight, one
 // while it fails), so a slow or dead receiver delays only its own deliveries. A crash leaves leases that expire as soon as the worker's own

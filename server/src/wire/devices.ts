@@ -1,4 +1,4 @@
-// The wire device from its stored row (interface specification 2.1).
+// The wire device from its stored row (docs/server-api.md).
 import type { Device } from "@tessera/sdk/contract";
 import type { DeviceRow } from "../store/devices.js";
 import { iso, isoOrUndefined } from "../time.js";

@@ -1,4 +1,4 @@
-// The wire evaluation (interface specification 2.1) from its stored row, its user and its challenge's live status.
+// The wire evaluation (docs/server-api.md) from its stored row, its user and its challenge's live status.
 import type { Evaluation } from "@tessera/sdk/contract";
 import { loadRisks } from "../risks/index.js";
 import type { EvaluationsRelated } from "../store/evaluation-search.js";

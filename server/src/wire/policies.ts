@@ -1,4 +1,4 @@
-// A policy as the wire has it (interface specification 2.1), from its stored row: what the API answers and what the
+// A policy as the wire has it (docs/server-api.md), from its stored row: what the API answers and what the
 // policy engine evaluates (policies/index.ts caches these per environment).
 import type { Environment, Policy, PolicyChallenge, Verdict } from "@tessera/sdk/contract";
 import type { PolicyRow } from "../store/policies.js";

@@ -1,4 +1,4 @@
-// Webhook endpoints and deliveries as the API answers them (interface specification 2.1).
+// Webhook endpoints and deliveries as the API answers them (docs/server-api.md).
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from "@tessera/sdk/contract";
 import type { WebhookDeliveryRow, WebhookEndpointRow } from "../store/webhooks.js";
 import { iso, isoOrUndefined } from "../time.js";

@@ -1,4 +1,4 @@
-// GET /v3/audit-log (SPEC.md 14): who changed what and when, with the object before and after, newest first.
+// GET /v3/audit-log (docs/console.md): who changed what and when, with the object before and after, newest first.
 import { AuditLogPage, AuditLogQuery, ErrorBody } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { envOf } from "../../auth.js";

@@ -1,4 +1,4 @@
-// POST /v3/policies/backtest (SPEC.md 14): what a draft policy would have decided over the stored evaluations, one run
+// POST /v3/policies/backtest (docs/console.md): what a draft policy would have decided over the stored evaluations, one run
 // at a time per caller (an operator's session, or a secret key), within the time budget (console/backtest.ts).
 import { createHash } from "node:crypto";
 import { BacktestRequest, BacktestResult, ErrorBody } from "@tessera/sdk/contract";

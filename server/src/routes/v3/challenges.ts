@@ -1,4 +1,4 @@
-// Challenge operations (SPEC.md 5, 7) for a backend (secret key) and for the hosted app (the signed challenge
+// Challenge operations (docs/server-api.md, docs/challenges.md) for a backend (secret key) and for the hosted app (the signed challenge
 // token from the redirect URL, sent as X-Challenge-Token, which opens that one challenge only).
 import {
   Challenge,
@@ -53,7 +53,7 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
     req.environment = env;
   }
 
-  // A challenge link reads masked contacts only (SPEC.md 12); a secret key reads them whole.
+  // A challenge link reads masked contacts only (docs/security.md); a secret key reads them whole.
   app.addHook("preSerialization", async (req, _reply, payload) => (viaLink(req) ? maskUserContacts(payload) : payload));
 
   // Challenge operations that act (send, verify, kick…) are limited per client IP (IPv6 by /64) and per challenge, counted by the
@@ -180,7 +180,7 @@ const challengeRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
           'verified → completed (`challenge.completed`): the challenged device joins the account. For account sharing only once the devices are within the limit (409 over_device_limit). `{ "outcome": "skip" }` skips where the policy allows it. No body means complete.',
         security: SECURITY.secretKeyOrChallengeToken,
         params: IdParam,
-        // SPEC.md 5 gives complete no body: none (Fastify's null), an empty one and {} all complete.
+        // docs/server-api.md gives complete no body: none (Fastify's null), an empty one and {} all complete.
         body: z.nullish(CompleteChallengeRequest),
         response: { 200: ok(ChallengeView, "The challenge, completed or skipped"), ...errors },
       },

@@ -1,4 +1,4 @@
-// Server API for devices (SPEC.md 5): attach, detach (the SDK is told to log out) and metadata.
+// Server API for devices (docs/server-api.md): attach, detach (the SDK is told to log out) and metadata.
 import { Device, DeviceAttachRequest, DeviceMetadataRequest, ErrorBody, IdParam } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { envOf } from "../../auth.js";

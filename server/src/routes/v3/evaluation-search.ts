@@ -1,4 +1,4 @@
-// GET /v3/evaluations (SPEC.md 14): evaluations of the environment, newest first, filtered, in keyset pages
+// GET /v3/evaluations (docs/console.md): evaluations of the environment, newest first, filtered, in keyset pages
 // (`limit`, `cursor` → `{ data, next_cursor }`). For scripts with a secret key and for the console alike.
 import { ErrorBody, EvaluationListQuery, EvaluationPage } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";

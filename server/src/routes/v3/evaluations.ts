@@ -1,4 +1,4 @@
-// Server API for evaluations (interface specification 4.1): read, consume once, evaluate from a backend.
+// Server API for evaluations (docs/server-api.md): read, consume once, evaluate from a backend.
 import { ActionParam, ErrorBody, Evaluation, IdParam, ServerEvaluateRequest } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { envOf } from "../../auth.js";

@@ -1,4 +1,4 @@
-// Server API for lists (SPEC.md 5): add and remove values (with an optional expiry), list the entries.
+// Server API for lists (docs/server-api.md): add and remove values (with an optional expiry), list the entries.
 import {
   ErrorBody,
   ListAddRequest,

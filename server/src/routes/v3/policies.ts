@@ -1,4 +1,4 @@
-// Server API for policies (SPEC.md 6): list, create, read, update, delete, scoped to the secret key's environment.
+// Server API for policies (docs/policies.md): list, create, read, update, delete, scoped to the secret key's environment.
 // The policies service (domain/policies.ts) seeds the defaults and validates beyond the schema.
 import {
   ErrorBody,

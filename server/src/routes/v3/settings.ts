@@ -1,4 +1,4 @@
-// Environment settings and secret keys for the console (SPEC.md 14): client id, allowed origins, branding, device
+// Environment settings and secret keys for the console (docs/console.md): client id, allowed origins, branding, device
 // limit, identity verification, the countries texts may go to; list, create (secret shown once) and revoke keys. Reading the settings is open to
 // scripts; changing them and managing keys only to a signed-in owner (a leaked key must not mint more keys).
 import {

@@ -1,4 +1,4 @@
-// GET /v3/stats/evaluations (SPEC.md 14): verdicts over time, per action, top reasons and challenge outcomes.
+// GET /v3/stats/evaluations (docs/console.md): verdicts over time, per action, top reasons and challenge outcomes.
 import { ErrorBody, EvaluationStats, StatsQuery } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { envOf } from "../../auth.js";

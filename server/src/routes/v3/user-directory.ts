@@ -1,4 +1,4 @@
-// GET /v3/users?query= and GET /v3/users/:id (SPEC.md 14): find users, and one user's timeline.
+// GET /v3/users?query= and GET /v3/users/:id (docs/console.md): find users, and one user's timeline.
 import { ErrorBody, IdParam, UserDetail, UserSearchQuery, UserSearchResult } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { envOf } from "../../auth.js";

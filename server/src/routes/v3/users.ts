@@ -1,4 +1,4 @@
-// Server API for users (SPEC.md 5): their devices, partial updates, erasure.
+// Server API for users (docs/server-api.md): their devices, partial updates, erasure.
 import { DeviceList, ErrorBody, IdParam, UserErasure, UserUpdateRequest } from "@tessera/sdk/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import * as z from "zod/mini";

@@ -1,4 +1,4 @@
-// Server API for webhook endpoints (SPEC.md 5, 9): register (secret shown once), list, delete, deliveries, re-send.
+// Server API for webhook endpoints (docs/server-api.md, docs/webhooks.md): register (secret shown once), list, delete, deliveries, re-send.
 import {
   ErrorBody,
   IdParam,

@@ -1,4 +1,4 @@
-// Migration 006: indexes the evaluation hot path needs, found by profiling `npm run bench` (issue 7).
+// Migration 006: indexes the evaluation hot path needs, found by profiling `npm run bench` (docs/operations.md).
 // Without them SQLite's planner (before ANALYZE has statistics) answered "which users used this visitor token"
 // by walking every device of the environment through devices_env_user: 1–5 ms per evaluation at 20k devices and
 // growing with the data. (environment_id, visitor_token, user_id) covers that query and keeps serving the

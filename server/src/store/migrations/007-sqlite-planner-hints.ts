@@ -1,7 +1,7 @@
 // Migration 007 (embedded store only): planner statistics from the first evaluation on.
 // Without statistics SQLite assumes `environment_id = ?` picks out ~10 rows, so it answers "this visitor token or
 // this fingerprint" by walking an environment's whole device table through one index instead of the two indexed
-// lookups (MULTI-INDEX OR): 2 ms per evaluation at 12k evaluations and growing (bench profile, issue 7). We seed
+// lookups (MULTI-INDEX OR): 2 ms per evaluation at 12k evaluations and growing (bench profile). We seed
 // sqlite_stat1 with what is true of every deployment — a few environments hold nearly all rows, and the columns
 // after environment_id are selective — for indexes that have no statistics yet. PRAGMA optimize (db.ts) replaces
 // them with measured ones as the tables grow.

@@ -1,4 +1,4 @@
-// Migration 13 (issue 13, SPEC.md 12): settings of one environment (identity_verification: off | optional | required)
+// Migration 13 (docs/security.md): settings of one environment (identity_verification: off | optional | required)
 // and its identity secret, sealed under the server key (secrets.ts) because it must stay usable to verify HMACs.
 import { type Kysely, sql } from "kysely";
 

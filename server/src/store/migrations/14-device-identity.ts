@@ -1,4 +1,4 @@
-// Migration 14 (issue 14, SPEC.md 13): device identity that holds on a real population.
+// Migration 14 (docs/identity.md): device identity that holds on a real population.
 // - fingerprints.popular: set once many tokens on many networks present a fingerprint (it stops linking accounts);
 // - devices.previous_token: the token a device carried before a browser without its token was recognised as it (cleared
 //   storage, a private window): either token keeps finding the device;

@@ -1,4 +1,4 @@
-// Migration 15 (issue 15): the network an evaluation came from, for "has this user been seen on this network".
+// Migration 15 (docs/detection.md): the network an evaluation came from, for "has this user been seen on this network".
 // `network` is the IP's /24 (IPv4) or /48 (IPv6) as a CIDR string; `asn` its autonomous system when that network
 // belongs to its users (an ISP, a carrier, a company), null for clouds and VPN or proxy providers, whose ASN strangers
 // share. No index: the question is asked per user, on the user's own rows (evaluations_env_user_time), and stops at

@@ -1,4 +1,4 @@
-// Migration 16b (issue 16): drops challenges.converted_at, a column written as null at every insert and never read
+// Migration 16b (docs/storage.md): drops challenges.converted_at, a column written as null at every insert and never read
 // (a conversion is recorded on the user, users.converted_at, and on the identification marker).
 import type { Kysely } from "kysely";
 

@@ -1,4 +1,4 @@
-// Migration 17 (the console, SPEC.md 14): operators, sessions, the audit log, hourly evaluation roll-ups (schema in
+// Migration 17 (the console; docs/console.md): operators, sessions, the audit log, hourly evaluation roll-ups (schema in
 // ../tables/console.ts), and the evaluation indexes the console's searches need (store/evaluation-search.ts).
 import { type Kysely, SqliteAdapter, sql } from "kysely";
 

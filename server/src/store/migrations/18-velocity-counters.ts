@@ -1,4 +1,4 @@
-// Migration 18 (issue 18): the velocity counters (schema in ../tables/velocity.ts). Counting the stored evaluations
+// Migration 18 (docs/operations.md): the velocity counters (schema in ../tables/velocity.ts). Counting the stored evaluations
 // missed bursts on PostgreSQL: evaluations arriving together could not see each other's uncommitted rows. UNLOGGED on
 // PostgreSQL, like the rate-limit counters: a crash forgets at most an hour of counts, and skipping the WAL keeps the
 // upsert cheap on the evaluate path.

@@ -1,4 +1,4 @@
-// Migration 18b (issue 18): finds code sends a crash interrupted (challenges/recovery.ts) without scanning the
+// Migration 18b (docs/operations.md): finds code sends a crash interrupted (challenges/recovery.ts) without scanning the
 // challenges table: a partial index holds only the challenges whose delivery is still pending, a handful at any time.
 import { type Kysely, sql } from "kysely";
 

@@ -1,4 +1,4 @@
-// Migration 19 (issue 19, a first day that works): a label per secret key (`tessera keys create --label`, the demo
+// Migration 19 (a first day that works): a label per secret key (`tessera keys create --label`, the demo
 // site's own key), the code of each dev-outbox message (the HTML outbox and GET /v3/dev/outbox show it as a field),
 // and the CONFIG_FILE key of a webhook endpoint loaded from the config file (a restart updates it, never copies it).
 import type { Kysely } from "kysely";

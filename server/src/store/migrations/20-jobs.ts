@@ -1,4 +1,4 @@
-// Migration 20 (issue 16): the job outbox (schema in ../tables/jobs.ts): side effects of a change (an email to the
+// Migration 20 (docs/decisions/transactional-outbox.md): the job outbox (schema in ../tables/jobs.ts): side effects of a change (an email to the
 // project's admin) are written in the change's transaction and run after the response.
 import type { Kysely } from "kysely";
 

@@ -1,4 +1,4 @@
-// Migration 21 (issue 20, throughput): two columns so that the country and provider familiarity checks
+// Migration 21 (throughput): two columns so that the country and provider familiarity checks
 // (store/detection.ts) read numbers instead of matching LIKE patterns against the geolocation JSON of every one of the
 // user's evaluations:
 // - `somewhere`: 1 when the evaluation's network is an ordinary one, the four `security` flags of its geolocation

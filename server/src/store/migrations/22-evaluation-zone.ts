@@ -1,4 +1,4 @@
-// Migration 22 (issue 15, detection rules): the browser's time zone on each evaluation, for `is_new_timezone`
+// Migration 22 (detection rules): the browser's time zone on each evaluation, for `is_new_timezone`
 // (store/history.ts, in the statement of numbers): whether the user was ever let in from a browser set to this zone.
 // The canonical IANA name of a place (signals/timezone.ts); null when the browser sent none, an unknown one, UTC or an
 // Etc/ offset. Rows written before it keep null: a user whose trusted evaluations all predate it has no zone on record

@@ -1,4 +1,4 @@
-// Migration 23 (issue 15, trust boundary): which evaluations were the user's own.
+// Migration 23 (trust boundary): which evaluations were the user's own.
 // - `evaluations.confirmed`: 1 when someone other than the browser said so: the customer's backend consumed it while
 //   it let the user in (the password was right), the backend sent it or signed its user id (`identity_verified`), or
 //   the user passed its challenge.

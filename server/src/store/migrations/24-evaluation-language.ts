@@ -1,4 +1,4 @@
-// Migration 24 (issue 15, detection rules): the browser's language on each evaluation, for `is_new_language`
+// Migration 24 (detection rules): the browser's language on each evaluation, for `is_new_language`
 // (store/history.ts, in the statement of numbers): whether the user was ever let in from a browser set to it. The
 // canonical BCP 47 tag of navigator.language (signals/language.ts); null when the browser sent none. Rows written
 // before it keep null: a user whose trusted evaluations all predate it has no language on record (the check is null,

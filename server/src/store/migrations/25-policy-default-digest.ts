@@ -1,4 +1,4 @@
-// Migration 25 (issue 15, default policies that improve): which shipped default a policy row still holds, so that a
+// Migration 25 (default policies that improve): which shipped default a policy row still holds, so that a
 // release whose defaults improve can replace the ones a customer never edited (PoliciesRepo.upgradeDefaults) and leave
 // alone every one they did. `default_digest` is the digest of the row's rule (policyDigest) as it was written from a
 // default; a row whose rule no longer matches it was edited. Rows seeded before it: a default row never updated since

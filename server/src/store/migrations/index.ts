@@ -1,4 +1,4 @@
-// Versioned migrations, applied in name order by `tessera migrate` and at start (SPEC.md 3), each in its own
+// Versioned migrations, applied in name order by `tessera migrate` and at start (docs/storage.md), each in its own
 // transaction on both stores (SQLite too: store/db.ts), so a crash mid-migration leaves the store as it was before
 // that migration. Each area adds its own numbered file here; a number once shipped never changes.
 import { type Kysely, PostgresAdapter, sql } from "kysely";

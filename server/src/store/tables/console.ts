@@ -1,4 +1,4 @@
-// Tables of the console (SPEC.md 14): operators and their project grants, their sessions, the audit log, and the
+// Tables of the console (docs/console.md): operators and their project grants, their sessions, the audit log, and the
 // hourly roll-ups of evaluations that the overview reads instead of scanning the evaluations table.
 
 export interface OperatorsTable {

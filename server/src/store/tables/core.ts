@@ -22,7 +22,7 @@ export interface EnvironmentsTable {
   allowed_origins: string;
   /** JSON: { identity_verification? } — settings of this environment alone (projects.settings holds shared ones). */
   settings: string;
-  /** The identity secret (SPEC.md 12), sealed under the server key; null until one is created. */
+  /** The identity secret (docs/security.md), sealed under the server key; null until one is created. */
   identity_secret: string | null;
   created_at: number;
 }
@@ -56,7 +56,7 @@ export interface UsersTable {
   groups: string;
   skip_challenge_count: number;
   converted_at: number | null;
-  /** 1 while a user first seen on a login is not confirmed by the customer's backend (SPEC.md 13). */
+  /** 1 while a user first seen on a login is not confirmed by the customer's backend (docs/identity.md). */
   provisional: number;
   /** The normalised email (pipeline/account-email.ts) an email-only evaluation finds its account by. */
   email_key: string | null;
@@ -85,7 +85,7 @@ export interface DevicesTable {
   /** users.id (service id) of the user it is attached to, if any. */
   user_id: string | null;
   visitor_token: string | null;
-  /** The token it carried before its browser came back without it (SPEC.md 13): still finds the device. */
+  /** The token it carried before its browser came back without it (docs/identity.md): still finds the device. */
   previous_token: string | null;
   /**
    * The latest token a browser presented when it was recognised as this device by its fingerprint, not vouched for
@@ -176,7 +176,7 @@ export interface AccessRecordsTable {
   updated_at: number;
 }
 
-/** A login naming a provisional user (SPEC.md 13): what credential-stuffing counts are counted from. */
+/** A login naming a provisional user (docs/identity.md): what credential-stuffing counts are counted from. */
 export interface LoginAttemptsTable {
   id: string;
   environment_id: string;

@@ -9,7 +9,7 @@ export interface PoliciesTable {
   /** JSON array of action names; empty means every action. */
   actions: string;
   priority: number;
-  /** JSON condition tree (SPEC.md 6). */
+  /** JSON condition tree (docs/policies.md). */
   conditions: string;
   verdict: string;
   /** JSON PolicyChallenge, for challenge verdicts. */

@@ -1,5 +1,5 @@
 // Table of the velocity counters (../history.ts): evaluations per user, IP and browser, counted in time buckets by
-// an atomic upsert, so that evaluations arriving together each see the others (issue 18).
+// an atomic upsert, so that evaluations arriving together each see the others (docs/operations.md).
 
 export interface VelocityCountersTable {
   /** `u:`, `i:` or `f:` and a hash of the environment and the user id, IP or fingerprint id (no personal data in clear). */

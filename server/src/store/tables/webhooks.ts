@@ -1,4 +1,4 @@
-// Tables of the webhooks area (SPEC.md 9) and of the device operations it owns: endpoints, the durable outbox
+// Tables of the webhooks area (docs/webhooks.md) and of the device operations it owns: endpoints, the durable outbox
 // (events and one delivery per subscribed endpoint), legacy identifications and conversion markers.
 
 export interface WebhookEndpointsTable {
