@@ -127,6 +127,30 @@ describeChecks("identity", [
     },
   },
   {
+    check: "is_recognised_device",
+    set: {
+      why: "the user's own components on a new visitor token: the user's device, recognised by its fingerprint",
+      value: true,
+      run: (h) => ownComponentsOnNewToken(h),
+    },
+    unset: [
+      {
+        why: "a known user on the browser they signed in on (found by its own token)",
+        value: false,
+        run: async (h) => {
+          const [user, b] = [h.id("u"), h.browser()];
+          await trustedLogin(h, user, h.ip(), b);
+          return h.client("visit", { user, browser: b });
+        },
+      },
+      {
+        why: "a known user on a browser never seen (a new device, not a recognised one)",
+        value: false,
+        run: (h) => twoDevices(h),
+      },
+    ],
+  },
+  {
     check: "user_age_days",
     set: {
       why: "a user first seen three days earlier (the server's clock moved on)",
