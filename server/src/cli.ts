@@ -3,20 +3,14 @@
 // naming it and where the help is. Same DATA_DIR / DATABASE_URL as the server.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { type ParseArgsConfig, parseArgs } from "node:util";
-import {
-  ENVIRONMENTS,
-  type Environment,
-  IDENTITY_VERIFICATION_MODES,
-  type IdentityVerificationMode,
-  ROLES,
-  type Role,
-} from "@tessera/sdk/contract";
+import { parseArgs } from "node:util";
+import { ENVIRONMENTS, IDENTITY_VERIFICATION_MODES, type IdentityVerificationMode, ROLES, type Role } from "@tessera/sdk/contract";
+import { auditSettings } from "./cli/audit.js";
 import { importCommand } from "./cli/import.js";
+import { type Command, envOption, json, noProject, projectId, Refused, str, UsageError, type Value, type Values } from "./cli/options.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { recordCliChange } from "./console/audit.js";
 import type { OperatorAccess, OperatorChange, OperatorScope } from "./console/operators.js";
-import { readSettings } from "./console/settings.js";
 import { smsCountries } from "./delivery/addresses.js";
 import { ApiError } from "./errors.js";
 import { serve } from "./server.js";
@@ -26,47 +20,6 @@ import { BackupError, backupPostgres, backupSqlite } from "./store/backup.js";
 import { openStore } from "./store/db.js";
 import { migrate } from "./store/migrations/index.js";
 import { hashSecret, type ProjectSettings } from "./store/projects.js";
-
-/** A mistake of the caller: one line on stderr, exit code 2. */
-class UsageError extends Error {}
-/** A change the store refuses as it stands (the last administrator): one line saying why, exit code 1. */
-class Refused extends Error {}
-
-type Options = NonNullable<ParseArgsConfig["options"]>;
-/** An option's value as parseArgs gives it (a list for a repeatable option). */
-type Value = string | boolean | string[] | undefined;
-type Values = Record<string, Value>;
-
-interface Invocation {
-  values: Values;
-  positionals: string[];
-  config: Config;
-}
-
-type Command = {
-  /** What follows `tessera`: "serve", "projects create". */
-  name: string;
-  /** Positionals and options, as the help shows them after the name. */
-  usage: string;
-  summary: string;
-  /** More lines for `--help` (options, examples). */
-  details?: string;
-  options?: Options;
-} & (
-  | /** Runs with the store open (one-off commands: no background workers). Answers the exit code. */
-  {
-      run: (services: Services, args: Invocation) => Promise<number>;
-    } /** Manages the store itself (serve, migrate); -1 keeps the process running. */
-  | { start: (args: Invocation) => Promise<number> }
-);
-
-const json = { json: { type: "boolean" } } as const;
-
-function envOption(v: Value): Environment {
-  if (typeof v !== "string" || !(ENVIRONMENTS as readonly string[]).includes(v))
-    throw new UsageError(`--env must be one of ${ENVIRONMENTS.join(", ")}`);
-  return v as Environment;
-}
 
 function originsOption(v: Value): string[] {
   if (typeof v !== "string" || !v) return [];
@@ -95,15 +48,6 @@ function smsCountriesOption(v: Value): string[] | "all" | undefined {
     );
   return parsed.countries;
 }
-
-function projectId(positionals: string[]): string {
-  const id = positionals[0];
-  if (!id) throw new UsageError("PROJECT_ID is missing");
-  return id;
-}
-
-const str = (v: Value): string | undefined => (typeof v === "string" ? v : undefined);
-const noProject = (id: string) => new UsageError(`no project ${id} (tessera projects list shows them)`);
 
 /** Labels say what a key is for in `keys list`; a line of text, not a document. */
 function labelOption(v: Value): string | undefined {
@@ -543,35 +487,6 @@ const describeAccess = (a: OperatorAccess): string =>
  * The audit log of each project the change touched shows it (actor cli); a change to the all-projects role is also
  * kept as an installation-wide entry. Roles, never passwords or links.
  */
-/**
- * Runs a CLI change to a project's settings (origins, branding, limits, identity verification, where texts may go) and
- * writes it to the audit log of each environment it touched, before and after as the settings API shows them (the
- * same entry the console's PATCH /v3/settings leaves, with the CLI as actor).
- */
-async function auditSettings(
-  services: Services,
-  projectId: string,
-  envs: readonly Environment[],
-  change: () => Promise<boolean>,
-  action = "settings.update",
-): Promise<boolean> {
-  const ids = (await Promise.all(envs.map((e) => services.repos.projects.environmentOf(projectId, e)))).flatMap((e) => (e ? [e.id] : []));
-  const before = await Promise.all(ids.map((id) => readSettings(services, id)));
-  if (!(await change())) return false;
-  for (const [i, id] of ids.entries()) {
-    await recordCliChange(services.repos, {
-      projectId,
-      environmentId: id,
-      action,
-      targetType: "environment",
-      targetId: id,
-      before: before[i],
-      after: await readSettings(services, id),
-    });
-  }
-  return true;
-}
-
 async function auditOperator(services: Services, action: string, change: OperatorChange): Promise<void> {
   const target = { operator: change.operator.email };
   const projects = new Set([...change.before.projects.map((p) => p.id), ...(change.after?.projects.map((p) => p.id) ?? [])]);
