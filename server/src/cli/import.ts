@@ -6,22 +6,9 @@
 import { readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
 import { ENVIRONMENTS, type Environment } from "@tessera/sdk/contract";
-import type { Config } from "../config.js";
 import { applyImport, type ImportReport } from "../import/apply.js";
 import { ImportFileError, type ImportRows, parseJsonExport, parseUsersCsv } from "../import/formats.js";
-import type { Services } from "../services.js";
-
-type Value = string | boolean | string[] | undefined;
-
-/** The shape of a command of cli.ts's table. */
-export interface ImportCommand {
-  name: string;
-  usage: string;
-  summary: string;
-  details: string;
-  options: Record<string, { type: "string" | "boolean"; multiple?: boolean }>;
-  run: (services: Services, args: { values: Record<string, Value>; positionals: string[]; config: Config }) => Promise<number>;
-}
+import type { Command } from "./options.js";
 
 const usageError = (message: string): number => {
   console.error(`tessera: ${message} (tessera import --help)`);
@@ -67,7 +54,7 @@ export function formatReport(report: ImportReport): string {
   return lines.join("\n");
 }
 
-export const importCommand: ImportCommand = {
+export const importCommand: Command = {
   name: "import",
   usage: "FILE... --project PROJECT_ID --env ENV [--format json|csv] [--dry-run] [--skip-invalid] [--json]",
   summary: "Import users (contacts, metadata, groups), lists and policies from a JSON export or a CSV of users (docs/migrating.md)",
