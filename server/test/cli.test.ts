@@ -183,7 +183,8 @@ describeStores("tessera commands on %s", (kind) => {
       "operators",
       "link",
       "--email",
-      "port@example.com",
+      // As typed or pasted: the address is trimmed and compared without case, as the console does.
+      " Port@Example.com ",
     ]);
     expect(own).toContain("https://tessera.example.com/console/#/welcome?token=");
   });

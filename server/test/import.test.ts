@@ -203,5 +203,9 @@ describeStores("tessera import on %s", (kind) => {
 
     const noProject = await tessera(["import", odd, "--project", "prj_nope", "--env", "development"]);
     expect(noProject.code).toBe(2);
+    // Import's mistakes read as every command's: one line, the help named.
+    expect(noProject.stderr.trim().split("\n")).toEqual([
+      "tessera: no project prj_nope (tessera projects list shows them) (tessera import --help)",
+    ]);
   });
 });

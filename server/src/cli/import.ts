@@ -8,11 +8,11 @@ import { basename, extname } from "node:path";
 import { ENVIRONMENTS, type Environment } from "@tessera/sdk/contract";
 import { applyImport, type ImportReport } from "../import/apply.js";
 import { ImportFileError, type ImportRows, parseJsonExport, parseUsersCsv } from "../import/formats.js";
-import type { Command } from "./options.js";
+import { type Command, UsageError } from "./options.js";
 
-const usageError = (message: string): number => {
-  console.error(`tessera: ${message} (tessera import --help)`);
-  return 2;
+/** Bad input is a UsageError: the CLI's entry prints it in one line with the --help hint, exit code 2, as for every command. */
+const usageError = (message: string): never => {
+  throw new UsageError(message);
 };
 
 /** Reads every file named into one set of rows; a file that cannot be read is one line naming it. */

@@ -85,8 +85,7 @@ export const operatorCommands: Command[] = [
       "all-projects": { type: "boolean" },
     },
     run: async (services, { values }) => {
-      const email = str(values.email);
-      if (!email) throw new UsageError("--email is required");
+      const email = emailOption(values.email);
       const role = str(values.role);
       if (!role || !(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
       const projectIds = Array.isArray(values.project) ? values.project : [];
@@ -114,8 +113,7 @@ export const operatorCommands: Command[] = [
     summary: "Print a new one-time sign-in link for an operator (a forgotten or exposed password); ends its sessions",
     options: { email: { type: "string" } },
     run: async (services, { values }) => {
-      const email = str(values.email);
-      if (!email) throw new UsageError("--email is required");
+      const email = emailOption(values.email);
       const operator = await services.repos.operators.findByEmail(email);
       if (!operator) throw new UsageError(`no operator ${email}`);
       const link = await services.operators.issueLink(operator.id);
