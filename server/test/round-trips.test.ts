@@ -101,7 +101,10 @@ const BOUNDS: Record<string, Record<string, { total: number; inside: number }>> 
   // SQLite reads a new user's account in two indexed statements, and a new token's devices in three (carrying it,
   // carried before, recognised on it: migration 27), calls, not round trips: cheaper there than the statement that
   // joins them, which PostgreSQL sends.
-  sqlite: { known: { total: 17, inside: 7 }, new: { total: 20, inside: 11 }, view: { total: 14, inside: 8 } },
+  // The churn's read and counting upsert are prepared (store/detection.ts): on SQLite they run directly on the connection
+  // like the other prepared reads, so for a new user they fall inside the batch the group commit has open, as the scalars
+  // read does (one more inside, none more in all).
+  sqlite: { known: { total: 17, inside: 7 }, new: { total: 20, inside: 12 }, view: { total: 14, inside: 8 } },
 };
 
 describeStores("round trips per client evaluation on %s", (kind) => {
@@ -160,9 +163,9 @@ describeStores("round trips per client evaluation on %s", (kind) => {
     expect(sent.some((s) => /insert into "challenges"/i.test(s.sql))).toBe(false);
     if (kind === "postgres") {
       // The hot path's queries go as named statements, parsed once per connection; only the transaction's own
-      // statements, the rate limiter's upsert and the churn read (not prepared queries) go unnamed.
+      // statements and the rate limiter's upsert (not a prepared query) go unnamed.
       const unnamed = sent.filter((s) => !s.named).map((s) => s.sql.split(" ").slice(0, 3).join(" "));
-      expect(unnamed).toEqual(['insert into "rate_limits"', 'select "key", sum(count)', "begin", "commit"]);
+      expect(unnamed).toEqual(['insert into "rate_limits"', "begin", "commit"]);
     }
   });
 
