@@ -150,6 +150,17 @@ export class Traffic {
     for (const b of this.browsers) yield this.request(b, b.ip, "login", false, false);
   }
 
+  /**
+   * Requests of one action from the returning browsers of the pool, each from its usual IP without drift, in the
+   * sequence's order: a signed-in user's page views (`access`) or logins once `pool()`'s logins were consumed.
+   */
+  session(action: string): () => ClientRequest {
+    return () => {
+      const b = this.pick(this.browsers);
+      return this.request(b, b.ip, action, false, false);
+    };
+  }
+
   private request(b: Browser, ip: string, action: string, isNew: boolean, drift: boolean): ClientRequest {
     const body = {
       client_id: this.clientId,

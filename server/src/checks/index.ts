@@ -76,12 +76,15 @@ export function computeChecks(
   identity: Identity,
   signals: SignalSet,
   facts: LoadedFacts,
-  options: { deviceLimit: number },
+  options: { deviceLimit: number; only?: ReadonlySet<string> },
 ): ChecksSnapshot {
   // One context for every check (derived values are kept per context: checks/define.ts, derived).
   const ctx: CheckContext = { input, identity, signals, facts: facts as CheckContext["facts"], deviceLimit: options.deviceLimit };
   const out: ChecksSnapshot = {};
-  for (const check of REGISTERED_CHECKS) out[check.name] = check.compute(ctx);
+  // `only`: a page view of a known session computes the checks it re-checks, whose facts alone were loaded
+  // (pipeline/page-view.ts).
+  const only = options.only;
+  for (const check of REGISTERED_CHECKS) if (!only || only.has(check.name)) out[check.name] = check.compute(ctx);
   return out;
 }
 

@@ -29,9 +29,17 @@ export const PIPELINE_FACTS = [signedInBrowser, lists] as const;
 /** Loaded facts by provider name: the pipeline's own, and those of the checks. */
 export type LoadedFacts = FactsOf<typeof PIPELINE_FACTS> & Record<string, unknown>;
 
-/** Loads the facts of `needed` and the pipeline's own (PIPELINE_FACTS), each provider once, all at once. */
-export async function loadFacts(needed: readonly AnyFactProvider[], request: Omit<FactRequest, "scalars">): Promise<LoadedFacts> {
-  const providers = [...new Set<AnyFactProvider>([...needed, ...PIPELINE_FACTS])];
+/**
+ * Loads the facts of `needed` and the pipeline's own (PIPELINE_FACTS), each provider once, all at once. `more`: the
+ * rest of an evaluation's facts, whose pipeline facts are loaded already (pipeline/decide.ts, a page view that turns
+ * out not to be a known session's).
+ */
+export async function loadFacts(
+  needed: readonly AnyFactProvider[],
+  request: Omit<FactRequest, "scalars">,
+  more = false,
+): Promise<LoadedFacts> {
+  const providers = [...new Set<AnyFactProvider>(more ? needed : [...needed, ...PIPELINE_FACTS])];
   const scalars = new ScalarsBatch(request.repos, request.input.env.id);
   const r: FactRequest = { ...request, scalars };
   const pending = providers.map((p) => p.load(r));

@@ -13,6 +13,7 @@ import { collectSignals } from "../signals/index.js";
 import type { Repos } from "../store/repos.js";
 import type { EvaluationInput } from "./context.js";
 import type { Identity } from "./identity.js";
+import { isKnownSessionView, lightChecks } from "./page-view.js";
 
 export interface Decision {
   verdict: Verdict;
@@ -40,18 +41,35 @@ export interface Decision {
    * challenge never counts against another browser's pending challenges (challenges/budgets.ts).
    */
   contactOnly?: boolean;
+  /** Set on a page view of a known session, decided on the light path (pipeline/page-view.ts). */
+  path?: "known_session_view";
 }
 
 const challenges = (verdict: Verdict): boolean => verdict === "challenge" || verdict === "challenge_and_restrict";
 
 export async function decide(repos: Repos, input: EvaluationInput, identity: Identity, evaluationId: string): Promise<Decision> {
   const signals = collectSignals({ input, identity, geo: geo() });
-  const [facts, policies] = await Promise.all([
-    loadFacts(NEEDED_FACTS, { repos, input, identity, signals }),
-    policiesFor(repos, input.env),
-  ]);
+  // A page view of a known session loads only the facts of the checks it re-checks, which the policies decide
+  // (pipeline/page-view.ts): they are read first (cached), then the facts.
+  let light = isKnownSessionView(input, identity) ? lightChecks(await policiesFor(repos, input.env), input.action) : undefined;
+  const request = { repos, input, identity, signals };
+  const [facts, policies] = await Promise.all([loadFacts(light?.facts ?? NEEDED_FACTS, request), policiesFor(repos, input.env)]);
+  if (light && !facts.browser.device) {
+    // The account's device, but the user never signed in on it (a login let in that the backend has not confirmed):
+    // not a known session. The facts the light path left out are loaded now, and the view takes the full path.
+    const loaded = new Set(light.facts);
+    Object.assign(
+      facts,
+      await loadFacts(
+        NEEDED_FACTS.filter((p) => !loaded.has(p)),
+        request,
+        true,
+      ),
+    );
+    light = undefined;
+  }
   const deviceLimit = deviceLimitFor(policies, input.action, input.env.settings.default_device_limit);
-  const checks = computeChecks(input, identity, signals, facts, { deviceLimit });
+  const checks = computeChecks(input, identity, signals, facts, { deviceLimit, ...(light ? { only: light.checks } : {}) });
   const risks = scoreRisks(checks, evaluationId);
   const lists = listMemberships(input, identity, signals, facts.lists);
   const select = (c: ChecksSnapshot, r: Risk[]) =>
@@ -65,6 +83,7 @@ export async function decide(repos: Repos, input: EvaluationInput, identity: Ide
     risks,
     familiar: recordedValues(RECORDED_DIMENSIONS, { input, identity, signals }),
   };
+  if (light) decision.path = "known_session_view";
   if (signals.content) decision.contentHash = signals.content.hash;
   if (signals.network) decision.network = signals.network;
   if (facts.browser.device) decision.signedIn = true;

@@ -190,6 +190,7 @@ export class Pipeline {
       const out: EvaluationResult = {
         evaluation: toWireEvaluation(row, userRow, challenge ? { ...challenge, type: challenge.type } : undefined),
         logout,
+        ...(decision.path ? { path: decision.path } : {}),
       };
       // Consequences for other areas, committed with the evaluation (their events, their jobs) or not at all.
       for (const step of this.steps) await step(out, input, identity, decision);

@@ -42,6 +42,8 @@ export interface EvaluationResult {
   evaluation: Evaluation;
   /** The device was detached (kicked) since this browser last asked: its SDK must log the user out. */
   logout: boolean;
+  /** A page view of a known session, decided on the light path (pipeline/page-view.ts). */
+  path?: "known_session_view";
 }
 
 /**

@@ -47,6 +47,60 @@ function churnKey(kind: string, env: string, value: string, at: number, windows:
   return { key, bucket, hourFrom: bucket - BUCKETS + 1, dayFrom: bucket - dayBuckets + 1, expires: (bucket + dayBuckets) * width };
 }
 
+/** The values of the churn's statements: up to three keys (IP, network, provider), each with its buckets. */
+interface ChurnParams {
+  hourFrom: number;
+  k0: string;
+  f0: number;
+  b0: number;
+  e0: number;
+  k1: string;
+  f1: number;
+  b1: number;
+  e1: number;
+  k2: string;
+  f2: number;
+  b2: number;
+  e2: number;
+}
+
+const churnSlots = (p: ChurnParams, n: number) =>
+  [
+    { key: p.k0, from: p.f0, bucket: p.b0, expires: p.e0 },
+    { key: p.k1, from: p.f1, bucket: p.b1, expires: p.e1 },
+    { key: p.k2, from: p.f2, bucket: p.b2, expires: p.e2 },
+  ].slice(0, n);
+
+/**
+ * The churn's read and its counting upsert, compiled once per number of keys (prepared.ts; on PostgreSQL named
+ * statements): built with Kysely on every call, the read was the hot path's one query compiled per evaluation.
+ */
+const churnRead = [1, 2, 3].map((n) =>
+  prepared((kdb, p: ChurnParams) =>
+    kdb
+      .withTables<VelocityTables>()
+      .selectFrom("velocity_counters")
+      .select([
+        "key",
+        sql<number>`sum(count)`.as("day"),
+        sql<number>`sum(case when bucket >= ${p.hourFrom} then count else 0 end)`.as("hour"),
+      ])
+      .where((eb) =>
+        eb.or(churnSlots(p, n).map((e) => eb.and([eb("key", "=", e.key), eb("bucket", ">=", e.from), eb("bucket", "<=", e.bucket)]))),
+      )
+      .groupBy("key"),
+  ),
+);
+const churnCount = [1, 2, 3].map((n) =>
+  prepared((kdb, p: ChurnParams) =>
+    kdb
+      .withTables<VelocityTables>()
+      .insertInto("velocity_counters")
+      .values(churnSlots(p, n).map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
+      .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) }))),
+  ),
+);
+
 /**
  * New identifying fingerprints seen from each key within each window before `at`, this request's included when
  * `isNew`: it is counted first (one upsert per key), then the buckets are summed, the hour's and the day's in one scan.
@@ -70,21 +124,14 @@ async function fingerprintChurn(
     .map(([name, value]) => ({ name, ...churnKey(name[0] as string, env, value, at, windows) }));
   const out: Churn = { hour: { ip: 0, network: 0, provider: 0 }, day: { ip: 0, network: 0, provider: 0 } };
   if (entries.length === 0) return out;
-  const v = db.withTables<VelocityTables>();
-  if (isNew)
-    await v
-      .insertInto("velocity_counters")
-      .values(entries.map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
-      .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })))
-      .execute();
   // Every key's hour starts at the same bucket (one clock, one width).
-  const hourFrom = entries[0]?.hourFrom ?? 0;
-  const rows = await v
-    .selectFrom("velocity_counters")
-    .select(["key", sql<number>`sum(count)`.as("day"), sql<number>`sum(case when bucket >= ${hourFrom} then count else 0 end)`.as("hour")])
-    .where((eb) => eb.or(entries.map((e) => eb.and([eb("key", "=", e.key), eb("bucket", ">=", e.dayFrom), eb("bucket", "<=", e.bucket)]))))
-    .groupBy("key")
-    .execute();
+  const params: Record<string, string | number> = { hourFrom: entries[0]?.hourFrom ?? 0 };
+  entries.forEach((e, i) => {
+    Object.assign(params, { [`k${i}`]: e.key, [`f${i}`]: e.dayFrom, [`b${i}`]: e.bucket, [`e${i}`]: e.expires });
+  });
+  const n = entries.length - 1;
+  if (isNew) await churnCount[n]!.execute(db, params as unknown as ChurnParams);
+  const rows = await churnRead[n]!.rows(db, params as unknown as ChurnParams);
   const byKey = new Map(rows.map((r) => [r.key, r]));
   for (const e of entries) {
     const r = byKey.get(e.key);
