@@ -1,9 +1,10 @@
-// Sending a challenge's code (docs/challenges.md, docs/security.md): the checks before a send (channel offered, destination valid, a text's
-// country allowed, the challenge's own resend limits, then the budgets of budgets.ts: per recipient and per user for
-// the challenge's source, per client IP, per project), then the code recorded (hashed) with a "pending" delivery and
-// committed before the send, so a crash mid-send leaves an honest state (recovery.ts); then the provider's outcome and
-// challenge.pending. The send is awaited: the answer says whether the code went out (502 otherwise, and a send the
-// transport failed gives its budgets back).
+// Sending a challenge's code (docs/challenges.md, docs/security.md): the checks before a send (channel offered, destination
+// valid, a text's country allowed), the challenge's own resend limits claimed in one conditional update (so that one
+// of concurrent resends sends), then the budgets of budgets.ts: per recipient and per user for the challenge's source,
+// per client IP, per project; then the code recorded (hashed) with a "pending" delivery and committed before the send,
+// so a crash mid-send leaves an honest state (recovery.ts); then the provider's outcome and challenge.pending. The send
+// is awaited: the answer says whether the code went out (502 otherwise, and a send the transport failed gives its
+// budgets back).
 import type { ChallengeStatus, ChallengeType, Channel, Language } from "@tessera/sdk/contract";
 import type { Config } from "../config.js";
 import { destinationKey, parseEmail, parsePhone, phoneCountry } from "../delivery/addresses.js";
@@ -23,6 +24,18 @@ import { moveChallenge } from "./lifecycle.js";
 import { recoverAbandonedSend } from "./recovery.js";
 import { transition } from "./transitions.js";
 import { type ChallengeViews, parseConfig, parseList } from "./wire.js";
+
+/** 429 when the challenge's own resend limits refuse a send now: its sends all made, or the cooldown not over. */
+function refuseResend(row: ChallengeRow, at: number): void {
+  if (row.send_count >= MAX_SENDS)
+    throw new ApiError(429, "rate_limited", "Too many codes sent for this challenge", undefined, {
+      "retry-after": String(Math.max(1, Math.ceil((row.expires_at - at) / 1000))),
+    });
+  if (row.last_sent_at && at - row.last_sent_at < RESEND_COOLDOWN_MS) {
+    const wait = Math.max(1, Math.ceil((row.last_sent_at + RESEND_COOLDOWN_MS - at) / 1000));
+    throw new ApiError(429, "rate_limited", `Wait ${wait} s before asking for another code`, undefined, { "retry-after": String(wait) });
+  }
+}
 
 export class CodeSender {
   constructor(
@@ -73,28 +86,34 @@ export class CodeSender {
         );
     }
     const at = Date.now();
-    if (row.send_count >= MAX_SENDS)
-      throw new ApiError(429, "rate_limited", "Too many codes sent for this challenge", undefined, {
-        "retry-after": String(Math.ceil((row.expires_at - at) / 1000)),
-      });
-    if (row.last_sent_at && at - row.last_sent_at < RESEND_COOLDOWN_MS) {
-      const wait = Math.ceil((row.last_sent_at + RESEND_COOLDOWN_MS - at) / 1000);
-      throw new ApiError(429, "rate_limited", `Wait ${wait} s before asking for another code`, undefined, { "retry-after": String(wait) });
+    refuseResend(row, at);
+    // The send is claimed in one conditional update (cooldown over, sends left, status unchanged): of concurrent
+    // resends, one is claimed and the others answer as the cooldown does, so the count stored is the codes sent.
+    const claimed = await this.repos.challenges.claimSend(row.id, [row.status as ChallengeStatus], at, RESEND_COOLDOWN_MS, MAX_SENDS);
+    if (!claimed) {
+      const now = (await this.repos.challenges.findById(row.id)) ?? row;
+      transition(now.status as ChallengeStatus, "send");
+      refuseResend(now, at);
+      throw conflict("invalid_transition", "The challenge changed meanwhile; reload it");
     }
     // Beyond this challenge's own limits, across challenges and instances: the budgets of the challenge's source for
-    // this recipient and this user, the requesting client's, the project's (budgets.ts).
+    // this recipient and this user, the requesting client's, the project's (budgets.ts). Spent only by the claimed
+    // send; a refusal gives the claim back.
     const budgets = sendBudgets(this.config, row, destinationKey(channel, to), env.projectId, requesterIp);
-    refuseIfSpent(budgets, await this.limiter.hitMany(budgets));
+    try {
+      refuseIfSpent(budgets, await this.limiter.hitMany(budgets));
+    } catch (e) {
+      await this.repos.challenges.unclaimSend(row.id, { send_count: claimed.send_count, at }, row.last_sent_at);
+      throw e;
+    }
     const code = newCode();
     const channels = parseList<Channel>(row.channels);
     if (channels[channels.length - 1] !== channel) channels.push(channel);
     // Record the code (hashed) and the pending delivery first: a crash mid-send leaves an honest "pending".
-    let moved = await moveChallenge(this.repos, row, "send", {
+    let moved = await moveChallenge(this.repos, claimed, "send", {
       code_hash: hashCode(this.keys.codeHash, row.id, code),
       code_channel: channel,
       code_expires_at: at + this.config.CHALLENGE_CODE_TTL_MS,
-      send_count: row.send_count + 1,
-      last_sent_at: at,
       channels: JSON.stringify(channels),
       delivery_status: "pending",
       delivery_error: null,

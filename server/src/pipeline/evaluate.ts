@@ -1,6 +1,7 @@
 // The evaluation pipeline, top to bottom (docs/architecture.md):
 // request → context → identity (user, fingerprint, device) → decide (signals → checks → risks → policies → verdict)
 // → challenge → one transaction storing the evaluation with everything it implies (+ events).
+import { createHash } from "node:crypto";
 import { networkOf } from "../geo/ip.js";
 import { newId } from "../ids.js";
 import { storeRisks } from "../risks/index.js";
@@ -10,6 +11,7 @@ import { deviceKey } from "../store/login-attempts.js";
 import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
 import { toWireEvaluation } from "../wire/evaluations.js";
+import { accountEmailKey } from "./account-email.js";
 import type { EvaluationInput } from "./context.js";
 import { decide } from "./decide.js";
 import { type Identity, resolveIdentity } from "./identity.js";
@@ -51,6 +53,30 @@ async function persistUser(repos: Repos, input: EvaluationInput, identity: Ident
   return identity.user;
 }
 
+/**
+ * The keys whose counts an evaluation reads and then writes (docs/storage.md, "Concurrency on PostgreSQL"): its browser
+ * (visitor token, and its components for a browser that lost its token), its network (the IP's /24 or /48, which holds
+ * the IP), and the account it names (user id, email). Evaluations sharing one run one after the other
+ * (store/key-locks.ts), so a burst counts itself as the same requests sent in sequence would. Page views take none:
+ * they open no account and count no login attempt, their velocity counters are atomic already, and they are the
+ * traffic that must not queue.
+ */
+export function evaluationKeys(input: EvaluationInput): string[] {
+  if (input.action === "access") return [];
+  const env = input.env.id;
+  const keys: string[] = [];
+  const token = input.signals.visitor_token;
+  if (token) keys.push(`t:${env}:${token}`);
+  const components = input.signals.components;
+  if (components && Object.keys(components).length > 0)
+    keys.push(`f:${env}:${createHash("sha256").update(JSON.stringify(components)).digest("base64url")}`);
+  const network = networkOf(input.ip);
+  if (network) keys.push(`n:${env}:${network}`);
+  if (input.user) keys.push(`u:${env}:${input.user}`);
+  if (input.email) keys.push(`e:${env}:${accountEmailKey(input.email)}`);
+  return keys;
+}
+
 export class Pipeline {
   /** Told of each committed evaluation (observe.ts: the request log). */
   readonly observers: EvaluationObserver[] = [];
@@ -63,6 +89,10 @@ export class Pipeline {
   ) {}
 
   async evaluate(input: EvaluationInput): Promise<EvaluationResult> {
+    return this.repos.keyLocks.hold(evaluationKeys(input), () => this.#evaluate(input));
+  }
+
+  async #evaluate(input: EvaluationInput): Promise<EvaluationResult> {
     const { repos } = this;
     const identity = await resolveIdentity(repos, input);
     // The id first: the risks are named after their evaluation.

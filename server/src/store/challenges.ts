@@ -88,6 +88,43 @@ export class ChallengesRepo extends Repository {
       .executeTakeFirst();
   }
 
+  /**
+   * Claims the next code send of a challenge, in one conditional update: only while it is in one of `from`, has sent
+   * fewer than `maxSends` codes, and sent none since `at - cooldownMs`. Counts the send and stamps it `at`; answers the
+   * row as claimed, or undefined if another send (or a move) came first: of concurrent resends exactly one is claimed.
+   */
+  async claimSend(
+    id: string,
+    from: readonly ChallengeStatus[],
+    at: number,
+    cooldownMs: number,
+    maxSends: number,
+  ): Promise<ChallengeRow | undefined> {
+    return this.db
+      .updateTable("challenges")
+      .set((eb) => ({ send_count: eb("send_count", "+", 1), last_sent_at: at, updated_at: at }))
+      .where("id", "=", id)
+      .where("status", "in", [...from])
+      .where("send_count", "<", maxSends)
+      .where((eb) => eb.or([eb("last_sent_at", "is", null), eb("last_sent_at", "<=", at - cooldownMs)]))
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /**
+   * Gives back a send claimed at `at` that was not made (a budget refused it): the count and the time of the send
+   * before, only while the claim is still the latest send.
+   */
+  async unclaimSend(id: string, claimed: { send_count: number; at: number }, previousSentAt: number | null): Promise<void> {
+    await this.db
+      .updateTable("challenges")
+      .set({ send_count: claimed.send_count - 1, last_sent_at: previousSentAt })
+      .where("id", "=", id)
+      .where("send_count", "=", claimed.send_count)
+      .where("last_sent_at", "=", claimed.at)
+      .execute();
+  }
+
   /** Counts one verify attempt atomically and answers the row as it is after counting (undefined if not code_sent). */
   async countAttempt(id: string, at: number): Promise<ChallengeRow | undefined> {
     return this.db

@@ -19,6 +19,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import { type CheckpointProgress, startCheckpointer } from "./checkpointer.js";
+import { type AdvisoryLocks, postgresAdvisoryLocks } from "./key-locks.js";
 import { registerDirectRunner, renameStatement, statementName } from "./prepared.js";
 import type { Database } from "./schema.js";
 
@@ -34,6 +35,11 @@ export interface Store {
    */
   durable(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * PostgreSQL: advisory locks for the evaluations that share a key, on a pool of their own (store/key-locks.ts); the
+   * embedded store serialises them in its one process.
+   */
+  advisory?: AdvisoryLocks;
   /** Embedded store: the file this process has open (readiness notices when it is removed or replaced). */
   sqliteFile?: { path: string; dev: number; ino: number };
 }
@@ -142,7 +148,7 @@ function deadlineClient(deadlineMs: number): typeof pg.Client {
 function openPostgres(opts: StoreOptions & { databaseUrl: string }): Store {
   const t = { ...DEFAULT_POSTGRES_TIMEOUTS, ...opts.timeouts };
   const onError = opts.onError ?? (() => {});
-  const pool = new pg.Pool({
+  const settings: pg.PoolConfig = {
     connectionString: opts.databaseUrl,
     max: opts.poolSize ?? 16,
     Client: deadlineClient(t.statementMs + CLIENT_DEADLINE_MARGIN_MS),
@@ -152,20 +158,36 @@ function openPostgres(opts: StoreOptions & { databaseUrl: string }): Store {
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
-  });
+  };
+  const pool = new pg.Pool(settings);
+  // The advisory locks' connections, as many as the store's: each sits in a transaction while its evaluation runs on
+  // the store's pool, which it must never wait for (store/key-locks.ts).
+  const lockPool = new pg.Pool(settings);
   // A connection that drops emits 'error' on its client. The pool listens only while the client is idle; a client
   // checked out (mid-query, mid-transaction) had no listener, and the unhandled 'error' event ended the process.
   // Every client gets one from its first connect: the query in flight fails on its own, and the pool discards the
   // dead client when it is released.
-  pool.on("connect", (client) => client.on("error", onError));
-  pool.on("error", onError);
+  for (const p of [pool, lockPool]) {
+    p.on("connect", (client) => client.on("error", onError));
+    p.on("error", onError);
+  }
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     log: (event) => {
       if (event.level === "error") onError(event.error);
     },
   });
-  return { db, dialect: "postgres", durable: () => RESOLVED, close: () => db.destroy() };
+  const advisory = postgresAdvisoryLocks(lockPool);
+  return {
+    db,
+    dialect: "postgres",
+    durable: () => RESOLVED,
+    advisory,
+    close: async () => {
+      await advisory.close();
+      await db.destroy();
+    },
+  };
 }
 
 export function openStore(opts: StoreOptions): Store {

@@ -13,6 +13,7 @@ import { FingerprintsRepo } from "./fingerprints.js";
 import { HistoryRepo } from "./history.js";
 import { IdentificationsRepo } from "./identifications.js";
 import { JobsRepo } from "./jobs.js";
+import { KeyLocks } from "./key-locks.js";
 import { ListsRepo } from "./lists.js";
 import { LoginAttemptsRepo } from "./login-attempts.js";
 import { OperatorsRepo } from "./operators.js";
@@ -39,6 +40,8 @@ export interface Repos {
   dialect: Dialect;
   /** Resolves once every write so far is committed: await it before telling the outside world (Store.durable). */
   durable(): Promise<void>;
+  /** Serialises the work that shares a key: the evaluations of one browser, network or account (store/key-locks.ts). */
+  keyLocks: KeyLocks;
   projects: ProjectsRepo;
   users: UsersRepo;
   fingerprints: FingerprintsRepo;
@@ -88,6 +91,7 @@ export function createRepos(store: Store, rules: StoreRules): Repos {
     afterCommit: (f) => db.afterCommit(f),
     dialect: store.dialect,
     durable: () => store.durable(),
+    keyLocks: new KeyLocks(store.advisory),
     projects: new ProjectsRepo(db),
     users: new UsersRepo(db, store.dialect, rules.accountEmailKey),
     fingerprints: new FingerprintsRepo(db, lists),
