@@ -10,8 +10,11 @@
 // PostgreSQL, transaction-scoped advisory locks (pg_advisory_xact_lock) on a connection of a pool of their own (the
 // reads of the evaluation run on the store's pool meanwhile: from the same pool, N held locks could starve the reads
 // they wait for), taken in one sorted order so that two evaluations never wait for each other, released by ending
-// that transaction after the evaluation's own has committed. The embedded store has one process: its queue is enough.
+// that transaction after the evaluation's own has committed. The embedded store needs neither: every statement runs
+// on its one connection, and a parallel burst already counts as the same requests in sequence there
+// (server/test/concurrency.test.ts holds it on both stores).
 import { createHash } from "node:crypto";
+
 import type pg from "pg";
 
 /** Advisory locks on PostgreSQL: ids taken in the order given, on a connection held until the answer is called. */
@@ -57,7 +60,15 @@ export class KeyLocks {
   /** Per key, the end of the last holder queued on it in this process. */
   readonly #tails = new Map<string, Promise<void>>();
 
-  constructor(private readonly advisory?: AdvisoryLocks) {}
+  /**
+   * `queue` false (the embedded store): every holder runs at once. A queue there would add nothing to the counts and
+   * make the evaluations of one network (an office, a carrier's NAT, a load test from one address) wait for each
+   * other's batch commit (store/db.ts), one batch each.
+   */
+  constructor(
+    private readonly advisory?: AdvisoryLocks,
+    private readonly queue = true,
+  ) {}
 
   /**
    * Runs `fn` once no other holder of any of `keys` runs, here or (PostgreSQL) in another instance; answers its result.
@@ -65,7 +76,7 @@ export class KeyLocks {
    */
   async hold<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
     const sorted = [...new Set(keys)].sort();
-    if (sorted.length === 0) return fn();
+    if (sorted.length === 0 || !this.queue) return fn();
     let done!: () => void;
     const mine = new Promise<void>((resolve) => {
       done = resolve;
