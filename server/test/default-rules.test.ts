@@ -225,14 +225,16 @@ describeStores("default rules on %s", (kind) => {
   // One computer signing up account after account, its storage cleared before each (a new visitor token), alternating
   // its home line and its phone's connection (another carrier address each time): its accounts on two networks make its
   // fingerprint popular (three people on two networks), so the counts over accounts stop linking them. Its sign-ups of
-  // the day on its fingerprint still do (counting only). A family's computer signing up two members at home is let in.
-  it("one computer clearing its storage, alternating its home line and its phone's connection, is challenged at its third sign-up of the day; a family's second is not", async () => {
+  // the day on its fingerprint still do (counting only). A family's shared computer signing up three members at home, its
+  // token kept, is let in.
+  it("one computer clearing its storage, alternating its home line and its phone's connection, is challenged at its third sign-up of the day; a family's shared computer's third is not", async () => {
+    // The family's shared computer (its token kept) signs up the three members who have no device of their own.
     const family = net();
     const shared = browser();
-    for (let k = 0; k < 2; k++) {
-      const ev = await own("signup", { user: id("member"), ip: family, browser: { ...shared, token: `tok-${id("fam")}-xxxxxxxx` } });
+    for (let k = 0; k < 3; k++) {
+      const ev = await own("signup", { user: id("member"), ip: family, browser: shared });
       expect(ev.verdict, JSON.stringify(ev.checks)).toBe("allow");
-      expect(ev.checks).toMatchObject({ fingerprint_signups_day: k + 1, fingerprint_signups_elsewhere_day: 0 });
+      expect(ev.checks).toMatchObject({ fingerprint_signups_day: k + 1, fingerprint_signups_elsewhere_day: 0, device_user_count: k + 1 });
     }
     const [home, rig] = [net(), browser()];
     const cleared = () => ({ ...rig, token: `tok-${id("cleared")}-xxxxxxxx` });

@@ -15,9 +15,9 @@ import { labelOf } from "./rules.js";
  * other digest stays byte for byte. Changed since the defaults became one file each: challenge-ato (a copy of the
  * account's own browser on a new token through an anonymiser or a new datacenter); challenge-fingerprint-churn (a farm's
  * noisy siblings on any address), challenge-repeat-trial (one device's sign-ups across its networks; the fourth account
- * on one browser, not the third; a phone model's components at one address only with a reused token) and
- * challenge-account-cycling (a known account amid churn only on a network new to it): docs/detection.md, "Sign-up
- * farms".
+ * on one token, the third only when storage was cleared between them; a phone model's components at one address
+ * only with a reused token) and challenge-account-cycling (a known account amid churn only on a network new to it):
+ * docs/detection.md, "Sign-up farms".
  */
 const SHIPPED: Record<string, string> = {
   "deny-bots": "GnJpSlOKGFm_EwKh2URS2kWkhfi6MYxNF4R_-1hEJuw",
@@ -31,7 +31,7 @@ const SHIPPED: Record<string, string> = {
   "challenge-bots": "RL-xFwyffa_sUCgjeiV8aX3AxFO9PEGtkjrrLxizz7s",
   "challenge-ato": "rcxaYa7vBIFczIzTFtWe1I2aGb9OB4wO31ny4d4Mq5Y",
   "challenge-account-sharing": "RTeIjq4xHnRwxsTghbPVP9Uk6IpPSCbfsstrap-yKJg",
-  "challenge-repeat-trial": "5QgMJFWil86t39OT9iI71M4eBmyjggpkRoEHGQcR1e4",
+  "challenge-repeat-trial": "_EA82eDBPgo6Y_-MvmeTYHb-I3YJIXPMKxumhat2_io",
   "restrict-disposable-email": "lq5m8_wz31E-wzHWbtY65jGBVVCpn4quaJUC6A1M6BE",
   "restrict-suspicious-content": "8GSCs2P5ub1faR7kShnL7DnC9SbNmcBDAmp5H3kubXg",
 };
