@@ -26,6 +26,11 @@
 // - tor: Tor Browser (Firefox ESR with resistFingerprinting: UTC, en-US, 2 cores) signing up and logging in.
 // - multi_accounting: one person opening account after account on one browser (storage cleared between some).
 // - bot: HTTP libraries and headless browsers with their markers; content_abuse: spam posted by many accounts.
+// - signup_farm: an anti-detect browser making a new profile for every account (canvas, WebGL, audio, fonts, screen,
+//   cores drawn anew; no visitor token kept; the zone of the proxy's country, the operator's own language and fonts),
+//   signing up one account every 12 minutes for a morning through one home address, or through one residential /24.
+// - multi_accounting_networks: one computer signing up about twenty accounts a day, its storage cleared before each
+//   (no visitor token), alternating its home line and its phone's mobile connection (a new carrier address each time).
 import { type ClientCall, DAY, type Harness, HOUR, MIN, type Outcome, type Project } from "./harness.js";
 import { components, userAgent } from "./population/browsers.js";
 import { LOCALES } from "./population/catalogue.js";
@@ -47,6 +52,8 @@ export const ATTACKS = [
   "multi_accounting",
   "bot",
   "content_abuse",
+  "signup_farm",
+  "multi_accounting_networks",
 ] as const;
 export type AttackLabel = (typeof ATTACKS)[number];
 
@@ -92,7 +99,7 @@ const DISPOSABLE = ["mailinator.com", "guerrillamail.com", "10minutemail.com", "
  * A real browser of the population model (a computer's, else the first), in the attacker's time zone. `rig`: a
  * Chromium on Windows, what stuffing and farming tools drive (OpenBullet, anti-detect browsers, Puppeteer farms).
  */
-function realBrowser(seed: number, tz: string, token?: string, rig = false): Browser {
+function realBrowser(seed: number, tz: string, token?: string, rig = false, locale?: (typeof LOCALES)[number][0]): Browser {
   let b: ReturnType<typeof population>[number]["browsers"][number] | undefined;
   for (let k = 0; !b || (rig && (b.model.os !== "windows" || b.state.browser === "firefox")); k++) {
     const person = population({ seed: seed * 1000 + k, people: 1, days: 1, heldOut: false, start: 0 })[0];
@@ -100,6 +107,7 @@ function realBrowser(seed: number, tz: string, token?: string, rig = false): Bro
     if (k > 200) throw new Error("no attacker browser");
   }
   b.state.tz = tz;
+  if (locale) Object.assign(b.state, { lang: locale.lang, langs: locale.langs, locale: locale.locale });
   return { userAgent: userAgent(b.state), components: components(b.state), timezone: tz, ...(token ? { token } : {}) };
 }
 
@@ -488,6 +496,67 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
   antiDetectRun("anti_detect_slow", "antidetect-slow", "-slow", [20 * 60, 60 * 60]);
   // ---- distributed stuffing, low and slow: the same runs, one attempt every 30 to 60 minutes ----------------------
   distributedRun("distributed_stuffing_slow", "distributed-slow", "-slow", [30 * 60, 60 * 60]);
+  // ---- a sign-up farm on a residential address: a new anti-detect profile per account, every 12 minutes -------------
+  // Campaigns: through one home address (0), through one residential /24 (1). The rig takes the zone of the proxy's
+  // country (as anti-detect browsers do by default); its language and fonts stay the operator's.
+  for (let c = 0; c < 2; c++) {
+    const s = stream(opts.seed, "signup-farm", c);
+    const country = pick(s, COUNTRIES);
+    const operator = pick(
+      s,
+      LOCALES.map(([l]) => l).filter((l) => l.country !== country),
+    );
+    const base = realBrowser(++attacker, tzOf(country), undefined, true, operator);
+    const home = pick(s, residential(country));
+    const t0 = opts.start + int(s, 1, opts.days - 2) * DAY + int(s, 6, 9) * HOUR;
+    for (let k = 0; k < 28; k++) {
+      const b = antiDetect(s, base);
+      const ip = c === 0 ? home : ip24(s, prefixOf(home));
+      steps.push({
+        at: t0 + k * 12 * MIN + int(s, 0, 90) * 1000,
+        run: async (ctx) => {
+          const out = await ctx.h.client(ctx.p, {
+            action: "signup",
+            ...b,
+            ip,
+            email: `${digest("signup-farm", opts.seed, c, k).slice(0, 10)}@${pick(s, ["gmail.com", "outlook.com", "yahoo.com"])}`,
+          });
+          if (out.verdict === "allow" || out.verdict === "restrict") await ctx.h.consume(ctx.p, out.id);
+          ctx.record("signup_farm", out);
+        },
+      });
+    }
+  }
+  // ---- one computer, twenty accounts a day, storage cleared, home line and tethered phone alternating ---------------
+  for (let d = 0; d < 2; d++) {
+    const s = stream(opts.seed, "multi-networks", d);
+    const country = pick(s, COUNTRIES);
+    const b = realBrowser(++attacker, tzOf(country), undefined, true);
+    const home = pick(s, residential(country));
+    const carriers = [...(h.carriers.get(country)?.values() ?? [])];
+    const carrier = carriers.length ? pick(s, carriers) : residential(country);
+    let at = opts.start + int(s, 1, opts.days - 2) * DAY + int(s, 7, 10) * HOUR;
+    let onPhone = chance(s, 0.5);
+    for (let k = 0; k < 20; k++, at += int(s, 20, 45) * MIN) {
+      // Mostly alternating: the phone's connection when the home line is down or slow, and back.
+      if (k > 0 && chance(s, 0.75)) onPhone = !onPhone;
+      const ip = onPhone ? pick(s, carrier) : home;
+      steps.push({
+        at,
+        run: async (ctx) => {
+          const out = await ctx.h.client(ctx.p, {
+            action: "signup",
+            ...b,
+            ip,
+            email: `${digest("multi-networks", opts.seed, d, k).slice(0, 8)}.${k}@gmail.com`,
+          });
+          if (out.verdict === "allow" || out.verdict === "restrict") await ctx.h.consume(ctx.p, out.id);
+          // The third account of the day on: a family's shared computer holds two.
+          if (k >= 2) ctx.record("multi_accounting_networks", out);
+        },
+      });
+    }
+  }
   void r;
   return steps.sort((a, b) => a.at - b.at);
 }

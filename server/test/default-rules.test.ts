@@ -201,16 +201,108 @@ describeStores("default rules on %s", (kind) => {
     expect(next.policy?.name).toBe("Verify logins that cycle through accounts");
   });
 
-  it("the fourth account from one phone model at one address is a repeat sign-up; the third (a family) is not", async () => {
-    const ip = net();
-    for (let k = 0; k < 2; k++) expect((await client("signup", { user: id("trial"), ip, browser: phone() })).verdict).toBe("allow");
-    const third = await client("signup", { user: id("trial"), ip, browser: phone() });
-    expect(third.checks?.fingerprint_ip_user_count).toBe(3);
+  it("the fourth account from one phone that kept its token for two of them at one address is a repeat sign-up; a phone shop's new phones are not", async () => {
+    // A phone shop: new phones of one model (the same components, each on its own token) set up for six customers.
+    const shop = net();
+    for (let k = 0; k < 6; k++) {
+      const ev = await client("signup", { user: id("customer"), ip: shop, browser: phone() });
+      expect(ev.checks?.fingerprint_ip_user_count).toBe(k + 1);
+      expect(ev.verdict, JSON.stringify(ev.checks)).toBe("allow");
+    }
+    // One phone at home opening account after account, its storage cleared now and then: its token signed up two.
+    const [ip, mine] = [net(), phone()];
+    expect((await client("signup", { user: id("trial"), ip, browser: mine })).verdict).toBe("allow");
+    expect((await client("signup", { user: id("trial"), ip, browser: phone() })).verdict).toBe("allow");
+    const third = await client("signup", { user: id("trial"), ip, browser: mine });
+    expect(third.checks).toMatchObject({ fingerprint_ip_user_count: 3, fingerprint_ip_reused_tokens_day: 1 });
     expect(third.verdict).toBe("allow");
     const fourth = await client("signup", { user: id("trial"), ip, browser: phone() });
-    expect(fourth.checks?.fingerprint_ip_user_count).toBe(4);
+    expect(fourth.checks).toMatchObject({ fingerprint_ip_user_count: 4, fingerprint_ip_reused_tokens_day: 1, device_user_count: 1 });
     expect(fourth.verdict).toBe("challenge");
     expect(fourth.policy?.name).toBe("Verify repeat sign-ups");
+  });
+
+  // One computer signing up account after account, its storage cleared before each (a new visitor token), alternating
+  // its home line and its phone's connection (another carrier address each time): its accounts on two networks make its
+  // fingerprint popular (three people on two networks), so the counts over accounts stop linking them. Its sign-ups of
+  // the day on its fingerprint still do (counting only). A family's shared computer signing up three members at home, its
+  // token kept, is let in.
+  it("one computer clearing its storage, alternating its home line and its phone's connection, is challenged at its third sign-up of the day; a family's shared computer's third is not", async () => {
+    // The family's shared computer (its token kept) signs up the three members who have no device of their own.
+    const family = net();
+    const shared = browser();
+    for (let k = 0; k < 3; k++) {
+      const ev = await own("signup", { user: id("member"), ip: family, browser: shared });
+      expect(ev.verdict, JSON.stringify(ev.checks)).toBe("allow");
+      expect(ev.checks).toMatchObject({ fingerprint_signups_day: k + 1, fingerprint_signups_elsewhere_day: 0, device_user_count: k + 1 });
+    }
+    const [home, rig] = [net(), browser()];
+    const cleared = () => ({ ...rig, token: `tok-${id("cleared")}-xxxxxxxx` });
+    expect((await own("signup", { user: id("multi"), ip: home, browser: cleared() })).verdict).toBe("allow");
+    expect((await own("signup", { user: id("multi"), ip: net(), browser: cleared() })).verdict).toBe("allow");
+    const third = await own("signup", { user: id("multi"), ip: home, browser: cleared() });
+    // Popular by now: the counts over accounts see one account on it, two at this address.
+    expect(third.checks, JSON.stringify(third.checks)).toMatchObject({
+      fingerprint_signups_day: 3,
+      fingerprint_signups_elsewhere_day: 1,
+      fingerprint_user_count: 1,
+      fingerprint_ip_user_count: 2,
+    });
+    expect(third.verdict).toBe("challenge");
+    expect(third.policy?.name).toBe("Verify repeat sign-ups");
+  });
+
+  // A sign-up farm on a residential address: an anti-detect browser makes a new profile for every account (canvas,
+  // audio, fonts drawn anew on one Chrome build), one through the home line, the next on another address of its /24.
+  // A residence's NAT where six students sign up on real computers of that build (their own fonts, one audio output,
+  // one canvas per GPU) sees as many never-seen browsers, and is let in.
+  it("never-seen browsers of one build whose audio and canvas differ, signing up on one address or /24, are challenged from the second; a residence's students are not", async () => {
+    const residence = net();
+    for (let k = 0; k < 6; k++) {
+      const ev = await client("signup", { user: id("student"), email: `${id("student")}@gmail.com`, ip: residence, browser: browser() });
+      expect(ev.checks).toMatchObject({ ip_new_fingerprints_day: k + 1, ip_noisy_siblings_day: 0 });
+      expect(ev.verdict, JSON.stringify(ev.checks)).toBe("allow");
+    }
+    const profile = (k: number): Browser => {
+      const seed = id("profile");
+      const noise = fakeComponents(seed, {
+        audio: 124.04347527516074 + (k + 1) * 1.3e-5,
+        canvas: { winding: true, geometry: `data:image/png;base64,${seed}g`, text: `data:image/png;base64,${seed}t` },
+      });
+      return { components: noise, token: `tok-${seed}-xxxxxxxx`, ua: BROWSER_UA };
+    };
+    const line = `10.66.${7 + (kind === "sqlite" ? 0 : 1)}`;
+    const first = await client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip: `${line}.20`, browser: profile(0) });
+    expect(first.verdict).toBe("allow");
+    const second = await client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip: `${line}.20`, browser: profile(1) });
+    expect(second.checks).toMatchObject({ ip_noisy_siblings_day: 1, network_noisy_siblings_day: 1 });
+    expect(second.verdict).toBe("challenge");
+    expect(second.policy?.name).toBe("Verify sign-ups from browser farms");
+    const next = await client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip: `${line}.21`, browser: profile(2) });
+    expect(next.checks).toMatchObject({ ip_noisy_siblings_day: 0, network_noisy_siblings_day: 2 });
+    expect(next.verdict).toBe("challenge");
+  });
+
+  // A residence's morning: eight students sign up behind its NAT, each on a browser of their own. One of them then logs
+  // in on a second, never-seen browser there: amid the residence's churn, on a network the account already used. A
+  // known account from elsewhere logging in there from a never-seen browser is still challenged.
+  it("a known account from a never-seen browser amid a residence's churn is let in on a network it used; from elsewhere it is challenged", async () => {
+    const residence = net();
+    const students: string[] = [];
+    for (let k = 0; k < 8; k++) {
+      const user = id("student");
+      students.push(user);
+      expect((await own("signup", { user, ip: residence, browser: browser() })).verdict).toBe("allow");
+    }
+    const second = await client("login", { user: students[0] as string, ip: residence, browser: browser() });
+    expect(second.checks, JSON.stringify(second.checks)).toMatchObject({ is_new_network: false, ip_new_fingerprints: 9 });
+    expect(second.verdict).toBe("allow");
+    const stranger = id("known");
+    await own("signup", { user: stranger, ip: net(), browser: browser() });
+    const there = await client("login", { user: stranger, ip: residence, browser: browser() });
+    expect(there.checks).toMatchObject({ is_new_network: true, ip_new_fingerprints: 10 });
+    expect(there.verdict).toBe("challenge");
+    expect(there.policy?.name).toBe("Verify logins that cycle through accounts");
   });
 
   it("a new device in use where the account could not have travelled from its last trusted place is account sharing", async () => {

@@ -59,6 +59,12 @@ export const CHECKS = {
   ip_new_fingerprints_day: "number",
   network_new_fingerprints_day: "number",
   provider_new_fingerprints_day: "number",
+  // Sign-up farms
+  ip_noisy_siblings_day: "number",
+  network_noisy_siblings_day: "number",
+  fingerprint_signups_day: "number",
+  fingerprint_signups_elsewhere_day: "number",
+  fingerprint_ip_reused_tokens_day: "number",
   // Travel
   impossible_travel: "boolean",
   travel_speed_kmh: "number",

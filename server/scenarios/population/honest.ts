@@ -32,10 +32,35 @@ export interface Person {
   /** Clears cookies and site data often (an extension, or "clear on exit"). */
   clearsStorage: boolean;
   browsers: Browser[];
+  /**
+   * The look-alikes of a sign-up farm (cohorts): students of a university residence behind its NAT signing up on one
+   * morning, a family signing its members up one after another on its home line, a phone shop setting up customers'
+   * new phones of one model on its own network.
+   */
+  cohort?: "campus" | "family" | "shop";
+  /** The sign-up's time of day (ms after midnight), else any. */
+  signupAt?: number;
+  /** The network of the sign-up (a shop's), else the person's usual ones. */
+  signupNetwork?: { kind: "home" | "work"; id: string };
+  /** The home network's id when it is not the household's own (a residence's NAT). */
+  homeNetwork?: string;
+  /** The browser the sign-up is made on (a shop's new phone), by key, else any of the person's. */
+  signupBrowser?: string;
 }
 
 /** The honest groups friction is reported for; a person may be in several. */
-export const GROUPS = ["commuters", "travellers", "vpn users", "families", "cleared storage", "privacy browsers", "new users"] as const;
+export const GROUPS = [
+  "commuters",
+  "travellers",
+  "vpn users",
+  "families",
+  "cleared storage",
+  "privacy browsers",
+  "new users",
+  "campus/office NAT",
+  "family sign-ups",
+  "phone shop",
+] as const;
 export type Group = (typeof GROUPS)[number];
 
 /** The groups a person belongs to (travellers are known from the traffic: see HonestVisit.groups). */
@@ -47,6 +72,9 @@ export function groupsOf(p: Person): Group[] {
   if (p.clearsStorage) out.push("cleared storage");
   if (p.privateBrowsing || p.browsers.some((b) => b.state.browser === "brave" || b.state.rfp)) out.push("privacy browsers");
   if (p.signsUpOn !== null) out.push("new users");
+  if (p.cohort === "campus") out.push("campus/office NAT");
+  if (p.cohort === "family") out.push("family sign-ups");
+  if (p.cohort === "shop") out.push("phone shop");
   return out;
 }
 
@@ -263,6 +291,150 @@ export function population(opts: PopulationOptions): Person[] {
   return people;
 }
 
+/** A browser of `model` for `owner` (and `users`), keyed under `key`. */
+function makeBrowser(r: Rng, model: DeviceModel, owner: Person, users: Person[], key: string): Browser {
+  const browser = pickBrowser(r, model);
+  return {
+    key: `${key}/${model.id}/${browser}`,
+    family: familyOf(browser, model.os),
+    model,
+    state: newState(r, model, browser, owner),
+    token: "",
+    tokenSerial: 0,
+    users,
+    lastVisitDay: -1,
+    pending: new Set(),
+    tokenLost: false,
+    usesExternal: chance(r, model.external),
+  };
+}
+
+/**
+ * The honest look-alikes of a sign-up farm, each reported as a group of its own (GROUPS): what a farm's counts per
+ * address see, from real people. Households numbered from `household0` (none of the population's).
+ * - a university residence behind one NAT: 24–36 students signing up on one morning, each on their own phone or
+ *   computer (diverse, consistent devices; an international student's browser in its own language, on the
+ *   residence's zone), and living there afterwards;
+ * - three families signing their 2–5 members up one after another, minutes apart, on their home line, on their own
+ *   phones, a parent's computer, or the household's shared computer or tablet;
+ * - a phone shop setting up 10–16 customers' new phones of one model over a day (identical components, a new visitor
+ *   token each) on the shop's network; each phone then goes home with its customer.
+ */
+export function cohorts(opts: PopulationOptions, household0: number): Person[] {
+  const models = MODELS.filter((m) => !!m.heldOut === opts.heldOut);
+  const phones = models.filter((m) => m.kind === "mobile");
+  const computers = models.filter((m) => m.kind === "computer");
+  const tablets = models.filter((m) => m.kind === "tablet");
+  const out: Person[] = [];
+  let household = household0;
+  const signupDay = (r: Rng) => int(r, 1, Math.max(1, opts.days - 3));
+  const person = (tag: string, home: Locale, locale: Locale, day: number, cohort: Person["cohort"]): Person => ({
+    id: `p${opts.seed}-${tag}`,
+    household: household++,
+    householdSize: 1,
+    home,
+    locale,
+    email: `${tag}.${opts.seed}@${pick(stream(opts.seed, "cohort-mail", tag), ["gmail.com", "outlook.com", "icloud.com", "yahoo.com"])}`,
+    user: `acct_${opts.seed}_${tag}`,
+    signsUpOn: day,
+    privateBrowsing: false,
+    commuter: false,
+    clearsStorage: false,
+    browsers: [],
+    cohort,
+  });
+  // ---- a university residence's morning --------------------------------------------------------------------------
+  {
+    const r = stream(opts.seed, "cohort", "campus");
+    const home = weighted(r, LOCALES);
+    const day = signupDay(r);
+    const n = int(r, 24, 36);
+    for (let i = 0; i < n; i++) {
+      const p = stream(opts.seed, "cohort-campus", i);
+      const own = weighted(p, LOCALES);
+      const locale = chance(p, 0.15) && own.country !== home.country ? { ...own, tz: home.tz, country: home.country } : home;
+      const s = person(`campus${i}`, home, locale, day, "campus");
+      s.homeNetwork = `campus-${opts.seed}`;
+      s.signupAt = int(p, 8 * 3600, 12 * 3600) * 1000;
+      if (phones.length && chance(p, 0.95)) s.browsers.push(makeBrowser(p, pick(p, phones), s, [s], s.id));
+      if (computers.length && (chance(p, 0.85) || !s.browsers.length)) s.browsers.push(makeBrowser(p, pick(p, computers), s, [s], s.id));
+      out.push(s);
+    }
+  }
+  // ---- families signing up one after another ----------------------------------------------------------------------
+  for (let f = 0; f < 3; f++) {
+    const r = stream(opts.seed, "cohort", "family", f);
+    const home = weighted(r, LOCALES);
+    const day = signupDay(r);
+    const size = int(r, 2, 5);
+    const hh = household++;
+    let at = int(r, 8 * 3600, 20 * 3600) * 1000;
+    const members: Person[] = [];
+    for (let i = 0; i < size; i++) {
+      const p = stream(opts.seed, "cohort-family", f, i);
+      const m = person(`fam${f}m${i}`, home, home, day, "family");
+      m.household = hh;
+      m.householdSize = size;
+      m.signupAt = at;
+      at += int(p, 2, 10) * 60_000;
+      m.signupNetwork = { kind: "home", id: `home-${opts.seed}-${hh}` };
+      if (phones.length && chance(p, i < 2 ? 0.95 : 0.7)) m.browsers.push(makeBrowser(p, pick(p, phones), m, [m], m.id));
+      if (computers.length && i < 2 && chance(p, 0.5)) m.browsers.push(makeBrowser(p, pick(p, computers), m, [m], m.id));
+      members.push(m);
+    }
+    // The household's shared computer or tablet: whoever has no device of their own signs up on it.
+    const sharedModels = chance(r, 0.5) && tablets.length ? tablets : computers;
+    const shared = makeBrowser(r, pick(r, sharedModels), members[0] as Person, members, `h${opts.seed}-fam${f}`);
+    for (const m of members) {
+      if (!m.browsers.length) m.signupBrowser = shared.key;
+      m.browsers.push(shared);
+    }
+    out.push(...members);
+  }
+  // ---- a phone shop's day -------------------------------------------------------------------------------------------
+  if (phones.length) {
+    const r = stream(opts.seed, "cohort", "shop");
+    const home = weighted(r, LOCALES);
+    const day = signupDay(r);
+    const model = pick(r, phones);
+    // A new phone's own browser (Safari, Chrome, Samsung Internet), set up as it leaves the box.
+    const browser = (model.browsers[0] as readonly [BrowserId, number])[0];
+    const n = int(r, 10, 16);
+    let at = int(r, 10 * 3600, 11 * 3600) * 1000;
+    const customers: Person[] = [];
+    for (let i = 0; i < n; i++) {
+      const p = stream(opts.seed, "cohort-shop", i);
+      const c = person(`shop${i}`, home, home, day, "shop");
+      c.signupAt = at;
+      at += int(p, 15, 40) * 60_000;
+      c.signupNetwork = { kind: "work", id: `shop-${opts.seed}` };
+      customers.push(c);
+    }
+    const template = newState(r, model, browser, customers[0] as Person);
+    for (const c of customers) {
+      const p = stream(opts.seed, "cohort-shop-devices", c.id);
+      const phone: Browser = {
+        key: `${c.id}/${model.id}/${browser}/new`,
+        family: familyOf(browser, model.os),
+        model,
+        state: { ...template, model, extraFonts: [...template.extraFonts], langs: [...template.langs], contentBlocker: [] },
+        token: "",
+        tokenSerial: 0,
+        users: [c],
+        lastVisitDay: -1,
+        pending: new Set(),
+        tokenLost: false,
+        usesExternal: false,
+      };
+      c.signupBrowser = phone.key;
+      c.browsers.push(phone);
+      if (computers.length && chance(p, 0.6)) c.browsers.push(makeBrowser(p, pick(p, computers), c, [c], c.id));
+    }
+    out.push(...customers);
+  }
+  return out;
+}
+
 function newToken(b: Browser, seed: number): void {
   b.tokenSerial++;
   b.token = `vt${(seed >>> 0).toString(16)}${b.key.replace(/[^a-z0-9]/gi, "")}${b.tokenSerial}`.slice(0, 120).padEnd(16, "0");
@@ -299,7 +471,7 @@ function overnight(b: Browser, r: Rng): void {
  * builds its own population, so two calls with one seed yield the same visits.
  */
 export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> {
-  const people = population(opts);
+  const people = [...population(opts), ...cohorts(opts, 1_000_000)];
   const browsers = [...new Set(people.flatMap((p) => p.browsers))];
   for (const b of browsers) newToken(b, opts.seed);
   const travel = new Map<string, { from: number; to: number; locale: Locale }>();
@@ -326,10 +498,12 @@ export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> 
       const sessions = mustSignUp ? 1 : int(r, 1, 3);
       // Session times in order: what happens to a browser (a cleared storage, a dock) happens in the order of visits.
       const times = Array.from({ length: sessions }, () => int(r, 7 * 3600, 23 * 3600) * 1000).sort((a, b) => a - b);
+      if (mustSignUp && person.signupAt !== undefined) times[0] = person.signupAt;
       for (let k = 0; k < sessions; k++) {
         // Travellers take the phone and the laptop, not the household tablet.
         const usable = person.browsers.filter((b) => !away || (b.model.kind !== "tablet" && b.model.kind !== "computer") || b.usesExternal);
-        const b = pick(r, usable.length ? usable : person.browsers);
+        const chosen = pick(r, usable.length ? usable : person.browsers);
+        const b = (mustSignUp && person.browsers.find((x) => x.key === person.signupBrowser)) || chosen;
         const s = b.state;
         const at = opts.start + day * DAY + (times[k] as number) + k;
         // A phone takes the zone of the network it is on; a laptop keeps its home zone (set by hand, or by a company).
@@ -360,11 +534,12 @@ export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> 
         const weekday = day % 7 < 5;
         const session = `${day}-${k}`;
         const country = person.home.country;
-        const home = { kind: "home" as const, id: `home-${opts.seed}-${person.household}`, country, session };
+        const home = { kind: "home" as const, id: person.homeNetwork ?? `home-${opts.seed}-${person.household}`, country, session };
         const cellular = { kind: "cellular" as const, id: `cell-${person.id}`, country, session };
         const computer = b.model.kind === "computer";
         let network: HonestVisit["network"];
-        if (away) {
+        if (mustSignUp && person.signupNetwork) network = { ...person.signupNetwork, country, session };
+        else if (away) {
           // Abroad: a phone roams on its home carrier half the time; otherwise the hotel's (or a café's) network.
           network =
             b.model.kind === "mobile" && chance(r, 0.5)

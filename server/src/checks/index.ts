@@ -19,6 +19,7 @@ import * as churn from "./families/churn.js";
 import * as content from "./families/content.js";
 import * as email from "./families/email.js";
 import * as familiarity from "./families/familiarity.js";
+import * as farm from "./families/farm.js";
 import * as identity from "./families/identity.js";
 import * as lists from "./families/lists.js";
 import * as network from "./families/network.js";
@@ -39,6 +40,7 @@ export const FAMILIES = {
   attempts: attempts.checks,
   network: network.checks,
   churn: churn.checks,
+  farm: farm.checks,
   travel: travel.checks,
   sharing: sharing.checks,
   velocity: velocity.checks,

@@ -16,6 +16,7 @@ export { churn } from "./churn.js";
 export { repeatedContent } from "./content.js";
 export type { AnyFactProvider, FactOf, FactProvider, FactRequest, FactsOf } from "./define.js";
 export { userDevices } from "./devices.js";
+export { signupFarm } from "./farm.js";
 export { listMemberships, lists, listValues } from "./lists.js";
 export { browserPlaces, trustedPlaces } from "./places.js";
 export { velocity } from "./velocity.js";

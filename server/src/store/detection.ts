@@ -141,6 +141,43 @@ async function fingerprintChurn(
   return out;
 }
 
+/**
+ * Counts of a sign-up farm (docs/detection.md, "Sign-up farms"), one counter per named value (its day's buckets on the
+ * velocity counters, as churn's): each value named in `counted` is counted once for this request, then every
+ * named value's day sum is read, this request's included. The caller names what it counts (a build on an address, the
+ * same build with this audio output, a fingerprint's sign-ups, the same on this network), so differences of two sums
+ * say how many of the day's others differed.
+ */
+async function dayCounts(
+  db: Kysely<Database>,
+  env: string,
+  values: Record<string, string>,
+  counted: readonly string[],
+  at: number,
+  windows: ChurnWindows,
+): Promise<Record<string, number>> {
+  const entries = Object.entries(values).map(([name, value]) => ({ name, ...churnKey("s", env, value, at, windows) }));
+  const out: Record<string, number> = {};
+  if (entries.length === 0) return out;
+  const v = db.withTables<VelocityTables>();
+  const counting = entries.filter((e) => counted.includes(e.name));
+  if (counting.length)
+    await v
+      .insertInto("velocity_counters")
+      .values(counting.map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
+      .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })))
+      .execute();
+  const rows = await v
+    .selectFrom("velocity_counters")
+    .select(["key", sql<number>`sum(count)`.as("day")])
+    .where((eb) => eb.or(entries.map((e) => eb.and([eb("key", "=", e.key), eb("bucket", ">=", e.dayFrom), eb("bucket", "<=", e.bucket)]))))
+    .groupBy("key")
+    .execute();
+  const byKey = new Map(rows.map((r) => [r.key, Number(r.day ?? 0)]));
+  for (const e of entries) out[e.name] = byKey.get(e.key) ?? 0;
+  return out;
+}
+
 /** Where a browser was: an address at a time (its coordinates when the evaluation stored them). */
 export interface BrowserPlace {
   ip: string;
@@ -179,6 +216,16 @@ async function fingerprintPlaces(db: Kysely<Database>, env: string, fingerprint:
 export class DetectionRepo extends Repository {
   fingerprintChurn(env: string, keys: ChurnKeys, isNew: boolean, at: number, windows: ChurnWindows): Promise<Churn> {
     return fingerprintChurn(this.db, env, keys, isNew, at, windows);
+  }
+
+  dayCounts(
+    env: string,
+    values: Record<string, string>,
+    counted: readonly string[],
+    at: number,
+    windows: ChurnWindows,
+  ): Promise<Record<string, number>> {
+    return dayCounts(this.db, env, values, counted, at, windows);
   }
 
   fingerprintPlaces(env: string, fingerprint: string, since: number): Promise<BrowserPlace[]> {

@@ -10,7 +10,7 @@ import {
   unconfirmedAccount,
   zoneOutsideCountry,
 } from "./conditions.js";
-import { all, any, defaultPolicy, emailChallenge, eq, gte, lte, named } from "./rules.js";
+import { all, any, defaultPolicy, emailChallenge, eq, gte, lte, named, not } from "./rules.js";
 
 /** From a datacenter or an anonymising network, a few unconfirmed accounts are enough. */
 const fewFromDatacenter = named(
@@ -70,13 +70,15 @@ const sharedBrowserTryingAgain = named(
 /**
  * A known account from a never-seen browser where never-seen browsers keep appearing. Not an account the service never
  * met: on its first day every login names one, and an office's network presents new browsers. Over the day too,
- * higher: a low and slow run paces itself under any hourly count.
+ * higher: a low and slow run paces itself under any hourly count. Not on a network the account already used: a
+ * student whose residence's NAT signed thirty classmates up that morning logs in on a second device there.
  */
 const knownAccountAmidChurn = named(
   "a known account from a never-seen browser where never-seen browsers keep appearing",
   all(
     knownAccount,
     neverSeenBrowser,
+    not(eq("is_new_network", false)),
     any(gte("ip_new_fingerprints", 4), gte("network_new_fingerprints", 6), gte("network_new_fingerprints_day", 8)),
   ),
 );
@@ -143,7 +145,7 @@ const rigKeepsItsZone = named(
 export default defaultPolicy("challenge-account-cycling", {
   name: "Verify logins that cycle through accounts",
   description:
-    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere). Whatever the account: the code goes to its owner.",
+    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser, on a network new to the account, where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere). Whatever the account: the code goes to its owner.",
   actions: ["login"],
   priority: 620,
   verdict: "challenge",

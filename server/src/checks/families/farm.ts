@@ -1,0 +1,50 @@
+// Checks of sign-up farms (docs/detection.md, "Sign-up farms"): never-seen browsers signing up from one address whose
+// components look generated (noise between profiles of one build), and one device's sign-ups of the day on any of its
+// networks (storage cleared, home line and phone alternating). Sign-ups only; 0 elsewhere.
+import { signupFarm } from "../../facts/farm.js";
+import { defineCheck } from "../define.js";
+
+const needs = [signupFarm] as const;
+
+export const checks = [
+  defineCheck({
+    name: "ip_noisy_siblings_day",
+    type: "number",
+    doc: "Never-seen browsers that signed up from this IP within the day with this never-seen browser's exact build (user agent, platform, OS version, architecture) but another audio output, or with its GPU too but another canvas, while this build's never-seen browsers are half or more of those that signed up there that day (Brave adds noise by design: a few among a residence's are not counted). 0 for a browser seen before and outside sign-ups.",
+    reason: "fingerprint_churn",
+    needs,
+    compute: (c) => c.facts.signupFarm.siblings.ip,
+  }),
+  defineCheck({
+    name: "network_noisy_siblings_day",
+    type: "number",
+    doc: "The same from this IP's /24 (IPv4) or /48 (IPv6).",
+    reason: "fingerprint_churn",
+    needs,
+    compute: (c) => c.facts.signupFarm.siblings.network,
+  }),
+  defineCheck({
+    name: "fingerprint_signups_day",
+    type: "number",
+    doc: "Sign-ups from this identifying fingerprint within the day on any network, popular or not, this one included (0 for a fingerprint that does not identify a browser, and outside sign-ups).",
+    reason: "shared_fingerprint",
+    needs,
+    compute: (c) => c.facts.signupFarm.device.signups,
+  }),
+  defineCheck({
+    name: "fingerprint_signups_elsewhere_day",
+    type: "number",
+    doc: "Of those, the sign-ups from another network (/24, /48) than this request's.",
+    reason: "shared_fingerprint",
+    needs,
+    compute: (c) => c.facts.signupFarm.device.elsewhere,
+  }),
+  defineCheck({
+    name: "fingerprint_ip_reused_tokens_day",
+    type: "number",
+    doc: "Visitor tokens that signed up two accounts or more with exactly this fingerprint (identifying or not) from this IP within the day, this sign-up included: one phone opening account after account keeps its token for some of them, a phone shop sets up each new phone on its own (0 outside sign-ups).",
+    reason: "shared_fingerprint_at_ip",
+    needs,
+    compute: (c) => c.facts.signupFarm.reusedTokens,
+  }),
+] as const;
