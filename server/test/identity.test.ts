@@ -93,7 +93,7 @@ describeStores("device identity on %s", (kind) => {
     expect(stranger.fingerprint?.id).not.toBe(first.fingerprint?.id);
   });
 
-  it("one user's two iPhones of one model: without a token, neither is chosen, and the two never become one", async () => {
+  it("one user's second iPhone of the model, first seen on its own token, is counted as the first: nothing tells them apart", async () => {
     const user = id("u");
     const a = await evaluate("login", { user, components: iphoneComponents(), token: token(), ua: IPHONE_UA });
     await consume(a);
