@@ -416,7 +416,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
           f.driftSameFingerprint++;
           c.driftSameFingerprint++;
         } else if (process.env.SCENARIO_DEBUG)
-          console.log("another fingerprint after drift", v.browser.family, v.truth.drift, out.fingerprint?.confidence);
+          console.log("another fingerprint after drift", v.browser.family, v.browser.key, v.truth.drift, out.fingerprint?.confidence);
       }
       if (v.truth.tokenLost && v.action !== "signup") {
         f.lostN++;

@@ -272,9 +272,10 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     if (!id.fingerprint && !tokenDevice && input.user && id.user) {
       const found = await recogniseDrifted(repos, envId, id.user.id, normalised, input.at, token);
       if (found) {
-        id.fingerprint = found.drift
-          ? { ...known(found.fingerprint, found.confidence), drift: { exact_hash: hash, coarse_key: coarse, components } }
-          : known(found.fingerprint, found.confidence);
+        // The device's record follows the browser unless another live token's device presents it (identical
+        // components there): then these components get a record of their own (below), as after a drift with a token.
+        if (found.drift)
+          id.fingerprint = { ...known(found.fingerprint, found.confidence), drift: { exact_hash: hash, coarse_key: coarse, components } };
         id.device = { row: found.device, isNew: false, wasDetached: found.device.status === "detached", recognised: true };
       }
     }
