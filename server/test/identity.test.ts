@@ -262,6 +262,21 @@ describeStores("device identity on %s", (kind) => {
     expect(back.fingerprint?.id).toBe(first.fingerprint?.id);
   });
 
+  it("the normal window after a private window's vouched login is its device again, beside a mistyped login's device on its token", async () => {
+    const [user, tok, comps] = [id("u"), token(), fakeComponents("private-after-slip")];
+    const first = await evaluate("login", { user, components: comps, token: tok });
+    await consume(first);
+    // A mistyped login on the normal window's token: an account never met gets a device of this token.
+    await evaluate("login", { user: `${user}x`, components: comps, token: tok });
+    // A private window: recognised, let in and consumed, the device takes its token (the normal one is its previous).
+    const incognito = await evaluate("login", { user, components: comps, token: token() });
+    expect(incognito.device).toBe(first.device);
+    await consume(incognito);
+    const back = await evaluate("login", { user, components: comps, token: tok });
+    expect(back.device).toBe(first.device);
+    expect(back.checks).toMatchObject({ is_new_device: false, is_recognised_device: false });
+  });
+
   it("email-only sign-ups find one account by normalised email (Gmail dots and +tags), counted on the browser", async () => {
     const comps = fakeComponents("email-only");
     const tok = token();
