@@ -76,6 +76,32 @@ export interface FamilyFigures {
   friction: number;
 }
 
+/**
+ * The families re-identification is reported per (fingerprint/reid.ts reasons per the same): what FingerprintJS can
+ * tell of a browser depends on its engine and OS far more than on its brand.
+ */
+export const REID_CLASSES = [
+  "desktop Chromium",
+  "desktop Firefox",
+  "Safari macOS",
+  "iPhone/iPad",
+  "Android",
+  "Brave",
+  "privacy (Firefox RFP)",
+] as const;
+
+export function reidClassOf(b: HonestVisit["browser"]): string {
+  const s = b.state;
+  if (s.browser === "brave") return "Brave";
+  if (s.browser === "firefox" && s.rfp) return "privacy (Firefox RFP)";
+  const os = b.model.os;
+  if (os === "ios" || os === "ipados") return "iPhone/iPad";
+  if (os === "android") return "Android";
+  if (s.browser === "safari") return "Safari macOS";
+  if (s.browser === "firefox") return "desktop Firefox";
+  return "desktop Chromium";
+}
+
 export interface IdentityReport {
   label: string;
   people: number;
@@ -83,6 +109,8 @@ export interface IdentityReport {
   /** Logins first tried with a wrong password or a mistyped login, before the visit that works (not visits). */
   slips: number;
   families: FamilyFigures[];
+  /** The same figures per re-identification family (REID_CLASSES). */
+  classes: FamilyFigures[];
   total: FamilyFigures;
   frictionPolicies: Map<string, number>;
   /** Honest visits, for the threat section's precision. */
@@ -165,6 +193,14 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
     families.set(f, x);
     return x;
   };
+  const classes = new Map<string, FamilyFigures>(REID_CLASSES.map((c) => [c, empty(c)]));
+  const classOfBrowser = new Map<string, string>();
+  const cls = (key: string) => {
+    const c = classOfBrowser.get(key) ?? "?";
+    const x = classes.get(c) ?? empty(c);
+    classes.set(c, x);
+    return x;
+  };
   // The truth behind the service's ids: physical browsers per device and per fingerprint.
   const browsersOfDevice = new Map<string, Set<string>>();
   const browsersOfFingerprint = new Map<string, Set<string>>();
@@ -228,7 +264,9 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
       }
     }
     h.setClock(v.at);
+    classOfBrowser.set(v.browser.key, reidClassOf(v.browser));
     const f = fam(v.browser.family);
+    const c = cls(v.browser.key);
     const out: Outcome = await h.client(p, {
       action: v.action,
       userAgent: v.userAgent,
@@ -368,16 +406,25 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
     if (!v.truth.private && !v.truth.firstVisit && v.browser.users.length === 1 && lastDevice.has(who)) {
       if (v.truth.drift.length > 0 && !v.truth.tokenLost) {
         f.driftN++;
-        if (out.device && lastDevice.get(who) === out.device) f.driftSameDevice++;
-        else if (process.env.SCENARIO_DEBUG)
+        c.driftN++;
+        if (out.device && lastDevice.get(who) === out.device) {
+          f.driftSameDevice++;
+          c.driftSameDevice++;
+        } else if (process.env.SCENARIO_DEBUG)
           console.log("another device after drift", v.browser.family, v.truth.drift, JSON.stringify(history.get(v.browser.key)?.slice(-3)));
-        if (out.fingerprint && lastFingerprint.get(v.browser.key) === out.fingerprint.id) f.driftSameFingerprint++;
-        else if (process.env.SCENARIO_DEBUG)
-          console.log("another fingerprint after drift", v.browser.family, v.truth.drift, out.fingerprint?.confidence);
+        if (out.fingerprint && lastFingerprint.get(v.browser.key) === out.fingerprint.id) {
+          f.driftSameFingerprint++;
+          c.driftSameFingerprint++;
+        } else if (process.env.SCENARIO_DEBUG)
+          console.log("another fingerprint after drift", v.browser.family, v.browser.key, v.truth.drift, out.fingerprint?.confidence);
       }
       if (v.truth.tokenLost && v.action !== "signup") {
         f.lostN++;
-        if (out.device && lastDevice.get(who) === out.device) f.lostSameDevice++;
+        c.lostN++;
+        if (out.device && lastDevice.get(who) === out.device) {
+          f.lostSameDevice++;
+          c.lostSameDevice++;
+        } else if (process.env.SCENARIO_DEBUG) console.log("lost token not re-identified", v.browser.family, v.action, v.truth.drift);
       }
     }
     if (!v.truth.private) {
@@ -390,11 +437,20 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
   // Counted per physical browser: one that shared a device (or a fingerprint) with another browser at least once.
   const merged = new Set<string>();
   for (const browsers of browsersOfDevice.values()) if (browsers.size > 1) for (const b of browsers) merged.add(b);
-  for (const b of merged) fam(familyOf(b)).deviceMerges++;
-  for (const b of driftMerged) fam(familyOf(b)).fingerprintMerges++;
+  for (const b of merged) {
+    fam(familyOf(b)).deviceMerges++;
+    cls(b).deviceMerges++;
+  }
+  for (const b of driftMerged) {
+    fam(familyOf(b)).fingerprintMerges++;
+    cls(b).fingerprintMerges++;
+  }
   const collided = new Set<string>();
   for (const browsers of browsersOfFingerprint.values()) if (browsers.size > 1) for (const b of browsers) collided.add(b);
-  for (const b of collided) fam(familyOf(b)).fingerprintCollisions++;
+  for (const b of collided) {
+    fam(familyOf(b)).fingerprintCollisions++;
+    cls(b).fingerprintCollisions++;
+  }
   const list = [...families.values()].sort((a, b) => b.visits - a.visits);
   const total = list.reduce((t, x) => {
     for (const k of Object.keys(t) as Array<keyof FamilyFigures>) if (k !== "family") (t[k] as number) += x[k] as number;
@@ -411,6 +467,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
     visits,
     slips,
     families: list,
+    classes: [...classes.values()],
     total,
     frictionPolicies,
     outcomes,
@@ -441,6 +498,14 @@ export function formatIdentity(r: IdentityReport): { lines: string[]; ok: boolea
   // The target is on first sign-ups from a person's own browser: on a browser the household shares, its other accounts
   // are really there, and whether several accounts on one browser are challenged is the repeat-trial policy's choice.
   if (r.total.signups && (r.total.signupFriction - r.total.signupFrictionShared) / r.total.signups > 0.01) ok = false;
+  // Re-identification per family: with the token kept (after a drift) and without it (cleared storage, Safari's cap).
+  lines.push("re-identification     drift n  same (device and fp) | lost token n  same device | browsers merged (device, fp drift)");
+  for (const x of r.classes) {
+    const same = Math.min(x.driftSameDevice, x.driftSameFingerprint);
+    lines.push(
+      `  ${x.family.padEnd(22)} ${String(x.driftN).padStart(5)}  ${ratio(same, x.driftN).padStart(20)} | ${String(x.lostN).padStart(12)}  ${ratio(x.lostSameDevice, x.lostN).padStart(11)} | ${String(x.deviceMerges).padStart(8)}  ${String(x.fingerprintMerges).padStart(3)}`,
+    );
+  }
   const policies = [...r.frictionPolicies].sort((a, b) => b[1] - a[1]).map(([p, n]) => `${p} ${n}`);
   if (policies.length) lines.push(`honest visits challenged or denied, by policy: ${policies.join(", ")}`);
   return { lines, ok };

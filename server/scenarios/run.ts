@@ -15,6 +15,8 @@ const PEOPLE = Number(process.env.SCENARIO_PEOPLE ?? 250);
 const [TUNING_SEED, HELD_OUT_SEED] = (process.env.SCENARIO_SEEDS ?? "1001,2001").split(",").map(Number) as [number, number];
 if (!Number.isInteger(TUNING_SEED) || !Number.isInteger(HELD_OUT_SEED)) throw new Error("SCENARIO_SEEDS: two integers, e.g. 3001,4001");
 const DAYS = Number(process.env.SCENARIO_DAYS ?? 12);
+// SCENARIO_ATTACKS=0: the honest population only (identity figures; the threat table then reports nothing).
+const ATTACKS_ON = process.env.SCENARIO_ATTACKS !== "0";
 const START = Date.UTC(2026, 10, 1);
 const t0 = performance.now();
 
@@ -25,7 +27,7 @@ const tuning = await measureIdentity(h, `tuning set (seed ${TUNING_SEED})`, {
   days: DAYS,
   heldOut: false,
   start: h.now(),
-  attacks: true,
+  attacks: ATTACKS_ON,
 });
 const heldOut = await measureIdentity(h, `held-out set (seed ${HELD_OUT_SEED}, held-out device models)`, {
   seed: HELD_OUT_SEED,
@@ -33,7 +35,7 @@ const heldOut = await measureIdentity(h, `held-out set (seed ${HELD_OUT_SEED}, h
   days: DAYS,
   heldOut: true,
   start: h.now(),
-  attacks: true,
+  attacks: ATTACKS_ON,
 });
 
 // ---- the table: recall per attack, friction per honest group ------------------------------------------------------------

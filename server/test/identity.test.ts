@@ -81,10 +81,51 @@ describeStores("device identity on %s", (kind) => {
     const after = await evaluate("login", { user, components: updated, token: tok, ua: IPHONE_UA });
     expect(after.device).toBe(first.device);
     expect(after.fingerprint?.id).toBe(first.fingerprint?.id);
-    // Every iPhone of the model reports these components alike: without its token, nothing says it is this one.
+    // Every iPhone of the model reports these components alike: without its token, nothing says it is this one
+    // among strangers' phones; among the named user's own devices it is their only iPhone (recognised, not trusted).
     const cleared = await evaluate("login", { user, components: updated, token: token(), ua: IPHONE_UA });
-    expect(cleared.device).not.toBe(first.device);
-    expect(cleared.fingerprint?.id).not.toBe(first.fingerprint?.id);
+    expect(cleared.device).toBe(first.device);
+    expect(cleared.fingerprint?.id).toBe(first.fingerprint?.id);
+    // Recognised by what every iPhone of the model presents: no sign of a copy of this user's browser.
+    expect(cleared.checks).toMatchObject({ is_recognised_device: false, is_new_device: true });
+    const stranger = await evaluate("login", { user: id("u"), components: updated, token: token(), ua: IPHONE_UA });
+    expect(stranger.device).not.toBe(first.device);
+    expect(stranger.fingerprint?.id).not.toBe(first.fingerprint?.id);
+  });
+
+  it("one user's second iPhone of the model, first seen on its own token, is counted as the first: nothing tells them apart", async () => {
+    const user = id("u");
+    const a = await evaluate("login", { user, components: iphoneComponents(), token: token(), ua: IPHONE_UA });
+    await consume(a);
+    const b = await evaluate("login", { user, components: iphoneComponents(), token: token(), ua: IPHONE_UA });
+    await consume(b);
+    // The second phone, first seen, is its user's only iPhone's twin: recognised as it (what the service cannot avoid,
+    // docs/identity.md); vouched for, it is the device's token: the first phone's token stays the device's previous.
+    expect(b.device).toBe(a.device);
+    const cleared = await evaluate("login", { user, components: iphoneComponents(), token: token(), ua: IPHONE_UA });
+    expect(cleared.device).toBe(a.device);
+  });
+
+  it("without its token, a drifted browser is the named user's own device; the user's similar second computer is not", async () => {
+    const [user, comps] = [id("u"), fakeComponents("drift-and-clear")];
+    const first = await evaluate("login", { user, components: comps, token: token() });
+    await consume(first);
+    // A browser update (canvas, WebGL parameters) and an Adobe font, then the storage cleared.
+    const canvas = { winding: true, geometry: "data:image/png;base64,updated", text: "data:image/png;base64,updated-text" };
+    const fonts = [...((comps.fonts?.value as string[]) ?? []), "ZWAdobeF"].sort();
+    const drifted = fakeComponents("drift-and-clear", { canvas, fonts });
+    const cleared = await evaluate("login", { user, components: drifted, token: token() });
+    expect(cleared.device).toBe(first.device);
+    expect(cleared.fingerprint?.id).toBe(first.fingerprint?.id);
+    expect(cleared.fingerprint?.confidence).toBeLessThan(1);
+    expect(cleared.checks).toMatchObject({ is_recognised_device: true, is_new_device: true, is_new_fingerprint: true });
+    // Another account naming these components is never given the device.
+    const other = await evaluate("login", { user: id("u"), components: drifted, token: token() });
+    expect(other.device).not.toBe(first.device);
+    // The user's second laptop of the model, set up alike but in German: another device.
+    const german = fakeComponents("drift-and-clear", { languages: [["de-DE"]], dateTimeLocale: "de-DE" });
+    const second = await evaluate("login", { user, components: german, token: token() });
+    expect(second.device).not.toBe(first.device);
   });
 
   it("two phones of one model with their own tokens are two devices with two fingerprints, and link no accounts", async () => {
@@ -219,6 +260,21 @@ describeStores("device identity on %s", (kind) => {
     const back = await evaluate("login", { user, components: drifted, token: tok });
     expect(back.device).toBe(first.device);
     expect(back.fingerprint?.id).toBe(first.fingerprint?.id);
+  });
+
+  it("the normal window after a private window's vouched login is its device again, beside a mistyped login's device on its token", async () => {
+    const [user, tok, comps] = [id("u"), token(), fakeComponents("private-after-slip")];
+    const first = await evaluate("login", { user, components: comps, token: tok });
+    await consume(first);
+    // A mistyped login on the normal window's token: an account never met gets a device of this token.
+    await evaluate("login", { user: `${user}x`, components: comps, token: tok });
+    // A private window: recognised, let in and consumed, the device takes its token (the normal one is its previous).
+    const incognito = await evaluate("login", { user, components: comps, token: token() });
+    expect(incognito.device).toBe(first.device);
+    await consume(incognito);
+    const back = await evaluate("login", { user, components: comps, token: tok });
+    expect(back.device).toBe(first.device);
+    expect(back.checks).toMatchObject({ is_new_device: false, is_recognised_device: false });
   });
 
   it("email-only sign-ups find one account by normalised email (Gmail dots and +tags), counted on the browser", async () => {

@@ -20,6 +20,7 @@ import {
   similarity,
   TOKEN_MATCH,
 } from "../fingerprint/index.js";
+import { reidentify, stableMismatch, TOKEN_STABLE_MATCH } from "../fingerprint/reid.js";
 import { networkOf } from "../geo/ip.js";
 import { newId } from "../ids.js";
 import type { DeviceRow } from "../store/devices.js";
@@ -231,7 +232,10 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     if (own && own.row.exact_hash === hash) id.fingerprint = known(own.row, 1);
     else if (own && tokenDevice) {
       const s = similarity(normalised, own.parsed);
-      if (s >= TOKEN_MATCH && (await ownedAlone(repos, envId, own.row.id, tokenDevice.id, token, input.at))) {
+      // The token vouches for the browser: half its information agreeing is enough, and less when nothing that only
+      // changes with the machine changed (an update, a trip and a dock at once; fingerprint/reid.ts).
+      const same = s >= TOKEN_MATCH || (s >= TOKEN_STABLE_MATCH && stableMismatch(normalised, own.parsed) === undefined);
+      if (same && (await ownedAlone(repos, envId, own.row.id, tokenDevice.id, token, input.at))) {
         id.fingerprint = { ...known(own.row, Math.round(s * 1000) / 1000), drift: { exact_hash: hash, coarse_key: coarse, components } };
       }
     }
@@ -260,6 +264,20 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
         }
       }
       if (!id.fingerprint && found[0]) id.fingerprint = known(found[0], 1);
+    }
+    // 3. Without a live token, not found exactly: a drift of one of the named user's own devices (cleared storage after
+    // an update, Safari's 7-day cap after an OS update, an iPhone whose components every unit of its model shares).
+    // Only the user's own devices are candidates, and only one clearly closer than the others with no stable difference
+    // (fingerprint/reid.ts): recognised, not trusted, like the exact match above.
+    if (!id.fingerprint && !tokenDevice && input.user && id.user) {
+      const found = await recogniseDrifted(repos, envId, id.user.id, normalised, input.at, token);
+      if (found) {
+        // The device's record follows the browser unless another live token's device presents it (identical
+        // components there): then these components get a record of their own (below), as after a drift with a token.
+        if (found.drift)
+          id.fingerprint = { ...known(found.fingerprint, found.confidence), drift: { exact_hash: hash, coarse_key: coarse, components } };
+        id.device = { row: found.device, isNew: false, wasDetached: found.device.status === "detached", recognised: true };
+      }
     }
     id.fingerprint ??= {
       row: {
@@ -294,6 +312,39 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     }
   }
   return id;
+}
+
+/** Own devices of a user read to re-identify a browser that lost its token (most recently seen first). */
+const REID_CANDIDATES = 16;
+
+/**
+ * The named user's own device whose fingerprint these components are a drift of (fingerprint/reid.ts), with its
+ * fingerprint; `drift` when no other live token's device presents that fingerprint, so the record may follow the
+ * browser. A popular fingerprint brings back no device.
+ */
+async function recogniseDrifted(
+  repos: Repos,
+  envId: string,
+  userId: string,
+  normalised: Record<string, unknown>,
+  at: number,
+  token: string | undefined,
+): Promise<{ device: DeviceRow; fingerprint: FingerprintRow; confidence: number; drift: boolean } | undefined> {
+  const devices = (await repos.devices.listForUser(envId, userId))
+    .filter((d) => d.fingerprint_id && d.last_seen_at != null && at - Number(d.last_seen_at) <= LIVE_TOKEN_MS)
+    .slice(0, REID_CANDIDATES);
+  if (devices.length === 0) return undefined;
+  const candidates: Array<{ item: { device: DeviceRow; fingerprint: FingerprintRow }; components: Record<string, unknown> }> = [];
+  for (const device of devices) {
+    const fp = await fingerprintOf(repos, envId, device.fingerprint_id as string);
+    if (!fp || fp.row.popular === 1) continue;
+    candidates.push({ item: { device, fingerprint: fp.row }, components: fp.parsed });
+  }
+  const result = reidentify(normalised, candidates);
+  if (!result.match) return undefined;
+  const { device, fingerprint } = result.match;
+  const drift = await ownedAlone(repos, envId, fingerprint.id, device.id, token, at);
+  return { device, fingerprint, confidence: Math.round(result.similarity * 1000) / 1000, drift };
 }
 
 /**

@@ -109,13 +109,18 @@ export class DevicesRepo extends Repository {
     let others: () => Promise<DeviceRow[]>;
     if (this.dialect !== "sqlite" && read.length < limit) {
       const current = read.filter((r) => r.visitor_token === token);
-      own = newest(current.length > 0 ? current : read.filter((r) => r.previous_token === token));
+      const previous = read.filter((r) => r.previous_token === token);
+      // The token's current devices, else those that carried it before; for an owner none of the current serves (a
+      // mistyped login's device), both: the owner's device may have taken a private window's token since.
+      own = newest(current.length > 0 && (!recognised || serves(current)) ? current : [...current, ...previous]);
       const rest = read.filter((r) => r.visitor_token !== token && r.previous_token !== token);
       others = async () => rest;
     } else {
       own = await byToken.rows(this.db, p, TOKEN_DEVICES);
-      // A token a device carried before (its browser came back once without it): the device is still its own.
+      // A token a device carried before (its browser came back once without it): the device is still its own, also
+      // beside current devices of other accounts (a mistyped login's) when the owner has none of those.
       if (own.length === 0) own = await byPreviousToken.rows(this.db, p, TOKEN_DEVICES);
+      else if (recognised && !serves(own)) own = newest([...own, ...(await byPreviousToken.rows(this.db, p, TOKEN_DEVICES))]);
       others = () => byRecognisedToken.rows(this.db, p, TOKEN_DEVICES);
     }
     if (!recognised || serves(own)) return own;

@@ -148,6 +148,17 @@ describeChecks("identity", [
         value: false,
         run: (h) => twoDevices(h),
       },
+      {
+        why: "the user's iPhone on a new token: recognised by what every iPhone of the model presents, no copy of a distinctive browser",
+        value: false,
+        run: async (h) => {
+          const [user, phone, ip] = [h.id("u"), h.phone(), h.ip()];
+          const first = await trustedLogin(h, user, ip, phone);
+          const ev = await h.client("visit", { user, browser: { ...phone, token: `tok-${h.id("new")}-xxxxxxxx` }, ip });
+          expect(ev.device).toBe(first.device);
+          return ev;
+        },
+      },
     ],
   },
   {

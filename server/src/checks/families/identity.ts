@@ -69,9 +69,9 @@ export const checks = [
   defineCheck({
     name: "is_recognised_device",
     type: "boolean",
-    doc: "The user's device recognised by its fingerprint on a visitor token it does not carry: the user's own components on a new token (cleared storage, a private window, or someone who collected them on a page the user visited). Counted as the user's device, trusted as a new one (docs/security.md).",
+    doc: "The user's device recognised by its identifying fingerprint on a visitor token it does not carry: the user's own components on a new token (cleared storage, a private window, or someone who collected them on a page the user visited). Counted as the user's device, trusted as a new one (docs/security.md). A device recognised by components every unit of its model shares (an iPhone among the user's devices) does not set it: any such phone set to the user's zone presents them.",
     reason: "recognised_device",
-    compute: (c) => !!c.identity.user && !!c.identity.device?.recognised,
+    compute: (c) => !!c.identity.user && !!c.identity.device?.recognised && c.identity.fingerprint?.identifying === true,
   }),
   defineCheck({
     name: "user_age_days",
