@@ -39,7 +39,7 @@ const heldOut = await measureIdentity(h, `held-out set (seed ${HELD_OUT_SEED}, h
 });
 
 // ---- the table: recall per attack, friction per honest group ------------------------------------------------------------
-const RECALL_TARGET = 0.9;
+const RECALL_TARGET = 0.95;
 const FRICTION_TARGET = 0.01;
 const cell = (a: number, n: number, asPct: boolean) =>
   n === 0 ? "–".padStart(16) : `${asPct ? `${((100 * a) / n).toFixed(2)} %` : (a / n).toFixed(3)} (${a}/${n})`.padStart(16);
@@ -83,9 +83,9 @@ console.log(
 );
 console.log(
   ok
-    ? "\nIDENTITY TARGETS MET (re-identification after drift ≥ 0.95 per family, 0 merges, ≤ 1 % of first sign-ups from a person's own browser challenged)"
+    ? "\nIDENTITY TARGETS MET (re-identification after drift ≥ 0.95 per family and ≥ 0.99 with the token kept, a desktop browser that lost its token found again ≥ 0.9, 0 merges, ≤ 1 % of first sign-ups from a person's own browser challenged)"
     : "\nIDENTITY TARGETS NOT MET",
 );
-console.log(targets ? "DETECTION TARGETS MET (recall ≥ 0.9 per attack, friction ≤ 1 % per group)" : "DETECTION TARGETS NOT MET");
+console.log(targets ? "DETECTION TARGETS MET (recall ≥ 0.95 per attack, friction ≤ 1 % per group)" : "DETECTION TARGETS NOT MET");
 await h.close();
 process.exit(ok ? 0 : 1);
