@@ -189,7 +189,11 @@ describeStores("retention on %s", (kind) => {
     expect((await api("GET", "/v3/users/active")).statusCode).toBe(200);
     expect(await count("devices", sql`id = ${active.device}`)).toBe(1);
     expect(await count("devices", sql`id in (${sql.join(activeOld.devices)})`)).toBe(0);
-    expect((await api("GET", "/v3/user/active/devices")).json()).toEqual([]);
+    // Its device list holds no pruned browser: at most today's, attached when its login was let in (a known account
+    // on the network it used before: docs/detection.md, "Sign-up farms").
+    const activeListed = ((await api("GET", "/v3/user/active/devices")).json() as Array<{ id: string }>).map((d) => d.id);
+    expect(activeListed.filter((id) => id !== active.device)).toEqual([]);
+    expect(activeOld.devices.some((id) => activeListed.includes(id))).toBe(false);
     expect(await count("fingerprints", sql`id in (${sql.join(activeOld.fingerprints)})`)).toBe(0);
     // The backend updated this one lately: kept, though its only browser is gone.
     expect((await api("GET", "/v3/users/updated")).statusCode).toBe(200);
