@@ -334,11 +334,17 @@ async function recogniseDrifted(
     .filter((d) => d.fingerprint_id && d.last_seen_at != null && at - Number(d.last_seen_at) <= LIVE_TOKEN_MS)
     .slice(0, REID_CANDIDATES);
   if (devices.length === 0) return undefined;
+  // Two reads whatever the number of devices: their fingerprints' rows, then the components not parsed yet.
+  const rows = new Map(
+    (await repos.fingerprints.findByIds(envId, [...new Set(devices.map((d) => d.fingerprint_id as string))])).map((r) => [r.id, r]),
+  );
+  const parsed = new Map((await parsedCandidates(repos, envId, [...rows.values()])).map((p) => [p.id, p.parsed]));
   const candidates: Array<{ item: { device: DeviceRow; fingerprint: FingerprintRow }; components: Record<string, unknown> }> = [];
   for (const device of devices) {
-    const fp = await fingerprintOf(repos, envId, device.fingerprint_id as string);
-    if (!fp || fp.row.popular === 1) continue;
-    candidates.push({ item: { device, fingerprint: fp.row }, components: fp.parsed });
+    const row = rows.get(device.fingerprint_id as string);
+    const components = row && parsed.get(row.id);
+    if (!row || !components || row.popular === 1) continue;
+    candidates.push({ item: { device, fingerprint: row }, components });
   }
   const result = reidentify(normalised, candidates);
   if (!result.match) return undefined;

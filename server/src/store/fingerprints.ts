@@ -40,6 +40,12 @@ export class FingerprintsRepo extends Repository {
     return byId.first(this.db, { env: environmentId, id });
   }
 
+  /** The rows of these fingerprints, in one read (the candidates of a re-identification: pipeline/identity.ts). */
+  async findByIds(environmentId: string, ids: readonly string[]): Promise<FingerprintRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom("fingerprints").selectAll().where("environment_id", "=", environmentId).where("id", "in", ids).execute();
+  }
+
   /** The fingerprints with this exact hash (a drift can bring a browser's own record onto another's components). */
   async findExact(environmentId: string, exactHash: string): Promise<FingerprintRow[]> {
     return byExactHash.rows(this.db, { env: environmentId, hash: exactHash, limit: 8 });
