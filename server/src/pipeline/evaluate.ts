@@ -89,7 +89,10 @@ export class Pipeline {
   ) {}
 
   async evaluate(input: EvaluationInput): Promise<EvaluationResult> {
-    return this.repos.keyLocks.hold(evaluationKeys(input), () => this.#evaluate(input));
+    return this.repos.keyLocks.hold(
+      () => evaluationKeys(input),
+      () => this.#evaluate(input),
+    );
   }
 
   async #evaluate(input: EvaluationInput): Promise<EvaluationResult> {

@@ -61,22 +61,21 @@ export class KeyLocks {
   readonly #tails = new Map<string, Promise<void>>();
 
   /**
-   * `queue` false (the embedded store): every holder runs at once. A queue there would add nothing to the counts and
-   * make the evaluations of one network (an office, a carrier's NAT, a load test from one address) wait for each
-   * other's batch commit (store/db.ts), one batch each.
+   * Without advisory locks (the embedded store) every holder runs at once and no key is even computed: a queue there
+   * would add nothing to the counts and make the evaluations of one network (an office, a carrier's NAT, a load test
+   * from one address) wait for each other's batch commit (store/db.ts), one batch each.
    */
-  constructor(
-    private readonly advisory?: AdvisoryLocks,
-    private readonly queue = true,
-  ) {}
+  constructor(private readonly advisory?: AdvisoryLocks) {}
 
   /**
-   * Runs `fn` once no other holder of any of `keys` runs, here or (PostgreSQL) in another instance; answers its result.
-   * Every key is queued at once, so holders only ever wait for those queued before them: no two wait for each other.
+   * Runs `fn` once no other holder of any of the keys `keysOf` names runs, here or in another instance; answers its
+   * result. Every key is queued at once, so holders only ever wait for those queued before them: no two wait for each
+   * other.
    */
-  async hold<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
-    const sorted = [...new Set(keys)].sort();
-    if (sorted.length === 0 || !this.queue) return fn();
+  async hold<T>(keysOf: () => readonly string[], fn: () => Promise<T>): Promise<T> {
+    if (!this.advisory) return fn();
+    const sorted = [...new Set(keysOf())].sort();
+    if (sorted.length === 0) return fn();
     let done!: () => void;
     const mine = new Promise<void>((resolve) => {
       done = resolve;
@@ -90,11 +89,9 @@ export class KeyLocks {
     let release: (() => Promise<void>) | undefined;
     try {
       await Promise.all(before);
-      if (this.advisory) {
-        // Sorted by id: every instance takes a set's locks in one order.
-        const ids = [...new Set(sorted.map(lockId))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-        release = await this.advisory.hold(ids);
-      }
+      // Sorted by id: every instance takes a set's locks in one order.
+      const ids = [...new Set(sorted.map(lockId))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      release = await this.advisory.hold(ids);
       return await fn();
     } finally {
       // After fn's transaction committed; the answer need not wait for the release, the next holder does.

@@ -91,7 +91,7 @@ export function createRepos(store: Store, rules: StoreRules): Repos {
     afterCommit: (f) => db.afterCommit(f),
     dialect: store.dialect,
     durable: () => store.durable(),
-    keyLocks: new KeyLocks(store.advisory, store.dialect === "postgres"),
+    keyLocks: new KeyLocks(store.advisory),
     projects: new ProjectsRepo(db),
     users: new UsersRepo(db, store.dialect, rules.accountEmailKey),
     fingerprints: new FingerprintsRepo(db, lists),
