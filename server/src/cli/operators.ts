@@ -86,15 +86,13 @@ export const operatorCommands: Command[] = [
     },
     run: async (services, { values }) => {
       const email = emailOption(values.email);
-      const role = str(values.role);
-      if (!role || !(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
-      const projectIds = Array.isArray(values.project) ? values.project : [];
-      const allProjects = values["all-projects"] === true;
+      const role = roleOption(values.role);
+      const { projectIds, allProjects } = scopeOption(values);
       if (!allProjects && projectIds.length === 0) throw new UsageError("--project PROJECT_ID (repeatable) or --all-projects is required");
       try {
         const existing = await services.repos.operators.findByEmail(email);
         const before = existing ? await services.operators.access(existing) : { allProjects: null, projects: [] };
-        const { operator, created, link } = await services.operators.create({ email, role: role as Role, projectIds, allProjects });
+        const { operator, created, link } = await services.operators.create({ email, role, projectIds, allProjects });
         await auditOperator(services, "operator.create", { operator, before, after: await services.operators.access(operator) });
         console.log(
           `${created ? "Created" : "Updated"} operator ${operator.email} (${role} on ${allProjects ? "every project" : projectIds.join(", ")})\n` +
