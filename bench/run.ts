@@ -9,11 +9,12 @@
 // --profile: also the time spent inside SQLite per statement, see bench/sql-timing.cjs), --no-console (skip the
 // console phase: 1,000,000 stored evaluations, see bench/console.ts), --console-only (just that phase), --http-only
 // (the HTTP phase alone: saturation and half of it on both stores), --no-durability / --durability-only (the
-// cost of DURABILITY=power: evaluations/s with each setting, alternated, docs/storage.md#durability). The paced runs
-// use bench/paced.ts (an evenly paced open-loop client), not autocannon's overallRate (bursts once a second at full
-// concurrency); each also
-// reports how long the server's main thread waited for a CPU (other processes on the machine), and the bare Fastify
-// route is paced the same way at the same rate as a control: the tail a loaded machine gives whatever the server does.
+// cost of DURABILITY=power: evaluations/s with each setting, alternated, docs/storage.md#durability), --no-pin (every
+// process left to the scheduler; by default each server under test runs on core 0 alone, see bench/cores.ts). The
+// paced runs use bench/paced.ts (an evenly paced open-loop client), not autocannon's overallRate (bursts once a second
+// at full concurrency); each also reports how long the server's main thread waited for a CPU (other processes on the
+// machine), and the bare Fastify route is paced the same way at the same rate as a control: the tail a loaded machine
+// gives whatever the server does.
 import { type ChildProcess, fork, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -26,6 +27,7 @@ import { ADMIN_URL, freshDatabase, type StoreKind, type TestDatabase } from "../
 import { createProjectCli, ROOT, type ServerProcess, startServer } from "../server/test/server-process.js";
 import { BOUNDS as CONSOLE_BOUNDS, consoleBundleGzipKib, consoleOnStore } from "./console.js";
 import { CONTENT_BOUND_MS, contentScoring } from "./content.js";
+import { CORE_PLAN, pinLoadGenerator, pinServer, withPostgresOffCore0 } from "./cores.js";
 import { pacedLoad } from "./paced.js";
 import { summariseProfile } from "./profile.js";
 import { BENCH_ENV, DEFAULT_TRAFFIC, Traffic } from "./traffic.js";
@@ -258,6 +260,7 @@ async function sessionsOnStore(kind: StoreKind): Promise<{ access: Row; login: R
   try {
     const project = await createProjectCli(db.env, "bench-sessions");
     server = await startServer({ ...db.env, ...BENCH_ENV });
+    pinServer(server.child.pid);
     const { ids } = await evaluateLoad(server, project.clientId, { pool: true, keep: DEFAULT_TRAFFIC.browsers });
     let i = 0;
     const consumed = await autocannon({
@@ -325,6 +328,7 @@ async function helloCeiling(): Promise<Row> {
     child.once("message", (m) => resolve((m as { port: number }).port));
     child.once("exit", () => reject(new Error("hello server exited")));
   });
+  pinServer(child.pid);
   try {
     const url = `http://127.0.0.1:${port}/hello`;
     await autocannon({ url, connections: CONNECTIONS, duration: SECONDS.warmup });
@@ -398,11 +402,16 @@ async function bytesPerEvaluation(kind: StoreKind, db: TestDatabase): Promise<Re
 }
 
 async function httpOnStore(kind: StoreKind): Promise<Row | undefined> {
+  return kind === "postgres" ? withPostgresOffCore0(() => httpOn(kind)) : httpOn(kind);
+}
+
+async function httpOn(kind: StoreKind): Promise<Row | undefined> {
   const db = await freshDatabase(kind);
   let server: ServerProcess | undefined;
   try {
     const project = await createProjectCli(db.env, "bench");
     server = await startServer({ ...db.env, ...BENCH_ENV });
+    pinServer(server.child.pid);
     await evaluateLoad(server, project.clientId, { pool: true });
     await evaluateLoad(server, project.clientId, { duration: SECONDS.warmup, seed: 7 });
     const pid = server.child.pid;
@@ -646,6 +655,7 @@ async function durabilityCost(): Promise<void> {
           }
           const project = await createProjectCli(db.env, "bench");
           server = await startServer({ ...db.env, ...BENCH_ENV, DURABILITY: mode === "power" ? "power" : "process" });
+          pinServer(server.child.pid);
           await evaluateLoad(server, project.clientId, { pool: true });
           await evaluateLoad(server, project.clientId, { duration: SECONDS.warmup, seed: 7 });
           const [{ result }, cpu] = await withCpu(server.child.pid, () =>
@@ -701,7 +711,11 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(await profileEvaluate(), null, 2));
     return;
   }
-  console.log(`Tessera bench — ${os.cpus().length} cores, Node ${process.version}, ${CONNECTIONS} connections${QUICK ? " (quick)" : ""}\n`);
+  pinLoadGenerator();
+  figures.cores = CORE_PLAN;
+  console.log(
+    `Tessera bench — ${os.cpus().length} cores (${CORE_PLAN}), Node ${process.version}, ${CONNECTIONS} connections${QUICK ? " (quick)" : ""}\n`,
+  );
   if (argv.has("--memory-only")) {
     console.log("Memory");
     await memory();
@@ -727,7 +741,7 @@ async function main(): Promise<void> {
   if (argv.has("--no-durability")) notes.push("durability phase skipped (--no-durability)");
   else {
     console.log("\nDurability (evaluations/s with each DURABILITY, alternated)");
-    await durabilityCost();
+    await withPostgresOffCore0(durabilityCost);
   }
 
   const httpOnly = argv.has("--http-only");
