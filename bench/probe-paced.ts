@@ -1,7 +1,8 @@
 // The paced tail, investigated: autocannon's overallRate against the evenly paced client (bench/paced.ts) at the
 // same rate, on the bare Fastify route and on the real server, back to back. The server runs with bench/eld.cjs
 // preloaded (event-loop delay, CPU, run-queue wait and heap each second, printed around the paced run); GC=1 adds
-// --trace-gc, PROF=1 --cpu-prof into /tmp/thru20prof, STRACE=1 counts the fsync/fdatasync calls of each of the server's
+// --trace-gc, PROF=1 --cpu-prof into /tmp/thru20prof, SQL_TIMING_FILE=<file> each SQL text's time inside SQLite
+// (bench/sql-timing.cjs, written when the server stops), STRACE=1 counts the fsync/fdatasync calls of each of the server's
 // threads during the paced run (STRACE=fsync,pread64,… other calls; strace is attached for that run only and slows the
 // traced process, so read the latencies of a run without it).
 // npx tsx bench/probe-paced.ts <rate=370> <seconds=10> <both|hello|server> <sqlite|postgres>
@@ -32,12 +33,13 @@ if (which !== "hello") {
   const db = await freshDatabase((process.argv[5] as "sqlite" | "postgres") ?? "sqlite");
   const project = await createProjectCli(db.env, "bench");
   const server = await startServer(
-    { ...db.env, ...BENCH_ENV },
+    { ...db.env, ...BENCH_ENV, ...(process.env.SQL_TIMING_FILE ? { SQL_TIMING_FILE: process.env.SQL_TIMING_FILE } : {}) },
     {
       nodeArgs: [
         "--require",
         path.join(ROOT, "bench", "eld.cjs"),
         ...(process.env.GC ? ["--trace-gc"] : []),
+        ...(process.env.SQL_TIMING_FILE ? ["--require", path.join(ROOT, "bench", "sql-timing.cjs")] : []),
         ...(process.env.PROF ? ["--cpu-prof", "--cpu-prof-dir=/tmp/thru20prof", "--trace-gc"] : []),
       ],
     },
