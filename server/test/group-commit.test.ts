@@ -185,6 +185,26 @@ describe("the WAL starts over under steady writes (docs/operations.md)", () => {
     }
   });
 
+  it("a checkpoint of the thread that copied every frame (the writer idle) does not make the writing connection start the WAL over", async () => {
+    const checkpointer = startCheckpointer(file);
+    try {
+      const group = new GroupCommit(sqlite, checkpointer);
+      write(group, 100);
+      const complete = new Promise<void>((resolve) =>
+        checkpointer.onProgress((p) => {
+          if (p.log > 0 && p.checkpointed === p.log) resolve();
+        }),
+      );
+      await complete;
+      const first = salt();
+      // SQLite starts the WAL over at the first write after a complete checkpoint, with the header's fsync: not here.
+      write(group, 10);
+      expect(salt()).toBe(first);
+    } finally {
+      await checkpointer.stop();
+    }
+  });
+
   it("without the report, or with a short WAL or one far behind, the WAL grows on", async () => {
     const checkpointer = startCheckpointer(file);
     try {

@@ -21,13 +21,27 @@ const SQLite = require(workerData.module);
 const db = new SQLite(workerData.file);
 db.pragma("synchronous = NORMAL");
 db.pragma("busy_timeout = 100");
+// A read transaction held from one checkpoint to the next. When a checkpoint happens to copy every frame (the writer
+// idle meanwhile), the writer's next commit would start the WAL over itself, with the new header's fsync on the event
+// loop; a reader of the WAL stops it (the restart needs every reader off the WAL), so the WAL goes on until the
+// hand-off. It is taken anew before each checkpoint (a reader's snapshot bounds what a checkpoint copies) and let go
+// for the hand-off's RESTART.
+const reader = new SQLite(workerData.file, { readonly: true });
+const probe = reader.prepare("select count(*) from sqlite_master");
+function read() {
+  if (reader.inTransaction) reader.exec("commit");
+  reader.exec("begin");
+  probe.get();
+}
 const timer = setInterval(() => {
   try {
+    read();
     const [r] = db.pragma("wal_checkpoint(PASSIVE)");
     if (r) parentPort.postMessage({ log: r.log, checkpointed: r.checkpointed });
   } catch {}
 }, workerData.everyMs);
 function restart() {
+  if (reader.inTransaction) reader.exec("commit");
   const [r] = db.pragma("wal_checkpoint(RESTART)");
   if (!r || r.busy !== 0 || r.checkpointed !== r.log) return { restarted: false, log: r ? r.log : -1 };
   // Every frame is in the database file and nobody reads the WAL: the next write starts it over, with a new header
@@ -49,6 +63,7 @@ parentPort.on("message", (m) => {
     return;
   }
   clearInterval(timer);
+  try { reader.close(); } catch {}
   try { db.close(); } catch {}
   parentPort.close();
 });
