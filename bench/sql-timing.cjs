@@ -38,6 +38,7 @@ function dump() {
         us_per_call: +(s.ns / s.calls / 1e3).toFixed(1),
         p50_us: at(0.5),
         p99_us: at(0.99),
+        max_us: +(sorted[sorted.length - 1] / 1e3).toFixed(1),
         sql,
       };
     })

@@ -301,8 +301,20 @@ describeStores("console on %s", (kind) => {
     expect(live.actions.find((a) => a.action === "signup")?.total).toBe(made.filter((m) => m.action === "signup").length);
     expect(live.buckets.reduce((n, b) => n + b.total, 0)).toBe(made.length);
     // Roll the current hour up as if two hours had passed: the figures stay the same.
-    // (Two days on, so that today is a whole day of the daily roll-ups too.)
-    await rollUp(t.services.repos.evaluationStats, Date.now() + 2 * 24 * 3600 * 1000, 90);
+    // (Two days on, so that today is a whole day of the daily roll-ups too.) Read 2 evaluations a page, so that the hour
+    // takes many pages, ending inside a millisecond or filled by one (evaluations made in the same millisecond).
+    // Between pages the event loop turns (on the embedded store a loop of queries would otherwise never let a request in).
+    let turns = 0;
+    let spinning = true;
+    const spin = () => {
+      if (!spinning) return;
+      turns++;
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    await rollUp(t.services.repos.evaluationStats, Date.now() + 2 * 24 * 3600 * 1000, 90, undefined, 2);
+    spinning = false;
+    expect(turns).toBeGreaterThan(1);
     const rolled = strict(EvaluationStats).parse(
       (
         await consoleCall(

@@ -7,6 +7,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Checkpointer, type CheckpointProgress, type RestartOutcome, startCheckpointer } from "../src/store/checkpointer.js";
 import { GroupCommit, openStore, type Store } from "../src/store/db.js";
 
 describe("group commit on the embedded store", () => {
@@ -117,24 +118,37 @@ describe("group commit on the embedded store", () => {
 });
 
 describe("the WAL starts over under steady writes (docs/operations.md)", () => {
-  // A long WAL whose frames the checkpointing thread has nearly all copied is finished on the writing connection,
-  // between batches, so that the next write starts the WAL over (its header gets a new salt); SQLite's own fallback
-  // would otherwise checkpoint inside commits on the event loop.
+  // A long WAL whose frames the checkpointing thread has nearly all copied is handed to the thread between batches:
+  // it copies the rest and writes first to the new WAL (its header gets a new salt), so that no checkpoint and no
+  // fsync runs on the event loop; SQLite's own fallback would otherwise checkpoint inside commits there.
   let dir: string;
+  let file: string;
   let sqlite: SQLite.Database;
+  /** Every statement the writing connection runs. */
+  let ran: string[];
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "tessera-wal-"));
-    sqlite = new SQLite(path.join(dir, "t.db"));
+    file = path.join(dir, "t.db");
+    sqlite = new SQLite(file);
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("wal_autocheckpoint = 0");
     sqlite.exec("create table t (id integer primary key, v blob not null)");
+    ran = [];
+    for (const method of ["exec", "pragma", "prepare"] as const) {
+      const original = sqlite[method].bind(sqlite) as (...a: unknown[]) => unknown;
+      // biome-ignore lint/suspicious/noExplicitAny: a spy in front of each of the connection's entry points
+      (sqlite as any)[method] = (text: string, ...rest: unknown[]) => {
+        ran.push(text);
+        return original(text, ...rest);
+      };
+    }
   });
   afterEach(() => {
     sqlite.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const salt = () => fs.readFileSync(path.join(dir, "t.db-wal")).subarray(16, 24).toString("hex");
+  const salt = () => fs.readFileSync(`${file}-wal`).subarray(16, 24).toString("hex");
   const turn = () => new Promise((r) => setImmediate(r));
   const write = (group: GroupCommit, rows: number) => {
     group.open();
@@ -142,45 +156,159 @@ describe("the WAL starts over under steady writes (docs/operations.md)", () => {
     for (let i = 0; i < rows; i++) insert.run(Buffer.alloc(3000, i));
     group.flush();
   };
+  const handedBack = async (group: GroupCommit) => {
+    for (let i = 0; i < 500 && group.paused; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(group.paused).toBe(false);
+  };
 
-  it("after the thread reports a long WAL nearly copied, the next write starts it over; without the report it grows on", async () => {
-    const group = new GroupCommit(sqlite);
-    write(group, 3000);
-    const first = salt();
-    write(group, 10);
-    expect(salt()).toBe(first);
+  it("after the thread reports a long WAL nearly copied, the thread starts it over; the writing connection never checkpoints", async () => {
+    const checkpointer = startCheckpointer(file);
+    try {
+      const group = new GroupCommit(sqlite, checkpointer);
+      write(group, 3000);
+      const first = salt();
+      write(group, 10);
+      expect(salt()).toBe(first);
 
-    group.walProgress({ log: 3000, checkpointed: 2900 });
-    await turn();
-    await turn();
-    write(group, 10);
-    expect(salt()).not.toBe(first);
+      group.walProgress({ log: 10_000, checkpointed: 9_900 });
+      expect(group.paused).toBe(true);
+      await handedBack(group);
+      // The thread wrote the new WAL's first frame (and flushed its header): before any write of this connection.
+      const second = salt();
+      expect(second).not.toBe(first);
+      write(group, 10);
+      expect(salt()).toBe(second);
+      expect(sqlite.prepare("select count(*) as n from t").get()).toEqual({ n: 3020 });
+      expect(ran.filter((s) => /checkpoint/i.test(s))).toEqual([]);
+    } finally {
+      await checkpointer.stop();
+    }
   });
 
-  it("waits for the open batch to commit, and leaves a short WAL or one far behind alone", async () => {
-    const group = new GroupCommit(sqlite);
-    write(group, 3000);
-    const first = salt();
-    group.walProgress({ log: 100, checkpointed: 100 });
-    group.walProgress({ log: 3000, checkpointed: 1000 });
-    await turn();
-    await turn();
-    write(group, 10);
-    expect(salt()).toBe(first);
+  it("a checkpoint of the thread that copied every frame (the writer idle) does not make the writing connection start the WAL over", async () => {
+    const checkpointer = startCheckpointer(file);
+    try {
+      const group = new GroupCommit(sqlite, checkpointer);
+      write(group, 100);
+      const complete = new Promise<void>((resolve) =>
+        checkpointer.onProgress((p) => {
+          if (p.log > 0 && p.checkpointed === p.log) resolve();
+        }),
+      );
+      await complete;
+      const first = salt();
+      // SQLite starts the WAL over at the first write after a complete checkpoint, with the header's fsync: not here.
+      write(group, 10);
+      expect(salt()).toBe(first);
+    } finally {
+      await checkpointer.stop();
+    }
+  });
 
-    // A transaction that spans event-loop turns holds its batch open: nothing is checkpointed inside it.
+  it("without the report, or with a short WAL or one far behind, the WAL grows on", async () => {
+    const checkpointer = startCheckpointer(file);
+    try {
+      const group = new GroupCommit(sqlite, checkpointer);
+      write(group, 3000);
+      const first = salt();
+      group.walProgress({ log: 100, checkpointed: 100 });
+      group.walProgress({ log: 10_000, checkpointed: 1_000 });
+      expect(group.paused).toBe(false);
+      await turn();
+      write(group, 10);
+      expect(salt()).toBe(first);
+    } finally {
+      await checkpointer.stop();
+    }
+  });
+
+  it("hands the connection over only between flows, with the batch committed, and queries wait meanwhile", async () => {
+    let report!: (p: CheckpointProgress) => void;
+    let done!: (o: RestartOutcome) => void;
+    const handOffs: boolean[] = [];
+    const thread: Checkpointer = {
+      onProgress: (l) => {
+        report = l;
+      },
+      restartWal: () => {
+        handOffs.push(sqlite.inTransaction);
+        return new Promise((r) => {
+          done = r;
+        });
+      },
+      stop: async () => {},
+    };
+    const group = new GroupCommit(sqlite, thread);
+
+    // A flow holds the connection (a transaction spanning turns): nothing is handed over until it ends.
+    await group.acquire();
     group.begin();
     sqlite.prepare("insert into t (v) values (?)").run(Buffer.alloc(10));
-    group.walProgress({ log: 3000, checkpointed: 3000 });
+    report({ log: 10_000, checkpointed: 10_000 });
+    let next = false;
+    const waiting = group.acquire().then(() => {
+      next = true;
+    });
     await turn();
     await turn();
-    expect(sqlite.inTransaction).toBe(true);
+    expect(handOffs).toEqual([]);
     group.commit();
+    group.release();
     await turn();
     await turn();
+    // Handed over once the flow ended, its batch committed first; the next flow waits for the thread.
+    expect(handOffs).toEqual([false]);
+    expect(next).toBe(false);
+    done({ restarted: true });
+    await waiting;
+    expect(next).toBe(true);
+    expect(group.paused).toBe(false);
+    group.release();
+
+    // A write outside any transaction opened a batch this turn: it is committed before the hand-off.
+    group.open();
+    sqlite.prepare("insert into t (v) values (?)").run(Buffer.alloc(10));
+    report({ log: 10_000, checkpointed: 10_000 });
     await turn();
-    expect(sqlite.inTransaction).toBe(false);
-    write(group, 10);
-    expect(salt()).not.toBe(first);
+    expect(handOffs).toEqual([false, false]);
+    done({ restarted: true });
+    await turn();
+    expect(group.paused).toBe(false);
+    expect(sqlite.prepare("select count(*) as n from t").get()).toEqual({ n: 2 });
+  });
+});
+
+describe("the store under writes (docs/decisions/checkpoint-handoff.md)", () => {
+  it("starts its WAL over under writes, answers the queries made meanwhile, and keeps every write", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tessera-walstore-"));
+    const file = path.join(dir, "t.db");
+    const store = openStore({ sqlitePath: file, groupCommit: true });
+    try {
+      // biome-ignore lint/suspicious/noExplicitAny: the test table is not in the schema
+      const db = store.db as any;
+      await sql`create table t (id integer primary key, v blob not null)`.execute(db);
+      const salt = () => fs.readFileSync(`${file}-wal`).subarray(16, 24).toString("hex");
+      let written = 0;
+      const writeMore = async () => {
+        await db.transaction().execute(async (tx: typeof store.db) => {
+          for (let i = 0; i < 100; i++) await sql`insert into t (v) values (${Buffer.alloc(3000, i)})`.execute(tx);
+        });
+        written += 100;
+        await store.durable();
+      };
+      for (let i = 0; i < 90; i++) await writeMore();
+      const first = salt();
+      // The thread checkpoints every 500 ms; keep writing (a little) until it has been handed the WAL.
+      for (let i = 0; i < 100 && salt() === first; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        await writeMore();
+      }
+      expect(salt()).not.toBe(first);
+      const { rows } = await sql<{ n: number }>`select count(*) as n from t`.execute(db);
+      expect(rows[0]?.n).toBe(written);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

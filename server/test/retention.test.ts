@@ -218,4 +218,22 @@ describeStores("retention on %s", (kind) => {
     expect(await count("operator_sessions", sql`id = 'sess-live'`)).toBe(1);
     expect(pruned).toMatchObject({ users: 1, challenges: 1, audit_log: 1 });
   });
+
+  it("lets the event loop turn between two steps (on the embedded store a loop of queries would let no request in)", async () => {
+    for (const seed of ["turn-a", "turn-b", "turn-c"]) await login(`turns-${seed}`, seed);
+    for (const seed of ["turn-a", "turn-b", "turn-c"]) await backdateUser(`turns-${seed}`, old);
+    let turns = 0;
+    let spinning = true;
+    const spin = () => {
+      if (!spinning) return;
+      turns++;
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    // One evaluation per step: three old ones, so at least two turns between steps.
+    const pruned = await t.services.repos.userData.pruneBefore(Date.now() - DAYS * DAY, 1);
+    spinning = false;
+    expect(pruned.evaluations).toBeGreaterThanOrEqual(3);
+    expect(turns).toBeGreaterThanOrEqual(2);
+  });
 });

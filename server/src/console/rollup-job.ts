@@ -11,7 +11,7 @@ export const ROLLUP_FIRST_MS = 5_000;
 const HOURS_PER_RUN = 24 * 7;
 
 /** Rolls up every closed hour not rolled up yet (at most `maxHours`); answers how many it rolled up. */
-export async function rollUp(repo: EvaluationStatsRepo, at: number, retentionDays: number, maxHours = HOURS_PER_RUN) {
+export async function rollUp(repo: EvaluationStatsRepo, at: number, retentionDays: number, maxHours = HOURS_PER_RUN, page?: number) {
   const closedUntil = Math.floor((at - CLOSE_LAG_MS) / HOUR_MS) * HOUR_MS;
   let watermark = await repo.watermark();
   if (watermark === undefined) {
@@ -23,7 +23,7 @@ export async function rollUp(repo: EvaluationStatsRepo, at: number, retentionDay
   let done = 0;
   while (watermark < closedUntil && done < maxHours) {
     // Another instance moved it: start again from what it wrote.
-    if (!(await repo.rollUpHour(watermark, watermark))) break;
+    if (!(await repo.rollUpHour(watermark, watermark, page))) break;
     watermark += HOUR_MS;
     done++;
   }

@@ -18,7 +18,7 @@ import {
   sql,
 } from "kysely";
 import pg from "pg";
-import { type CheckpointProgress, startCheckpointer } from "./checkpointer.js";
+import { type Checkpointer, type CheckpointProgress, startCheckpointer } from "./checkpointer.js";
 import { type AdvisoryLocks, postgresAdvisoryLocks } from "./key-locks.js";
 import { registerDirectRunner, renameStatement, statementName } from "./prepared.js";
 import type { Database } from "./schema.js";
@@ -208,8 +208,9 @@ export function openStore(opts: StoreOptions): Store {
   // WAL with synchronous=NORMAL survives a process crash (kill -9) without losing a committed write, but a commit is
   // only written to the WAL, not flushed: an OS crash or a power loss can drop the last commits (never half of one).
   // FULL flushes the WAL at every commit: with the group commit that is one fsync per batch, not per transaction
-  // (docs/storage.md#durability has its cost). Checkpoints flush the WAL and the database file in both modes, so the
-  // checkpoint hand-off (GroupCommit.walProgress) is the same. busy_timeout lets the CLI and the server share the file.
+  // (docs/storage.md#durability has its cost). Checkpoints flush the WAL and the database file in both modes, and run
+  // in the checkpointing thread's connection (checkpointer.ts), so the checkpoint hand-off (GroupCommit.walProgress) is
+  // the same. busy_timeout lets the CLI and the server share the file.
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma(`synchronous = ${opts.durability === "power" ? "FULL" : "NORMAL"}`);
   // better-sqlite3 waits for another process's write lock synchronously: the whole event loop stands still meanwhile.
@@ -232,6 +233,8 @@ export function openStore(opts: StoreOptions): Store {
     // Another process holds the write lock (SQLITE_BUSY): the periodic round below refreshes the statistics later.
   }
   const optimize = setInterval(() => {
+    // While the checkpointing thread holds the file (GroupCommit.walProgress) the connection stays idle.
+    if (group?.paused) return;
     try {
       sqlite.pragma("optimize");
     } catch {
@@ -239,18 +242,18 @@ export function openStore(opts: StoreOptions): Store {
     }
   }, OPTIMIZE_EVERY_MS);
   optimize.unref();
-  const group = opts.groupCommit ? new GroupCommit(sqlite) : undefined;
-  // Checkpoints run in a worker thread (checkpointer.ts), which reports to the group commit (it starts the WAL over);
-  // SQLite's own stays as a fallback at a larger WAL size.
-  let stopCheckpointer: (() => Promise<void>) | undefined;
+  // Checkpoints run in a worker thread (checkpointer.ts), which reports to the group commit (it hands the thread the
+  // idle connection to start the WAL over); SQLite's own stays as a fallback at a larger WAL size.
+  let checkpointer: Checkpointer | undefined;
   if (file !== ":memory:") {
     // A new file's name is in its folder only once the folder is flushed: in `power` mode, flush it now that the
     // database file exists (created above), so a power loss after the first start cannot take the whole file. SQLite
     // flushes the folder itself for the WAL file it creates.
     if (opts.durability === "power") flushFolder(path.dirname(file));
     sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
-    stopCheckpointer = startCheckpointer(file, group && ((p) => group.walProgress(p)));
+    checkpointer = startCheckpointer(file);
   }
+  const group = opts.groupCommit ? new GroupCommit(sqlite, checkpointer) : undefined;
   const database = withStatementCache(sqlite, group);
   const onError = opts.onError;
   const db = new Kysely<Database>({
@@ -263,7 +266,8 @@ export function openStore(opts: StoreOptions): Store {
     // Prepared queries (prepared.ts) run synchronously on the connection, unless another flow's transaction holds it:
     // a query made inside a transaction is passed that transaction, so a plain Kysely instance means "outside".
     registerDirectRunner(db, (on, sql, parameters) => {
-      if (!on.isTransaction && group.inTransaction) return undefined;
+      // Kysely's path waits for the connection: another flow's transaction, or the checkpointing thread, holds it.
+      if (!on.isTransaction && (group.inTransaction || group.paused)) return undefined;
       const st = database.prepare(sql) as SQLite.Statement;
       if (st.reader) return { rows: st.all(parameters) };
       const { changes, lastInsertRowid } = st.run(parameters);
@@ -278,7 +282,7 @@ export function openStore(opts: StoreOptions): Store {
     close: async () => {
       clearInterval(optimize);
       group?.flush();
-      await stopCheckpointer?.();
+      await checkpointer?.stop();
       await db.destroy();
     },
   };
@@ -370,9 +374,16 @@ const BUSY_FAIL_FAST_MS = 250;
 
 /** How often the embedded store refreshes its planner statistics (PRAGMA optimize is cheap when nothing changed). */
 const OPTIMIZE_EVERY_MS = 10 * 60 * 1000;
-/** A WAL this long (frames of 4 KiB) is started over once the checkpointing thread has copied all but a few of them. */
-const RESTART_AT_FRAMES = 2048;
+/**
+ * A WAL this long (frames of 4 KiB, 32 MiB) is started over once the checkpointing thread has copied all but a few of
+ * them. Each restart holds the store's queries for the thread's last copy and its three fsyncs (~8 ms on a quiet disk)
+ * and empties the writing connection's page cache (another connection wrote): at ~4,000 frames a second (450
+ * evaluations/s) once every ~2 s, where 2,048 frames held them every ~500 ms, ~1.6 % of the time, more than a p99 can hide.
+ */
+const RESTART_AT_FRAMES = 8192;
 const RESTART_LAG_FRAMES = 512;
+/** After a restart that could not complete (another process reading or writing), the next is asked this much later. */
+const RESTART_RETRY_MS = 5_000;
 /** WAL pages (4 KiB) after which a commit checkpoints by itself, should the checkpointing thread fall behind. */
 const FALLBACK_AUTOCHECKPOINT_PAGES = 20_000;
 /** Distinct SQL texts kept prepared; `in (?, ?, …)` lists of varying length make a few hundred at most. */
@@ -417,11 +428,22 @@ export class GroupCommit {
   private batch: { done: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
   private savepoints = 0;
   private flushWhenIdle = false;
-  private restartWanted = false;
   /** Until then, open() fails at once: another process holds the write lock (see open). */
   private busyUntil = 0;
+  /** Flows holding the connection through Kysely (acquire/release): a query, or a transaction from begin to end. */
+  private users = 0;
+  /** Set while the checkpointing thread is wanted or working on the idle connection; resolved when it is done. */
+  private pause: { done: Promise<void>; resume: () => void; started: boolean } | undefined;
+  /** No restart is asked before then (one could not complete: another process reading or writing). */
+  private restartAfter = 0;
 
-  constructor(private readonly sqlite: SQLite.Database) {}
+  constructor(
+    private readonly sqlite: SQLite.Database,
+    /** The checkpointing thread (absent for an in-memory store): it reports progress, and starts the WAL over. */
+    private readonly checkpointer?: Checkpointer,
+  ) {
+    checkpointer?.onProgress((p) => this.walProgress(p));
+  }
 
   /** Starts a batch unless one is open; its commit is scheduled after the current event-loop turn. */
   open(): void {
@@ -482,28 +504,53 @@ export class GroupCommit {
    * The WAL starts over from its beginning only when a write begins with every frame of it copied to the database
    * file. The checkpointing thread never gets there under steady writes (frames keep coming while it copies), so the
    * WAL grew to SQLite's fallback and from then on commits on the event loop ran SQLite's own checkpoint, with an
-   * fsync of the WAL and one of the database file, about twice a second: commits of 30–60 ms, the p99 at half of
-   * saturation (docs/operations.md). So once the thread has copied nearly all of a long WAL, the last frames are copied here,
-   * between batches, on the one connection that writes: nothing comes in meanwhile, the checkpoint is complete, and
-   * the next write starts the WAL over. Durability is SQLite's checkpoint's, as before.
+   * fsync of the WAL and one of the database file: commits of 30–60 ms, the p99 at half of saturation
+   * (docs/operations.md). Copying the last frames on this connection between batches still ran those fsyncs on the
+   * event loop. So once the thread has copied nearly all of a long WAL, the connection is handed to the thread: new
+   * queries and transactions wait (asynchronously: the event loop stays free), the open batch is committed, and the
+   * thread copies the rest, flushes, and makes the first write of the new WAL (checkpointer.ts) while nothing comes in.
+   * Then the queries go on. Durability is SQLite's checkpoint's, as before (docs/decisions/checkpoint-handoff.md).
    */
   walProgress(p: CheckpointProgress): void {
-    if (this.restartWanted || p.log < RESTART_AT_FRAMES || p.log - p.checkpointed > RESTART_LAG_FRAMES) return;
-    this.restartWanted = true;
-    setImmediate(() => this.restartWal());
+    if (!this.checkpointer || this.pause || Date.now() < this.restartAfter) return;
+    if (p.log < RESTART_AT_FRAMES || p.log - p.checkpointed > RESTART_LAG_FRAMES) return;
+    let resume!: () => void;
+    const done = new Promise<void>((r) => {
+      resume = r;
+    });
+    this.pause = { done, resume, started: false };
+    if (this.users === 0) setImmediate(() => this.handOff());
   }
 
-  private restartWal(): void {
-    // Between batches only: a checkpoint inside the batch's transaction could not copy its frames.
-    if (this.batch || this.sqlite.inTransaction) {
-      setImmediate(() => this.restartWal());
-      return;
-    }
-    this.restartWanted = false;
+  /** The checkpointing thread is wanted or working: queries wait in acquire(), prepared queries take that path. */
+  get paused(): boolean {
+    return this.pause !== undefined;
+  }
+
+  /** Before a flow uses the connection through Kysely: waits while the checkpointing thread has it. */
+  async acquire(): Promise<void> {
+    while (this.pause) await this.pause.done;
+    this.users++;
+  }
+
+  release(): void {
+    this.users--;
+    if (this.users === 0 && this.pause && !this.pause.started) setImmediate(() => this.handOff());
+  }
+
+  private async handOff(): Promise<void> {
+    const pause = this.pause;
+    if (!pause || pause.started || this.users > 0 || !this.checkpointer) return;
+    pause.started = true;
     try {
-      this.sqlite.pragma("wal_checkpoint(PASSIVE)");
-    } catch {
-      // Busy (the thread is checkpointing) or closed: the thread's next report asks again.
+      // A write outside any transaction (a prepared query) may have opened a batch this turn: commit it now.
+      this.flush();
+      if (this.batch || this.sqlite.inTransaction) return;
+      const outcome = await this.checkpointer.restartWal();
+      if (!outcome.restarted) this.restartAfter = Date.now() + RESTART_RETRY_MS;
+    } finally {
+      this.pause = undefined;
+      pause.resume();
     }
   }
 
@@ -600,6 +647,23 @@ class GroupCommitDialect extends TransactionalSqliteDialect {
   override createDriver(): Driver {
     const group = this.group;
     return new (class extends SqliteDriver {
+      // The checkpointing thread may be handed the connection between two flows (GroupCommit.walProgress).
+      override async acquireConnection(): Promise<DatabaseConnection> {
+        await group.acquire();
+        try {
+          return await super.acquireConnection();
+        } catch (e) {
+          group.release();
+          throw e;
+        }
+      }
+      override async releaseConnection(): Promise<void> {
+        try {
+          await super.releaseConnection();
+        } finally {
+          group.release();
+        }
+      }
       override async beginTransaction(_c: DatabaseConnection): Promise<void> {
         group.begin();
       }

@@ -1,11 +1,11 @@
 // Retention of everything that grows with traffic (docs/storage.md#retention-and-erasure), one method per kind of
 // record, each saying why it goes when it goes. Deletes run in bounded steps (a batch of rows, or a range of ids read in
-// key order), so that on the embedded store, whose queries run on the event loop, no step holds requests up for long,
-// and no index is added to the hot path only for the sweep. Evaluations, access records, webhook deliveries, login
+// key order), with a turn of the event loop between two (nextTurn), so that on the embedded store, whose queries run on
+// the event loop, no step holds requests up for long, and no index is added to the hot path only for the sweep. Evaluations, access records, webhook deliveries, login
 // attempts and provisional users have their own prunes (user-data.ts, webhooks.ts, users.ts).
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.js";
-import { Repository } from "./transactions.js";
+import { nextTurn, Repository } from "./transactions.js";
 
 /** Rows deleted per statement. */
 const BATCH = 1000;
@@ -43,6 +43,7 @@ export class RetentionRepo extends Repository {
       yield { after, last };
       if (rows.length < CHUNK) return;
       after = last;
+      await nextTurn();
     }
   }
 
@@ -71,6 +72,7 @@ export class RetentionRepo extends Repository {
           n += deleted(await this.db.deleteFrom("challenges").where("environment_id", "=", env).where("id", "in", ids).executeTakeFirst());
         });
         if (ids.length < BATCH) break;
+        await nextTurn();
       }
     }
     return n;
@@ -100,6 +102,7 @@ export class RetentionRepo extends Repository {
       if (ids.length === 0) return n;
       n += deleted(await this.db.deleteFrom("content_hashes").where("id", "in", ids).executeTakeFirst());
       if (ids.length < BATCH) return n;
+      await nextTurn();
     }
   }
 
@@ -115,6 +118,7 @@ export class RetentionRepo extends Repository {
         if (ids.length === 0) break;
         n += deleted(await this.db.deleteFrom(table).where("id", "in", ids).executeTakeFirst());
         if (ids.length < BATCH) break;
+        await nextTurn();
       }
     }
     return n;
@@ -248,6 +252,7 @@ export class RetentionRepo extends Repository {
         if (ids.length === 0) break;
         n += deleted(await this.db.deleteFrom("audit_log").where("id", "in", ids).executeTakeFirst());
         if (ids.length < BATCH) break;
+        await nextTurn();
       }
     }
     return n;

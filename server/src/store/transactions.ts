@@ -59,6 +59,15 @@ export class Transactions {
   }
 }
 
+/**
+ * Resolves on a later turn of the event loop. On the embedded store a query answers synchronously, so a loop of awaited
+ * queries never lets a request in: a background job's steps (retention, roll-ups) await this between two, outside any
+ * transaction, so that the requests waiting run (and the group commit commits) between steps.
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Base of every repository: its queries run where `Transactions.db` says. */
 export abstract class Repository {
   constructor(protected readonly transactions: Transactions) {}

@@ -1,6 +1,6 @@
 import type { DeviceRow } from "./devices.js";
 import { forgetFamiliarity, pruneFamiliarity } from "./familiarity.js";
-import { Repository } from "./transactions.js";
+import { nextTurn, Repository } from "./transactions.js";
 import type { UserRow } from "./users.js";
 
 export interface ErasedCounts {
@@ -220,6 +220,7 @@ export class UserDataRepo extends Repository {
         }
       for (const [env, users] of trustedUsers) await pruneFamiliarity(this.db, env, [...users], before);
       if (rows.length < batch) break;
+      await nextTurn();
     }
     for (;;) {
       const ids = await this.db.selectFrom("access_records").select("id").where("created_at", "<", before).limit(batch).execute();
@@ -234,6 +235,7 @@ export class UserDataRepo extends Repository {
         .executeTakeFirst();
       out.access_records += n(res);
       if (ids.length < batch) break;
+      await nextTurn();
     }
     return out;
   }

@@ -9,7 +9,7 @@ import type { Dialect } from "./db.js";
 import { forgetFamiliarity } from "./familiarity.js";
 import { insertRow, prepared, updateRow } from "./prepared.js";
 import type { UsersTable } from "./tables/core.js";
-import { Repository, type Transactions } from "./transactions.js";
+import { nextTurn, Repository, type Transactions } from "./transactions.js";
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -169,6 +169,7 @@ export class UsersRepo extends Repository {
       });
       removed += ids.length;
       if (ids.length < batch) break;
+      await nextTurn();
     }
     await this.db.deleteFrom("login_attempts").where("created_at", "<", before).execute();
     return removed;
