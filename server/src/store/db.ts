@@ -9,7 +9,6 @@ import {
   type DialectAdapter,
   type Driver,
   Kysely,
-  PostgresDialect,
   SqliteAdapter,
   type SqliteDatabase,
   SqliteDialect,
@@ -20,8 +19,10 @@ import {
 import pg from "pg";
 import { type CheckpointProgress, startCheckpointer } from "./checkpointer.js";
 import { type AdvisoryLocks, postgresAdvisoryLocks } from "./key-locks.js";
-import { registerDirectRunner, renameStatement, statementName } from "./prepared.js";
+import { registerDirectRunner } from "./prepared.js";
 import type { Database } from "./schema.js";
+import { renameStatement, statementName } from "./statement-names.js";
+import { BatchingPostgresDialect } from "./write-batch.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -172,7 +173,7 @@ function openPostgres(opts: StoreOptions & { databaseUrl: string }): Store {
     p.on("error", onError);
   }
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    dialect: new BatchingPostgresDialect({ pool }),
     log: (event) => {
       if (event.level === "error") onError(event.error);
     },
