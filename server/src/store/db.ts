@@ -316,6 +316,16 @@ export async function checkPostgresDurability(db: Kysely<Database>): Promise<voi
 }
 
 /**
+ * Whether autovacuum is off on the PostgreSQL server. Statements named once per connection keep the plan made the first
+ * times they ran, and a plan made on an empty table walks a wrong index until the table is analyzed (ANALYZE replaces
+ * it): without autovacuum nothing analyzes (docs/storage.md, "Query plans on PostgreSQL").
+ */
+export async function postgresAutovacuumOff(db: Kysely<Database>): Promise<boolean> {
+  const { rows } = await sql<{ autovacuum: string }>`select current_setting('autovacuum') as autovacuum`.execute(db);
+  return rows[0]?.autovacuum === "off";
+}
+
+/**
  * The database's folder could not be created or written: startup-errors.ts says so in one line naming DATA_DIR.
  * `code` is the system's (EROFS, EACCES, ENOTDIR…).
  */
