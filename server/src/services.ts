@@ -25,7 +25,7 @@ import { accountEmailKey } from "./pipeline/account-email.js";
 import { Pipeline } from "./pipeline/evaluate.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit/limiter.js";
 import { deriveServerKeys, newMasterKey, type ServerKeys } from "./secrets.js";
-import { checkPostgresDurability, openStore, type Store } from "./store/db.js";
+import { checkPostgresDurability, openStore, postgresAutovacuumOff, type Store } from "./store/db.js";
 import { storeErrorCode } from "./store/errors.js";
 import { migrate } from "./store/migrations/index.js";
 import { createRepos, type Repos } from "./store/repos.js";
@@ -105,6 +105,10 @@ export async function createServices(
   });
   if (opts.migrate !== false) await migrate(store.db);
   if (config.DURABILITY === "power" && store.dialect === "postgres") await checkPostgresDurability(store.db);
+  if (!config.isDev && store.dialect === "postgres" && (await postgresAutovacuumOff(store.db)))
+    log.warn(
+      "PostgreSQL runs with autovacuum=off: nothing refreshes the tables' statistics, and the plans each connection made while the tables were small stay (a lookup by visitor token read every device of the environment). Turn autovacuum on, or run ANALYZE once the tables have grown and then regularly",
+    );
   const repos = createRepos(store, { accountEmailKey });
   const rateLimiter = createRateLimiter(store);
   // The token secret is shared by every instance on one store: from config, else generated once and kept.

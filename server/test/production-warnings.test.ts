@@ -1,7 +1,9 @@
 // A production start says what it loses without SERVER_KEY, PUBLIC_URL or SMTP_URL, one warning line each, naming
 // the setting and how to set it: spawned as an operator starts it (`NODE_ENV=production tessera serve`).
+
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "./helpers.js";
+import { freshDatabase, PG_AVAILABLE, type TestDatabase } from "./helpers.js";
 import { type ServerProcess, startServer } from "./server-process.js";
 
 /** The warn-level lines (pino JSON) the process printed. */
@@ -35,6 +37,21 @@ describe("production start warnings", () => {
     expect(about("SMTP_URL")).toHaveLength(1);
     expect(about("SMTP_URL")[0]).toMatch(/no one-time code can be sent by email.*Set SMTP_URL to your mail server/);
   });
+
+  it.skipIf(!PG_AVAILABLE)(
+    "on PostgreSQL, one line when autovacuum is off (plans made on small tables would stay), none when on",
+    async () => {
+      db = await freshDatabase("postgres");
+      const c = new pg.Client({ connectionString: db.env.DATABASE_URL });
+      await c.connect();
+      const off = (await c.query("select current_setting('autovacuum') as v")).rows[0].v === "off";
+      await c.end();
+      server = await startServer({ ...db.env, NODE_ENV: "production", HOST: "127.0.0.1", SERVER_KEY: "k".repeat(48) });
+      const about = warnings(server).filter((l) => l.startsWith("PostgreSQL runs with autovacuum=off: "));
+      expect(about).toHaveLength(off ? 1 : 0);
+      if (off) expect(about[0]).toMatch(/Turn autovacuum on, or run ANALYZE/);
+    },
+  );
 
   it("look-alike: with the three set, a production start warns about none of them", async () => {
     db = await freshDatabase("sqlite");

@@ -1,6 +1,6 @@
 // Repository of access records (one per `access` evaluation or legacy identification): the legacy history.
 import type { Selectable } from "kysely";
-import { insertRow } from "./prepared.js";
+import { queueInsert } from "./prepared.js";
 import type { AccessRecordsTable } from "./tables/core.js";
 import { Repository } from "./transactions.js";
 
@@ -8,7 +8,7 @@ export type AccessRecordRow = Selectable<AccessRecordsTable>;
 
 export class AccessRecordsRepo extends Repository {
   async insert(row: AccessRecordRow): Promise<void> {
-    await insertRow(this.db, "access_records", row);
+    await queueInsert(this.db, "access_records", row);
   }
 
   /** A page of records, newest first, filtered by user (service id) and/or device. */

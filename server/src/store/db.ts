@@ -9,7 +9,6 @@ import {
   type DialectAdapter,
   type Driver,
   Kysely,
-  PostgresDialect,
   SqliteAdapter,
   type SqliteDatabase,
   SqliteDialect,
@@ -20,8 +19,10 @@ import {
 import pg from "pg";
 import { type Checkpointer, type CheckpointProgress, startCheckpointer } from "./checkpointer.js";
 import { type AdvisoryLocks, postgresAdvisoryLocks } from "./key-locks.js";
-import { registerDirectRunner, renameStatement, statementName } from "./prepared.js";
+import { registerDirectRunner } from "./prepared.js";
 import type { Database } from "./schema.js";
+import { renameStatement, statementName } from "./statement-names.js";
+import { BatchingPostgresDialect } from "./write-batch.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -172,7 +173,7 @@ function openPostgres(opts: StoreOptions & { databaseUrl: string }): Store {
     p.on("error", onError);
   }
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    dialect: new BatchingPostgresDialect({ pool }),
     log: (event) => {
       if (event.level === "error") onError(event.error);
     },
@@ -316,6 +317,16 @@ export async function checkPostgresDurability(db: Kysely<Database>): Promise<voi
   if (found.fsync !== "on") throw new DurabilityError("fsync", found.fsync);
   if (found.full_page_writes !== "on") throw new DurabilityError("full_page_writes", found.full_page_writes);
   if (found.synchronous_commit === "off") throw new DurabilityError("synchronous_commit", found.synchronous_commit);
+}
+
+/**
+ * Whether autovacuum is off on the PostgreSQL server. Statements named once per connection keep the plan made the first
+ * times they ran, and a plan made on an empty table walks a wrong index until the table is analyzed (ANALYZE replaces
+ * it): without autovacuum nothing analyzes (docs/storage.md, "Query plans on PostgreSQL").
+ */
+export async function postgresAutovacuumOff(db: Kysely<Database>): Promise<boolean> {
+  const { rows } = await sql<{ autovacuum: string }>`select current_setting('autovacuum') as autovacuum`.execute(db);
+  return rows[0]?.autovacuum === "off";
 }
 
 /**

@@ -1,7 +1,7 @@
 // Repository of devices: the hardware behind fingerprints, linked by visitor token and fingerprint (docs/server-api.md, docs/policies.md).
 import type { Selectable } from "kysely";
 import type { Dialect } from "./db.js";
-import { insertRow, newestFirst, type Prepared, prepared, updateRow } from "./prepared.js";
+import { newestFirst, type Prepared, prepared, queueInsert, queueUpdate } from "./prepared.js";
 import type { DevicesTable } from "./tables/core.js";
 import { Repository, type Transactions } from "./transactions.js";
 import { userSignedInOnDevice } from "./user-lists.js";
@@ -301,11 +301,11 @@ export class DevicesRepo extends Repository {
   }
 
   async insert(row: DeviceRow): Promise<void> {
-    await insertRow(this.db, "devices", row);
+    await queueInsert(this.db, "devices", row);
   }
 
   async update(id: string, patch: Partial<DeviceRow>): Promise<void> {
-    await updateRow(this.db, "devices", id, patch);
+    await queueUpdate(this.db, "devices", id, patch);
   }
 
   /** The device is no user's signed-in device any more (store/history.ts, trusted history). */

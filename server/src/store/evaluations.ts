@@ -2,7 +2,7 @@
 import type { Selectable } from "kysely";
 import { now } from "../time.js";
 import { ADMITTED, trust } from "./history.js";
-import { insertRow, prepared } from "./prepared.js";
+import { prepared, queueInsert } from "./prepared.js";
 import type { EvaluationsTable } from "./tables/core.js";
 import { Repository } from "./transactions.js";
 
@@ -50,7 +50,7 @@ export type ConsumeResult = { ok: true; row: EvaluationRow } | { ok: false; reas
 
 export class EvaluationsRepo extends Repository {
   async insert(row: EvaluationRow): Promise<void> {
-    await insertRow(this.db, "evaluations", row);
+    await queueInsert(this.db, "evaluations", row);
   }
 
   /**

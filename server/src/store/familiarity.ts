@@ -142,7 +142,7 @@ export async function recordFamiliar(
     p[`d${i}`] = d;
     p[`v${i}`] = v;
   }
-  await upsertOf(values.length).execute(db, p);
+  await upsertOf(values.length).queue(db, p);
 }
 
 /** Deletes the rows of these users of one environment (an erasure, provisional users retention forgets). */

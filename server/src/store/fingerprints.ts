@@ -1,6 +1,6 @@
 // Repository of fingerprints: the server's record of each browser fingerprint seen in an environment.
 import type { Selectable } from "kysely";
-import { insertRow, prepared, updateRow } from "./prepared.js";
+import { prepared, queueInsert, queueUpdate } from "./prepared.js";
 import type { FingerprintsTable } from "./tables/core.js";
 import { Repository, type Transactions } from "./transactions.js";
 import type { FingerprintUsers, UserLists } from "./user-lists.js";
@@ -64,7 +64,7 @@ export class FingerprintsRepo extends Repository {
   }
 
   async insert(row: FingerprintRow): Promise<void> {
-    await insertRow(this.db, "fingerprints", row);
+    await queueInsert(this.db, "fingerprints", row);
   }
 
   /** Marks the fingerprint popular (sticky): many visitor tokens on many networks present it. */
@@ -88,7 +88,7 @@ export class FingerprintsRepo extends Repository {
   /** Records a sighting of a known fingerprint (`row` as read), unless one was recorded within TOUCH_EVERY_MS. */
   async touch(row: Pick<FingerprintRow, "id" | "last_seen_at">, at: number): Promise<void> {
     if (at - Number(row.last_seen_at) < TOUCH_EVERY_MS) return;
-    await touchAt.execute(this.db, { id: row.id, at });
+    await touchAt.queue(this.db, { id: row.id, at });
   }
 
   /**
@@ -99,6 +99,6 @@ export class FingerprintsRepo extends Repository {
     id: string,
     next: { exact_hash: string; coarse_key: string; components: string; last_seen_at?: number },
   ): Promise<void> {
-    await updateRow(this.db, "fingerprints", id, next);
+    await queueUpdate(this.db, "fingerprints", id, next);
   }
 }

@@ -18,7 +18,7 @@ import {
   attemptKeysPresent,
   attemptParams,
 } from "./login-attempts.js";
-import { insertRow, prepared } from "./prepared.js";
+import { prepared, queueInsert } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { VelocityTables } from "./tables/velocity.js";
 import { Repository, type Transactions } from "./transactions.js";
@@ -94,7 +94,7 @@ export async function confirmDevice(
   at: number,
 ): Promise<void> {
   if (!row.device_id || !row.user_id) return;
-  await insertRow(
+  await queueInsert(
     db,
     "device_confirmations",
     { environment_id: row.environment_id, device_id: row.device_id, user_id: row.user_id, created_at: at },

@@ -25,14 +25,17 @@ export interface AdvisoryLocks {
 
 /**
  * The advisory locks of a PostgreSQL store on `pool` (its own, store/db.ts): `begin` and every lock in one round trip
- * (a simple query of several statements; the ids are numbers this module made, never input), `rollback` to release.
+ * (a simple query of two statements; the ids are numbers this module made, never input), `rollback` to release.
  */
 export function postgresAdvisoryLocks(pool: pg.Pool): AdvisoryLocks {
   return {
     async hold(ids) {
       const client = await pool.connect();
       try {
-        await client.query(["begin", ...ids.map((id) => `select pg_advisory_xact_lock(${BigInt.asIntN(64, id).toString()})`)].join(";"));
+        // One `select` of every lock (PostgreSQL evaluates a target list in its order): the backend parses and plans one
+        // statement instead of one per key.
+        const locks = ids.map((id) => `pg_advisory_xact_lock(${BigInt.asIntN(64, id).toString()})`).join(", ");
+        await client.query(`begin;select ${locks}`);
       } catch (e) {
         // The connection's state is unknown (a timeout mid-wait): the pool drops it rather than lend it again.
         client.release(e instanceof Error ? e : new Error(String(e)));

@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, sql } from "kysely";
-import { insertRow } from "./prepared.js";
+import { queueInsert } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { LoginAttemptsTable } from "./tables/core.js";
 import { Repository } from "./transactions.js";
@@ -120,6 +120,6 @@ export function deviceKey(token: string | undefined, deviceId: string | undefine
 
 export class LoginAttemptsRepo extends Repository {
   async record(row: LoginAttemptRow): Promise<void> {
-    await insertRow(this.db, "login_attempts", row);
+    await queueInsert(this.db, "login_attempts", row);
   }
 }

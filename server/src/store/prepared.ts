@@ -7,6 +7,8 @@
 // given connection or transaction. One query code still serves both dialects.
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult, type SelectQueryBuilder } from "kysely";
 import type { Database } from "./schema.js";
+import { nameStatement } from "./statement-names.js";
+import { queuedWrite } from "./write-batch.js";
 
 /** Stands for the named value of a call; Kysely sees an opaque value and compiles it as a parameter. */
 class Slot {
@@ -32,26 +34,6 @@ interface Compiled {
   parameters: readonly unknown[];
 }
 
-/**
- * Names of the prepared queries' SQL texts: on PostgreSQL the client sends them as named statements (store/db.ts),
- * parsed and planned once per connection instead of on every call. One entry per query text the code builds (bounded).
- */
-const statementNames = new Map<string, string>();
-let named = 0;
-
-/** The statement name of a prepared query's SQL text (undefined: not one of them, sent unnamed). */
-export function statementName(sql: string): string | undefined {
-  return statementNames.get(sql);
-}
-
-/**
- * PostgreSQL refused to reuse a named statement ("cached plan must not change result type": a migration changed a
- * table under a running instance): later calls prepare the text again under a new name on every connection.
- */
-export function renameStatement(sql: string): void {
-  if (statementNames.has(sql)) statementNames.set(sql, `tsr_${++named}`);
-}
-
 export class Prepared<P extends object, R> {
   /** Compiled once per dialect: the adapter is one object per Kysely instance family (a transaction shares it). */
   private readonly compiled = new WeakMap<object, Compiled>();
@@ -59,6 +41,18 @@ export class Prepared<P extends object, R> {
   constructor(private readonly build: (db: Kysely<Database>, p: P) => Compilable<R>) {}
 
   async execute(db: Kysely<Database>, params: P): Promise<QueryResult<R>> {
+    return this.#run(db, params, false);
+  }
+
+  /**
+   * Runs a write whose answer the caller does not read. On PostgreSQL, inside a transaction, it may wait to go out
+   * with the transaction's other queued writes as one statement (store/write-batch.ts says which writes qualify).
+   */
+  async queue(db: Kysely<Database>, params: P): Promise<void> {
+    await this.#run(db, params, true);
+  }
+
+  async #run(db: Kysely<Database>, params: P, queue: boolean): Promise<QueryResult<R>> {
     const { adapter } = db.getExecutor();
     let c = this.compiled.get(adapter);
     if (!c) {
@@ -66,13 +60,13 @@ export class Prepared<P extends object, R> {
       const q = this.build(db, slots).compile();
       c = { sql: q.sql, parameters: q.parameters };
       this.compiled.set(adapter, c);
-      if (!statementNames.has(c.sql)) statementNames.set(c.sql, `tsr_${++named}`);
+      nameStatement(c.sql);
     }
     const values = params as Record<string, unknown>;
     const parameters = c.parameters.map((v) => (v instanceof Slot ? (values[v.name] ?? null) : v));
     const direct = directs.get(adapter)?.(db, c.sql, parameters);
     if (direct) return direct as QueryResult<R>;
-    return db.executeQuery(CompiledQuery.raw(c.sql, parameters) as CompiledQuery<R>);
+    return db.executeQuery((queue ? queuedWrite(c.sql, parameters) : CompiledQuery.raw(c.sql, parameters)) as CompiledQuery<R>);
   }
 
   async rows(db: Kysely<Database>, params: P): Promise<R[]> {
@@ -99,6 +93,24 @@ export async function insertRow<T extends keyof Database & string>(
   row: object,
   ignoreConflictOn?: ReadonlyArray<keyof Database[T] & string>,
 ): Promise<boolean> {
+  return Number((await insertOf(table, row, ignoreConflictOn).execute(db, row as Record<string, unknown>)).numAffectedRows ?? 0n) > 0;
+}
+
+/** insertRow for a caller that does not ask whether the row was inserted: it may join a write batch (Prepared.queue). */
+export async function queueInsert<T extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: T,
+  row: object,
+  ignoreConflictOn?: ReadonlyArray<keyof Database[T] & string>,
+): Promise<void> {
+  await insertOf(table, row, ignoreConflictOn).queue(db, row as Record<string, unknown>);
+}
+
+function insertOf<T extends keyof Database & string>(
+  table: T,
+  row: object,
+  ignoreConflictOn?: ReadonlyArray<keyof Database[T] & string>,
+): Prepared<Record<string, unknown>, unknown> {
   const values = row as Record<string, unknown>;
   const shape = ignoreConflictOn ? `${shapeOf(table, values)} ignore ${ignoreConflictOn.join(",")}` : shapeOf(table, values);
   let insert = inserts.get(shape);
@@ -110,7 +122,7 @@ export async function insertRow<T extends keyof Database & string>(
     });
     inserts.set(shape, insert);
   }
-  return Number((await insert.execute(db, values)).numAffectedRows ?? 0n) > 0;
+  return insert;
 }
 
 /** A table and the columns a row defines, as one key: built without intermediate arrays, on every write. */
@@ -132,12 +144,27 @@ export async function updateRow<T extends keyof Database & string>(
   id: string,
   patch: object,
 ): Promise<boolean> {
+  const update = updateOf(table, patch);
+  return update !== undefined && Number((await update.execute(db, { ...patch, id })).numAffectedRows ?? 0n) > 0;
+}
+
+/** updateRow for a caller that does not ask whether a row was updated: it may join a write batch (Prepared.queue). */
+export async function queueUpdate<T extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: T,
+  id: string,
+  patch: object,
+): Promise<void> {
+  await updateOf(table, patch)?.queue(db, { ...patch, id });
+}
+
+function updateOf(table: string, patch: object): Prepared<Record<string, unknown>, unknown> | undefined {
   const values = patch as Record<string, unknown>;
   const shape = shapeOf(table, values);
   let update = updates.get(shape);
   if (!update) {
     const columns = Object.keys(values).filter((k) => values[k] !== undefined && k !== "id");
-    if (columns.length === 0) return false;
+    if (columns.length === 0) return undefined;
     // Typed loosely: Kysely cannot type a `set` over a table chosen at run time.
     update = prepared((d, p: Record<string, unknown>) =>
       (d as unknown as Kysely<Record<string, { id: string }>>)
@@ -147,7 +174,7 @@ export async function updateRow<T extends keyof Database & string>(
     );
     updates.set(shape, update);
   }
-  return Number((await update.execute(db, { ...values, id })).numAffectedRows ?? 0n) > 0;
+  return update;
 }
 
 /**

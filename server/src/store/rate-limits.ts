@@ -2,6 +2,7 @@
 // database sees the same counts; in the embedded store the counters of long windows outlive a restart
 // (rate-limit/limiter.ts).
 import { type Kysely, sql } from "kysely";
+import { type Prepared, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { RateLimitTables } from "./tables/rate-limits.js";
 
@@ -15,6 +16,46 @@ export interface CounterState {
   windowStart: number;
   count: number;
   prevCount: number;
+}
+
+/**
+ * The counting upsert of `n` keys, compiled once per number of keys (store/prepared.ts): on every client request, so on
+ * PostgreSQL it goes as a named statement (parsed and planned once per connection) and skips Kysely's build.
+ */
+const hits = new Map<number, Prepared<Record<string, unknown>, { key: string; window_start: number; count: number; prev_count: number }>>();
+
+function hitsOf(n: number) {
+  let q = hits.get(n);
+  if (!q) {
+    q = prepared((d, p: Record<string, unknown>) =>
+      (d as unknown as Kysely<RateLimitTables>)
+        .insertInto("rate_limits")
+        .values(
+          Array.from({ length: n }, (_, i) => ({
+            key: p[`k${i}`] as string,
+            window_start: p[`w${i}`] as number,
+            count: 1,
+            prev_count: 0,
+            expires_at: p[`e${i}`] as number,
+          })),
+        )
+        // The window length of a key is fixed by its caller, so (expires_at - window_start) / 2 is that length.
+        .onConflict((oc) =>
+          oc.column("key").doUpdateSet({
+            prev_count: sql<number>`case
+            when rate_limits.window_start = excluded.window_start then rate_limits.prev_count
+            when rate_limits.window_start = excluded.window_start - (excluded.expires_at - excluded.window_start) / 2 then rate_limits.count
+            else 0 end`,
+            count: sql<number>`case when rate_limits.window_start = excluded.window_start then rate_limits.count + 1 else 1 end`,
+            window_start: sql<number>`excluded.window_start`,
+            expires_at: sql<number>`excluded.expires_at`,
+          }),
+        )
+        .returning(["key", "window_start", "count", "prev_count"]),
+    );
+    hits.set(n, q);
+  }
+  return q;
 }
 
 export class RateLimitsRepo {
@@ -34,23 +75,13 @@ export class RateLimitsRepo {
       const windowStart = Math.floor(at / h.windowMs) * h.windowMs;
       return { key: h.key, window_start: windowStart, count: 1, prev_count: 0, expires_at: windowStart + 2 * h.windowMs };
     });
-    // The window length of a key is fixed by its caller, so (expires_at - window_start) / 2 is that length.
-    const out = await this.db
-      .insertInto("rate_limits")
-      .values(rows)
-      .onConflict((oc) =>
-        oc.column("key").doUpdateSet({
-          prev_count: sql<number>`case
-            when rate_limits.window_start = excluded.window_start then rate_limits.prev_count
-            when rate_limits.window_start = excluded.window_start - (excluded.expires_at - excluded.window_start) / 2 then rate_limits.count
-            else 0 end`,
-          count: sql<number>`case when rate_limits.window_start = excluded.window_start then rate_limits.count + 1 else 1 end`,
-          window_start: sql<number>`excluded.window_start`,
-          expires_at: sql<number>`excluded.expires_at`,
-        }),
-      )
-      .returning(["key", "window_start", "count", "prev_count"])
-      .execute();
+    const params: Record<string, unknown> = {};
+    for (const [i, r] of rows.entries()) {
+      params[`k${i}`] = r.key;
+      params[`w${i}`] = r.window_start;
+      params[`e${i}`] = r.expires_at;
+    }
+    const out = await hitsOf(rows.length).rows(this.db as unknown as Kysely<Database>, params);
     return out.map((r) => ({ key: r.key, windowStart: Number(r.window_start), count: Number(r.count), prevCount: Number(r.prev_count) }));
   }
 

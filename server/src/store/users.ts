@@ -7,7 +7,7 @@ import { newId } from "../ids.js";
 import { now } from "../time.js";
 import type { Dialect } from "./db.js";
 import { forgetFamiliarity } from "./familiarity.js";
-import { insertRow, prepared, updateRow } from "./prepared.js";
+import { insertRow, prepared, queueInsert, queueUpdate, updateRow } from "./prepared.js";
 import type { UsersTable } from "./tables/core.js";
 import { nextTurn, Repository, type Transactions } from "./transactions.js";
 
@@ -96,7 +96,7 @@ export class UsersRepo extends Repository {
   ): Promise<UserRow> {
     const id = newId("usr");
     const row = this.newRow(environmentId, id, { ...fields, external: id });
-    await insertRow(this.db, "users", row);
+    await queueInsert(this.db, "users", row);
     return row;
   }
 
@@ -234,7 +234,7 @@ export class UsersRepo extends Repository {
       }
       if (Object.keys(patch).length === 0) return { user: existing, created: false };
       patch.updated_at = t;
-      await updateRow(this.db, "users", existing.id, patch);
+      await queueUpdate(this.db, "users", existing.id, patch);
       return { user: { ...existing, ...patch }, created: false };
     }
     const row = this.newRow(environmentId, newId("usr"), { ...fields, external: externalId });
