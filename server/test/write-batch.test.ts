@@ -19,7 +19,7 @@ const operator = (id: string, email: string) => ({
   updated_at: 1,
 });
 
-const valueOf = prepared((db, p: { key: string }) => db.selectFrom("settings").select("value").where("key", "=", p.key));
+const settingValue = prepared((db, p: { key: string }) => db.selectFrom("settings").select("value").where("key", "=", p.key));
 
 /** The statements pg sends while `fn` runs (PostgreSQL only; none on the embedded store). */
 async function sentDuring(fn: () => Promise<unknown>): Promise<string[]> {
@@ -51,7 +51,7 @@ describeStores("queued writes on %s", (kind) => {
     await tdb?.drop();
   });
 
-  const value = async (key: string) => (await valueOf.first(store.db, { key }))?.value;
+  const value = async (key: string) => (await settingValue.first(store.db, { key }))?.value;
 
   it("a transaction of queued writes to several tables commits them all, as one statement on PostgreSQL", async () => {
     const sent = await sentDuring(() =>
@@ -84,7 +84,7 @@ describeStores("queued writes on %s", (kind) => {
     await expect(
       store.db.transaction().execute(async (tx) => {
         await queueInsert(tx, "settings", { key: "b3", value: "3" });
-        expect((await valueOf.first(tx, { key: "b3" }))?.value).toBe("3");
+        expect((await settingValue.first(tx, { key: "b3" }))?.value).toBe("3");
         throw new Error("roll back");
       }),
     ).rejects.toThrow("roll back");
