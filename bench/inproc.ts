@@ -4,7 +4,8 @@
 // quick enough to run after each change. Run: npx tsx bench/inproc.ts [evaluations=6000] [--keep] [--pg] [--sessions]
 // --sessions: as `npm run bench`'s page views against logins (run.ts): the backend consumes each pool login (the browser
 // is then signed in), then the pool's browsers from their usual IP, without drift, send only `access` (a signed-in
-// user's page views), then only `login`: CPU µs per request of each, and their ratio.
+// user's page views), then only `login`: CPU µs per request of each, and their ratio; then never-seen browsers' logins
+// and sign-ups (a new user each).
 // --profile: a V8 CPU profile of the measured rounds of each kind (node:inspector), summarised by bench/profile.ts and
 // written to bench/results/profiles/inproc-<kind>.cpuprofile.
 // --sql-timing: the time spent inside SQLite per statement during the measured rounds of each kind (bench/sql-timing.cjs,
@@ -95,7 +96,7 @@ async function measure(next: () => Generator<ClientRequest>, label: string): Pro
   }
   const wall = Date.now() - t0;
   if (sqlTiming) {
-    const file = path.join(import.meta.dirname, "results", "profiles", `inproc-${label.split(" ")[0]}.sql.json`);
+    const file = path.join(import.meta.dirname, "results", "profiles", `inproc-${slug(label)}.sql.json`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     sqlTiming.dump(file);
     const rows = JSON.parse(fs.readFileSync(file, "utf8")) as Array<{ total_ms: number; calls: number; us_per_call: number; sql: string }>;
@@ -110,7 +111,7 @@ async function measure(next: () => Generator<ClientRequest>, label: string): Pro
     inspector.disconnect();
     const dir = path.join(import.meta.dirname, "results", "profiles");
     fs.mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `inproc-${label.split(" ")[0]}.cpuprofile`);
+    const file = path.join(dir, `inproc-${slug(label)}.cpuprofile`);
     fs.writeFileSync(file, JSON.stringify(profile));
     const sum = summariseProfile(file, 25);
     console.log(`profile of the ${label} (${file}), self time:`);
@@ -129,6 +130,11 @@ async function measure(next: () => Generator<ClientRequest>, label: string): Pro
 }
 
 const per = Math.ceil(N / ROUNDS);
+/** A measured phase's file name: "page views of signed-in browsers" → "page-signed-in", "evaluations" as it is. */
+function slug(label: string): string {
+  const words = label.split(" ");
+  return words.length > 2 ? `${words[0]}-${words.at(-2)}` : (words[0] ?? "run");
+}
 if (SESSIONS) {
   const views = traffic.session("access");
   const logins = traffic.session("login");
@@ -137,6 +143,11 @@ if (SESSIONS) {
   await server.evaluate(take({ next: logins }, 500));
   const login = await measure(() => take({ next: logins }, per), "logins of signed-in browsers");
   console.log(`page view ÷ login CPU: ${(login / view).toFixed(2)} × as many page views as logins per CPU second`);
+  for (const action of ["login", "signup"]) {
+    const next = traffic.newcomers(action);
+    await server.evaluate(take({ next }, 200));
+    await measure(() => take({ next }, per), `${action === "login" ? "logins" : "sign-ups"} of never-seen browsers`);
+  }
 } else {
   await server.evaluate(take(traffic, 1000));
   await measure(() => take(traffic, per), "evaluations");
