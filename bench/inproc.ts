@@ -8,6 +8,13 @@
 // and sign-ups (a new user each).
 // --profile: a V8 CPU profile of the measured rounds of each kind (node:inspector), summarised by bench/profile.ts and
 // written to bench/results/profiles/inproc-<kind>.cpuprofile.
+// --browsers=N: a pool of N returning browsers (and N ÷ 1.5 users) instead of the bench's 6,000, for a short run.
+// --callgrind: run under `valgrind --tool=callgrind --instr-atstart=no`: instructions are counted during each measured
+// phase only (callgrind_control), each phase dumped on its own (its label in the dump's header), repeatable under load:
+//   NODE_OPTIONS=--experimental-async-context-frame valgrind --tool=callgrind --instr-atstart=no \
+//     --smc-check=all-non-file --callgrind-out-file=/tmp/cg.%p node --import tsx bench/inproc.ts 200 --sessions \
+//     --browsers=300 --callgrind
+//   then `grep totals: /tmp/cg.<pid>.*` (instructions per phase; divide by its requests).
 // --sql-timing: the time spent inside SQLite per statement during the measured rounds of each kind (bench/sql-timing.cjs,
 // preloaded here), written to bench/results/profiles/inproc-<kind>.sql.json and its heaviest printed.
 // --pg: on a fresh PostgreSQL database (TEST_DATABASE_URL, else postgres@127.0.0.1:5432) instead, printing also the CPU
@@ -28,6 +35,9 @@ const PG = process.argv.includes("--pg");
 const SESSIONS = process.argv.includes("--sessions");
 const PROFILE = process.argv.includes("--profile");
 const SQL_TIMING = process.argv.includes("--sql-timing");
+const CALLGRIND = process.argv.includes("--callgrind");
+/** Tells the callgrind running this process to start or stop counting, or to dump what it counted under a label. */
+const callgrind = (...args: string[]) => spawnSync("callgrind_control", [...args, String(process.pid)], { stdio: "ignore" });
 if (SQL_TIMING) createRequire(import.meta.url)("./sql-timing.cjs");
 const sqlTiming = (globalThis as { sqlTiming?: { reset(): void; dump(file: string): void } }).sqlTiming;
 
@@ -58,7 +68,8 @@ const backendsDelta = (before: Map<number, number>, after: Map<number, number>) 
 const database = PG ? await freshDatabase("postgres") : undefined;
 const dbName = database ? new URL(database.env.DATABASE_URL as string).pathname.slice(1) : "";
 const server = await startInProcess("inproc", database?.env ?? {});
-const traffic = new Traffic(server.clientId, DEFAULT_TRAFFIC);
+const browsers = Number(process.argv.find((a) => a.startsWith("--browsers="))?.slice("--browsers=".length) ?? DEFAULT_TRAFFIC.browsers);
+const traffic = new Traffic(server.clientId, { ...DEFAULT_TRAFFIC, browsers, users: Math.ceil(browsers / 1.5) });
 const statuses = new Map<number, number>();
 
 const t0 = Date.now();
@@ -83,6 +94,7 @@ async function measure(next: () => Generator<ClientRequest>, label: string): Pro
     await inspector.post("Profiler.start");
   }
   sqlTiming?.reset();
+  if (CALLGRIND) callgrind("-i", "on");
   const t0 = Date.now();
   let done = 0;
   for (let r = 0; r < ROUNDS; r++) {
@@ -95,6 +107,10 @@ async function measure(next: () => Generator<ClientRequest>, label: string): Pro
     done += n;
   }
   const wall = Date.now() - t0;
+  if (CALLGRIND) {
+    callgrind("-i", "off");
+    callgrind(`--dump=${slug(label)} ${done}`);
+  }
   if (sqlTiming) {
     const file = path.join(import.meta.dirname, "results", "profiles", `inproc-${slug(label)}.sql.json`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
