@@ -17,12 +17,17 @@ export async function startInProcess(name: string, env: Record<string, string> =
   );
   const app = await buildApp(services, { logger: false });
   await app.ready();
-  const clientId = (await services.repos.projects.create(name)).environments.development.client_id;
+  const dev = (await services.repos.projects.create(name)).environments.development;
+  const clientId = dev.client_id;
   return {
     clientId,
+    secret: dev.secret,
     file: path.join(dir, "tessera.db"),
-    /** Sends every request, `concurrency` at a time; answers how many went, counting each answer's status. */
-    async evaluate(requests: Iterable<ClientRequest>, statuses?: Map<number, number>, concurrency = 50): Promise<number> {
+    /**
+     * Sends every request, `concurrency` at a time; answers how many went, counting each answer's status, and keeping
+     * each evaluation's id in `ids` when given.
+     */
+    async evaluate(requests: Iterable<ClientRequest>, statuses?: Map<number, number>, concurrency = 50, ids?: string[]): Promise<number> {
       const it = requests[Symbol.iterator]();
       let done = 0;
       await Promise.all(
@@ -31,11 +36,25 @@ export async function startInProcess(name: string, env: Record<string, string> =
             const t = r.value;
             const res = await app.inject({ method: "POST", url: `/v3/client/evaluate/${t.action}`, payload: t.body, headers: t.headers });
             statuses?.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+            if (ids && res.statusCode === 200) ids.push((res.json() as { evaluation_id: string }).evaluation_id);
             done++;
           }
         }),
       );
       return done;
+    },
+    /** The backend consumes each evaluation (its login: the browser is then signed in, docs/identity.md); answers how many. */
+    async consume(ids: readonly string[]): Promise<number> {
+      let ok = 0;
+      for (const id of ids) {
+        const res = await app.inject({
+          method: "POST",
+          url: `/v3/evaluations/${id}/consume`,
+          headers: { authorization: `Bearer ${dev.secret}` },
+        });
+        if (res.statusCode === 200) ok++;
+      }
+      return ok;
     },
     /** Stops the app; the store is deleted unless `keep`. */
     async close(keep = false): Promise<void> {

@@ -28,6 +28,7 @@ for (const method of ["all", "get", "run", "iterate"]) wrap(proto, method, (st) 
 // Transaction control (begin, commit, savepoints) goes through exec.
 wrap(SQLite.prototype, "exec", (_db, args) => String(args[0]).replace(/\d+$/, "N"));
 function dump() {
+  if (stats.size === 0) return;
   const rows = [...stats.entries()]
     .map(([sql, s]) => {
       const sorted = s.samples.sort((a, b) => a - b);
@@ -46,3 +47,12 @@ function dump() {
   if (process.env.SQL_TIMING_FILE) fs.writeFileSync(process.env.SQL_TIMING_FILE, JSON.stringify(rows, null, 2));
 }
 process.on("exit", dump);
+// bench/inproc.ts --sql-timing: the statements of one measured phase only (cleared before it, written after it).
+globalThis.sqlTiming = {
+  reset: () => stats.clear(),
+  dump: (file) => {
+    process.env.SQL_TIMING_FILE = file;
+    dump();
+    stats.clear();
+  },
+};

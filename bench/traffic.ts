@@ -161,6 +161,16 @@ export class Traffic {
     };
   }
 
+  /** Requests of one action from never-seen browsers, each its own new user (new device, new fingerprint, new account). */
+  newcomers(action: string): () => ClientRequest {
+    return () => {
+      const b = this.browser(this.opts.browsers + this.opts.seed * 1_000_000 + this.fresh, `new_user_${this.opts.seed}_${this.fresh}`);
+      b.token = `vt_new_${this.opts.seed}_${this.fresh}`;
+      this.fresh++;
+      return this.request(b, b.ip, action, true, false);
+    };
+  }
+
   private request(b: Browser, ip: string, action: string, isNew: boolean, drift: boolean): ClientRequest {
     const body = {
       client_id: this.clientId,

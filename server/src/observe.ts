@@ -28,8 +28,7 @@ export function registerObservation(app: FastifyInstance, services: Services): v
   const { metrics } = services;
   services.pipeline.observers.push((result, input) => {
     const notes = current.getStore();
-    if (notes)
-      notes.evaluation = { id: result.evaluation.id, verdict: result.evaluation.verdict, action: input.action, source: input.source };
+    if (notes) notes.evaluation = { id: result.id, verdict: result.verdict, action: input.action, source: input.source };
   });
 
   app.decorateRequest("notes", null as unknown as RequestNotes);

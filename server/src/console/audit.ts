@@ -193,7 +193,7 @@ export function auditContactChanges(repos: Repos): EvaluationStep {
       after: json({
         ...(email ? { email: input.email } : {}),
         ...(phone ? { phone: input.phone } : {}),
-        evaluation: result.evaluation.id,
+        evaluation: result.id,
       }),
       // Committed with the evaluation, which answers 200 once committed.
       status: 200,

@@ -141,8 +141,9 @@ export class UsersService {
    * (emitted once), whether the sign-up names the account's id or only its email (the account the email makes).
    */
   readonly onEvaluation: EvaluationStep = async (result, input, identity) => {
+    if (input.action !== "signup") return;
     const account = result.evaluation.user?.service_id;
-    if (input.action !== "signup" || !account) return;
+    if (!account) return;
     const deviceId = result.evaluation.device ?? identity.device?.row.id;
     if (!deviceId) return;
     const markers = await this.repos.identifications.openMarkers(input.env.id, deviceId);

@@ -220,8 +220,15 @@ export class Pipeline {
         row.redirect = issued.redirect;
         await repos.evaluations.setChallenge(evaluationId, issued.id, issued.redirect);
       }
+      let wire: EvaluationResult["evaluation"] | undefined;
       const out: EvaluationResult = {
-        evaluation: toWireEvaluation(row, userRow, challenge ? { ...challenge, type: challenge.type } : undefined),
+        id: row.id,
+        verdict: decision.verdict,
+        ...(row.redirect ? { redirect: row.redirect } : {}),
+        get evaluation() {
+          wire ??= toWireEvaluation(row, userRow, challenge ? { ...challenge, type: challenge.type } : undefined);
+          return wire;
+        },
         logout,
         ...(decision.path ? { path: decision.path } : {}),
       };

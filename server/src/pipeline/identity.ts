@@ -125,16 +125,31 @@ export const LIVE_TOKEN_MS = 30 * 24 * 3600 * 1000;
 /** Devices read per fingerprint to decide its popularity and ownership (more devices than this: surely shared). */
 const FINGERPRINT_DEVICES = 32;
 
-/** The fingerprint row of a device, with its components parsed (cached by id and hash). */
+/**
+ * The fingerprint row of a device, with its components parsed when asked (cached by id and hash): a browser presenting
+ * its own fingerprint exactly, most requests, compares hashes and never parses them. The row holds the components.
+ */
 async function fingerprintOf(
   repos: Repos,
   envId: string,
   id: string,
-): Promise<{ row: FingerprintRow; parsed: Record<string, unknown> } | undefined> {
+): Promise<{ row: FingerprintRow; parsed: () => Record<string, unknown> | undefined } | undefined> {
   const row = await repos.fingerprints.findById(envId, id);
   if (!row) return undefined;
-  const [found] = await parsedCandidates(repos, envId, [row]);
-  return found && { row, parsed: found.parsed };
+  return { row, parsed: () => parsedRow(row) };
+}
+
+/** A fingerprint row's components parsed (undefined: a corrupt row), from the cache or parsed and kept. */
+function parsedRow(row: FingerprintRow): Record<string, unknown> | undefined {
+  const hit = parsedComponents.get(row.id, row.exact_hash);
+  if (hit) return hit;
+  try {
+    const parsed = JSON.parse(row.components) as Record<string, unknown>;
+    parsedComponents.set(row.id, row.exact_hash, parsed);
+    return parsed;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -207,16 +222,19 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   if (input.linkedFingerprintId) {
     // A backend evaluation reuses the fingerprint (and below, the device) of the client evaluation it names.
     const found = await fingerprintOf(repos, envId, input.linkedFingerprintId);
-    if (found) {
-      const identifying = identifyingBits(measuredComponents(found.parsed)) >= IDENTIFYING_BITS;
+    const parsed = found?.parsed();
+    if (found && parsed) {
+      const identifying = identifyingBits(measuredComponents(parsed)) >= IDENTIFYING_BITS;
       id.fingerprint = { row: found.row, confidence: 1, isNew: false, identifying, popular: found.row.popular === 1 };
     }
   } else if (Object.keys(normalised).length > 0) {
     const measured = measuredComponents(normalised);
     const identifying = identifyingBits(measured) >= IDENTIFYING_BITS;
     const hash = measuredHash(measured);
-    const coarse = coarseKey(measured);
-    const components = JSON.stringify(normalised);
+    // The coarse key and the stored text only for a fingerprint that moves or is new: a browser presenting its token's
+    // own fingerprint, most requests, needs neither.
+    const coarse = () => coarseKey(measured);
+    const components = () => JSON.stringify(normalised);
     const known = (row: FingerprintRow, confidence: number): NonNullable<Identity["fingerprint"]> => ({
       row,
       confidence,
@@ -229,14 +247,18 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     // device presents it), and following the browser is recognition, which trusts nothing (a browser that then loses
     // this token too is found by its drifted components, as it was when the token moved at once).
     const own = tokenDevice?.fingerprint_id ? await fingerprintOf(repos, envId, tokenDevice.fingerprint_id) : undefined;
+    const ownParsed = own && own.row.exact_hash !== hash ? own.parsed() : undefined;
     if (own && own.row.exact_hash === hash) id.fingerprint = known(own.row, 1);
-    else if (own && tokenDevice) {
-      const s = similarity(normalised, own.parsed);
+    else if (own && ownParsed && tokenDevice) {
+      const s = similarity(normalised, ownParsed);
       // The token vouches for the browser: half its information agreeing is enough, and less when nothing that only
       // changes with the machine changed (an update, a trip and a dock at once; fingerprint/reid.ts).
-      const same = s >= TOKEN_MATCH || (s >= TOKEN_STABLE_MATCH && stableMismatch(normalised, own.parsed) === undefined);
+      const same = s >= TOKEN_MATCH || (s >= TOKEN_STABLE_MATCH && stableMismatch(normalised, ownParsed) === undefined);
       if (same && (await ownedAlone(repos, envId, own.row.id, tokenDevice.id, token, input.at))) {
-        id.fingerprint = { ...known(own.row, Math.round(s * 1000) / 1000), drift: { exact_hash: hash, coarse_key: coarse, components } };
+        id.fingerprint = {
+          ...known(own.row, Math.round(s * 1000) / 1000),
+          drift: { exact_hash: hash, coarse_key: coarse(), components: components() },
+        };
       }
     }
     // 2. Without it: an identifying fingerprint is found by its exact hash; one that is not is never shared. A browser
@@ -275,7 +297,10 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
         // The device's record follows the browser unless another live token's device presents it (identical
         // components there): then these components get a record of their own (below), as after a drift with a token.
         if (found.drift)
-          id.fingerprint = { ...known(found.fingerprint, found.confidence), drift: { exact_hash: hash, coarse_key: coarse, components } };
+          id.fingerprint = {
+            ...known(found.fingerprint, found.confidence),
+            drift: { exact_hash: hash, coarse_key: coarse(), components: components() },
+          };
         id.device = { row: found.device, isNew: false, wasDetached: found.device.status === "detached", recognised: true };
       }
     }
@@ -283,9 +308,9 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
       row: {
         id: newId("fp"),
         environment_id: envId,
-        coarse_key: coarse,
+        coarse_key: coarse(),
         exact_hash: hash,
-        components,
+        components: components(),
         popular: 0,
         created_at: input.at,
         last_seen_at: input.at,

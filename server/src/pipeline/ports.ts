@@ -39,7 +39,15 @@ export interface JobQueue {
 }
 
 export interface EvaluationResult {
-  evaluation: Evaluation;
+  /** The evaluation's id, verdict and challenge link, without building the wire evaluation. */
+  id: string;
+  verdict: Evaluation["verdict"];
+  redirect?: string;
+  /**
+   * The wire evaluation (docs/server-api.md), built from the stored row when first read: the client API answers only
+   * the id, and building it parses back every JSON column just written (the checks' snapshot above all).
+   */
+  readonly evaluation: Evaluation;
   /** The device was detached (kicked) since this browser last asked: its SDK must log the user out. */
   logout: boolean;
   /** A page view of a known session, decided on the light path (pipeline/page-view.ts). */

@@ -61,7 +61,7 @@ const clientRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
       const env = await authenticateClient(services, req, reply, req.body.client_id);
       checkContacts(req.body);
       const identityVerified = services.identity.check(env, req.body);
-      const { evaluation, logout } = await services.pipeline.evaluate({
+      const { id, redirect, logout } = await services.pipeline.evaluate({
         env,
         action: req.params.action,
         source: "client",
@@ -77,8 +77,8 @@ const clientRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
         at: Date.now(),
       });
       return {
-        evaluation_id: evaluation.id,
-        ...(evaluation.redirect ? { redirect: evaluation.redirect } : {}),
+        evaluation_id: id,
+        ...(redirect ? { redirect } : {}),
         ...(logout ? { logout: true } : {}),
       };
     },

@@ -159,23 +159,71 @@ async function dayCounts(
   const entries = Object.entries(values).map(([name, value]) => ({ name, ...churnKey("s", env, value, at, windows) }));
   const out: Record<string, number> = {};
   if (entries.length === 0) return out;
-  const v = db.withTables<VelocityTables>();
   const counting = entries.filter((e) => counted.includes(e.name));
-  if (counting.length)
-    await v
-      .insertInto("velocity_counters")
-      .values(counting.map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
-      .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })))
-      .execute();
-  const rows = await v
-    .selectFrom("velocity_counters")
-    .select(["key", sql<number>`sum(count)`.as("day")])
-    .where((eb) => eb.or(entries.map((e) => eb.and([eb("key", "=", e.key), eb("bucket", ">=", e.dayFrom), eb("bucket", "<=", e.bucket)]))))
-    .groupBy("key")
-    .execute();
+  if (counting.length) await dayCount(counting.length).execute(db, slotParams(counting));
+  const rows = await dayRead(entries.length).rows(db, slotParams(entries));
   const byKey = new Map(rows.map((r) => [r.key, Number(r.day ?? 0)]));
   for (const e of entries) out[e.name] = byKey.get(e.key) ?? 0;
   return out;
+}
+
+/** The values of a day count's statements: keys `k<i>` with their buckets (`f<i>` from, `b<i>` now, `e<i>` expiry). */
+type SlotParams = Record<string, string | number>;
+
+function slotParams(entries: ReadonlyArray<{ key: string; dayFrom: number; bucket: number; expires: number }>): SlotParams {
+  const p: SlotParams = {};
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    p[`k${i}`] = e.key;
+    p[`f${i}`] = e.dayFrom;
+    p[`b${i}`] = e.bucket;
+    p[`e${i}`] = e.expires;
+  }
+  return p;
+}
+
+const slots = (p: SlotParams, n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    key: p[`k${i}`] as string,
+    from: p[`f${i}`] as number,
+    bucket: p[`b${i}`] as number,
+    expires: p[`e${i}`] as number,
+  }));
+
+/**
+ * A day count's read and its counting upsert, compiled once per number of keys (prepared.ts; on PostgreSQL named
+ * statements) rather than built by Kysely on every sign-up: a farm asks 1 to 13 keys, so a dozen texts at most.
+ */
+const dayReads = new Map<number, ReturnType<typeof dayReadOf>>();
+const dayUpserts = new Map<number, ReturnType<typeof dayCountOf>>();
+const dayReadOf = (n: number) =>
+  prepared((kdb, p: SlotParams) =>
+    kdb
+      .withTables<VelocityTables>()
+      .selectFrom("velocity_counters")
+      .select(["key", sql<number>`sum(count)`.as("day")])
+      .where((eb) =>
+        eb.or(slots(p, n).map((e) => eb.and([eb("key", "=", e.key), eb("bucket", ">=", e.from), eb("bucket", "<=", e.bucket)]))),
+      )
+      .groupBy("key"),
+  );
+const dayCountOf = (n: number) =>
+  prepared((kdb, p: SlotParams) =>
+    kdb
+      .withTables<VelocityTables>()
+      .insertInto("velocity_counters")
+      .values(slots(p, n).map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
+      .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) }))),
+  );
+function dayRead(n: number) {
+  const q = dayReads.get(n) ?? dayReadOf(n);
+  dayReads.set(n, q);
+  return q;
+}
+function dayCount(n: number) {
+  const q = dayUpserts.get(n) ?? dayCountOf(n);
+  dayUpserts.set(n, q);
+  return q;
 }
 
 /** Where a browser was: an address at a time (its coordinates when the evaluation stored them). */

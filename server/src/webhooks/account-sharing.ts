@@ -57,7 +57,7 @@ export class AccountSharingNotifier {
     if (!user || user.provisional === 1) return;
     // A signal marks the rise: while the account stays shared, every evaluation of its sessions carries the raised
     // risk (the risk is measured only on those: a stranger naming the account in between is low and no fall).
-    const recent = await this.repos.evaluations.recentRisks(input.env.id, user.id, result.evaluation.id, LOOK_BACK);
+    const recent = await this.repos.evaluations.recentRisks(input.env.id, user.id, result.id, LOOK_BACK);
     const previous = recent.find((r) => r.risks && r.checks && measuredOn("account_sharing", JSON.parse(r.checks)));
     const before = previous?.risks ? riskLevels(previous.risks) : [];
     if (before.some((r) => r.name === "account_sharing" && RAISED.has(r.severity))) return;
@@ -78,7 +78,7 @@ export class AccountSharingNotifier {
       subject: `[${input.env.projectName}] Account ${user.external_id} looks shared`,
       text:
         `Tessera rated the account-sharing risk of account ${user.external_id} ${risk.severity} (score ${risk.score}) ` +
-        `in evaluation ${result.evaluation.id}.\nIndicators: ${risk.indicators.join(", ") || "none"}.\n`,
+        `in evaluation ${result.id}.\nIndicators: ${risk.indicators.join(", ") || "none"}.\n`,
       event: { ...data, admin_email: admin },
     };
     await this.jobs.enqueue(ADMIN_EMAIL_JOB, { ...job });
