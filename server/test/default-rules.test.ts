@@ -18,6 +18,8 @@ const TOKYO = "126.0.0.1";
 // 3,800–4,100 km away (one each: a never-seen browser per address, as the churn rules count them).
 const NEW_YORK = "82.21.91.112";
 const NEW_YORK_2 = "107.122.34.222";
+/** A third New York network (used by one case only). */
+const NEW_YORK_3 = "63.70.77.12";
 const WEST = { sanJose: "64.210.186.238", concord: "171.181.179.89", santaClara: "137.102.226.68", redmond: "155.174.69.35" };
 // Residential addresses in England (one per case) and in Japan, each on a /24 of its own.
 const ENGLAND = { reading: "92.48.100.160", exeter: "151.170.129.115", clubmoor: "77.99.91.106", callington: "2.96.98.28" };
@@ -34,6 +36,8 @@ const VPN = "89.187.160.1";
 /** Another VPN provider's exit (M247, Milan), for a case whose sign-ups must not count with the others' on VPN. */
 const VPN_2 = "217.156.50.95";
 const AWS = "3.5.1.1";
+/** Exits of a VPN provider (AS212238) and of a cloud (AS20860) that no other case uses. */
+const LANGUAGE_EXITS = ["2.26.157.20", "5.77.32.20"];
 /** A home in England and an address in Japan for the case of a stranger naming an account (used by no other case). */
 const PROBE = { home: "86.1.1.1", abroad: "60.32.0.1" };
 const TOR = "185.220.101.7";
@@ -363,14 +367,42 @@ describeStores("default rules on %s", (kind) => {
     expect(alias.verdict).toBe("allow");
   });
 
+  // A VPN or a company's gateway moves the exit, not the computer's clock nor its language: the owner's new browser
+  // carries both. A stranger who shares the victim's zone (a neighbour country's capital, the same city) keeps their own
+  // language.
+  it("a new browser through a VPN or a datacenter set to the account's zone but to a language it was never let in with is challenged", async () => {
+    const owner = async () => {
+      const user = id("vpn-lang");
+      expect((await own("signup", { user, ip: LONDON, browser: browser(), timezone: "Europe/London" })).verdict).toBe("allow");
+      return user;
+    };
+    for (const exit of LANGUAGE_EXITS) {
+      const laptop = await client("login", { user: await owner(), ip: exit, browser: browser(), timezone: "Europe/London" });
+      expect(laptop.checks, JSON.stringify(laptop.checks)).toMatchObject({ is_new_timezone: false, is_new_language: false });
+      expect(laptop.verdict, `${exit} ${laptop.policy?.name} ${JSON.stringify(laptop.checks)}`).toBe("allow");
+
+      const foreign = { ...browser(), components: fakeComponents(id("vpn-lang-stranger"), { languages: [["pl-PL"]] }) };
+      const stranger = await client("login", { user: await owner(), ip: exit, browser: foreign, timezone: "Europe/London" });
+      expect(stranger.checks, JSON.stringify(stranger.checks)).toMatchObject({
+        is_new_fingerprint: true,
+        is_new_provider: true,
+        is_new_timezone: false,
+        is_new_language: true,
+      });
+      expect(stranger.verdict, exit).toBe("challenge");
+      expect(stranger.policy?.name).toBe("Verify unfamiliar logins");
+    }
+  });
+
   // A residential proxy "in the victim's country" is seldom in the victim's region: a new browser on a new network far
   // from every place the account was let in from, its clock hours away from there and set to a zone the account was
   // never let in with, is challenged. Near home too when the zone is a named one (a proxy chosen in the victim's city,
-  // a stranger's clock). The owner's new browser on another network near home set to the local zone, a laptop away
-  // that keeps the home zone, and a phone on a trip set to the local zone are let in.
-  it("a new browser in the account's country set to a zone hours away it was never let in with is challenged, near or far; the owner's is not", async () => {
+  // a stranger's clock), and on a computer whatever its clock (a computer keeps the zone it was set to). The owner's
+  // new browser on another network near home set to the local zone, a laptop away that keeps the home zone, and a
+  // phone on a trip set to the local zone are let in.
+  it("a new browser in the account's country set to a zone it was never let in with, hours away or on a computer, is challenged, near or far; the owner's is not", async () => {
     const owners: string[] = [];
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < 8; i++) {
       const user = id("far");
       expect((await own("signup", { user, ip: NEW_YORK, browser: browser(), timezone: "America/New_York" })).verdict).toBe("allow");
       owners.push(user);
@@ -420,10 +452,25 @@ describeStores("default rules on %s", (kind) => {
       expect(laptop.checks, JSON.stringify(laptop.checks)).toMatchObject({ is_new_timezone: false, is_new_fingerprint: true });
       expect(laptop.verdict).toBe("allow");
 
-      const phone = await client("login", { user: owners[4], ip: WEST.redmond, browser: browser(), timezone: "America/Los_Angeles" });
-      expect(phone.checks, JSON.stringify(phone.checks)).toMatchObject({ is_new_timezone: true, timezone_mismatch: false });
-      expect(phone.checks?.distance_from_trusted_km).toBeGreaterThanOrEqual(3500);
-      expect(phone.verdict).toBe("allow");
+      // A phone on a trip takes the zone of the network it is on.
+      const trip = await client("login", { user: owners[4], ip: WEST.redmond, browser: phone(), timezone: "America/Los_Angeles" });
+      expect(trip.checks, JSON.stringify(trip.checks)).toMatchObject({ is_new_timezone: true, timezone_mismatch: false });
+      expect(trip.checks?.distance_from_trusted_km).toBeGreaterThanOrEqual(3500);
+      expect(trip.verdict).toBe("allow");
+
+      // A computer keeps the zone it was set to: near the account's places, a named zone the account never had is a
+      // stranger's rig even one hour off (a residential proxy in the victim's city, set to the country's other zone).
+      const rig = await client("login", { user: owners[7], ip: NEW_YORK_3, browser: browser(), timezone: "America/Chicago" });
+      expect(rig.checks, JSON.stringify(rig.checks)).toMatchObject({
+        device_type: "computer",
+        is_new_network: true,
+        is_new_timezone: true,
+        timezone_mismatch: false,
+        timezone_in_ip_country: true,
+      });
+      expect(rig.checks?.distance_from_trusted_km).toBeLessThan(500);
+      expect(rig.verdict).toBe("challenge");
+      expect(rig.policy?.name).toBe("Verify unfamiliar logins");
     } finally {
       clock.mockRestore();
     }
