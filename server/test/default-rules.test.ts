@@ -38,6 +38,9 @@ const VPN_2 = "217.156.50.95";
 const AWS = "3.5.1.1";
 /** Exits of a VPN provider (AS212238) and of a cloud (AS20860) that no other case uses. */
 const LANGUAGE_EXITS = ["2.26.157.20", "5.77.32.20"];
+/** A cloud's address (AS16509) and a VPN provider's exit (AS207137) that no other case uses. */
+const STUFFING_HOST = "1.178.81.20";
+const SLIP_VPN = "45.10.157.20";
 /** A home in England and an address in Japan for the case of a stranger naming an account (used by no other case). */
 const PROBE = { home: "86.1.1.1", abroad: "60.32.0.1" };
 const TOR = "185.220.101.7";
@@ -137,6 +140,31 @@ describeStores("default rules on %s", (kind) => {
     expect(third.checks).toMatchObject({ fingerprint_accounts_tried: 3, fingerprint_provisional_attempts: 2 });
     expect(third.verdict).toBe("challenge");
     expect(third.policy?.name).toBe("Verify logins that cycle through accounts");
+  });
+
+  // A combo list from one rented host: a known victim, then a guess, seconds apart. Someone who mistypes their login
+  // through their VPN tries an unconfirmed name before their own: two unconfirmed accounts, not one after a known one.
+  it("through a datacenter, a browser's second account within the hour, never confirmed after one that was, is challenged; a mistyped first login is not", async () => {
+    const known = id("known");
+    await own("signup", { user: known, ip: net(), browser: browser() });
+    const [rig, host] = [browser(), STUFFING_HOST];
+    await client("login", { user: known, ip: host, browser: rig });
+    const guess = await client("login", { user: id("leaked"), ip: host, browser: rig });
+    expect(guess.checks, JSON.stringify(guess.checks)).toMatchObject({
+      ip_is_hosting: true,
+      is_provisional_user: true,
+      fingerprint_accounts_tried: 2,
+      fingerprint_provisional_attempts: 1,
+    });
+    expect(guess.verdict).toBe("challenge");
+    expect(guess.policy?.name).toBe("Verify logins that cycle through accounts");
+
+    // A first login (an account the service never met) through a VPN, after the same login mistyped.
+    const [user, mine] = [id("owner"), browser()];
+    await client("login", { user: `${user}x`, ip: SLIP_VPN, browser: mine });
+    const real = await client("login", { user, ip: SLIP_VPN, browser: mine });
+    expect(real.checks, JSON.stringify(real.checks)).toMatchObject({ fingerprint_accounts_tried: 2, fingerprint_provisional_attempts: 2 });
+    expect(real.verdict).toBe("allow");
   });
 
   it("a second unconfirmed account on a network where a third never-seen browser appears within the hour is challenged", async () => {

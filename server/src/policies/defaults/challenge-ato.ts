@@ -103,23 +103,26 @@ const newBrowserSomewhereNew = named(
 /**
  * An anonymising network from a new browser (a known browser on another exit of its VPN is its owner), unless the
  * account came in through this VPN or proxy provider before, or the browser is set to a time zone and a language the
- * account was let in with (a VPN moves the exit, not the computer's zone nor its language); Tor always; and always for the account's own components on a
- * new visitor token: a zone is one of the components, so a copy of the user's browser carries the user's zone wherever
- * it connects from, and only the backend's vouching makes that browser the user's (docs/security.md).
+ * account was let in with (a VPN moves the exit, not the computer's zone nor its language); Tor always. The account's
+ * own components on a new visitor token through a provider it never came through are challenged whatever their zone: a
+ * zone is one of the components, so a copy of the user's browser carries the user's zone wherever it connects from,
+ * and only the backend's vouching makes that browser the user's (docs/security.md). Through the account's own VPN
+ * provider such a browser is its owner's private window or cleared storage as the owner's zone is: a copy there needs
+ * the provider the victim uses, the knowledge any browser set to the victim's zone needs to pass.
  */
 const newBrowserBehindAnonymiser = named(
-  "a new browser through an anonymising network the account never used, in a zone or a language it was never let in with (Tor, or the account's own components on a new token, always)",
+  "a new browser through an anonymising network the account never used, in a zone or a language it was never let in with, or with the account's own components on a new token (Tor always)",
   all(
     eq("ip_is_anonymous", true),
     neverSeenBrowser,
-    any(all(ne("is_new_provider", false), strangersSettings), eq("ip_is_tor", true), eq("is_recognised_device", true)),
+    any(all(ne("is_new_provider", false), any(strangersSettings, eq("is_recognised_device", true))), eq("ip_is_tor", true)),
   ),
 );
 
 export default defaultPolicy("challenge-ato", {
   name: "Verify unfamiliar logins",
   description:
-    "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with, or a phone or tablet set to a zone of that country and to a language it was let in with), or in its country with a clock hours away (a computer: any clock) set to a time zone it was never let in with (near its places a named zone, not UTC), or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with, or to its zone with a language it was never let in with (or presenting the account's own browser's components on a new token) (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
+    "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with, or a phone or tablet set to a zone of that country and to a language it was let in with), or in its country with a clock hours away (a computer: any clock) set to a time zone it was never let in with (near its places a named zone, not UTC), or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network (Tor always; another, unless the account came through its provider before) set to a time zone the account was never let in with, or to its zone with a language it was never let in with, or presenting the account's own browser's components on a new token (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
   actions: ["login"],
   priority: 600,
   verdict: "challenge",
