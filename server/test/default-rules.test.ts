@@ -642,6 +642,39 @@ describeStores("default rules on %s", (kind) => {
     }
   }
 
+  // One browser profile on a combo list, an attempt every two hours through a fresh address: known victims first, then
+  // guesses. A family computer three accounts use, one of whose logins is mistyped, is let in.
+  it("a browser three accounts used, trying its second unconfirmed account of the day, is challenged; a family's mistyped login is not", async () => {
+    const start = Date.now() + 4 * 24 * 3600 * 1000;
+    const [rig, family] = [browser(), browser()];
+    const victims = [id("known"), id("known"), id("known")];
+    for (const user of victims) await own("signup", { user, ip: net(), browser: browser() });
+    const verdicts: string[] = [];
+    for (const [k, user] of [...victims, id("leaked"), id("leaked")].entries()) {
+      const ev = await at(start, k * 2 * 60 * MIN, () => client("login", { user, ip: net(), browser: rig }));
+      verdicts.push(ev.verdict);
+      if (k === 4) {
+        expect(ev.checks, JSON.stringify(ev.checks)).toMatchObject({
+          fingerprint_provisional_attempts_day: 2,
+          fingerprint_provisional_attempts: 1,
+        });
+        expect(ev.checks?.fingerprint_user_count).toBeGreaterThanOrEqual(3);
+        expect(ev.policy?.name).toBe("Verify logins that cycle through accounts");
+      }
+    }
+    expect(verdicts[3]).toBe("allow");
+    expect(verdicts[4]).toBe("challenge");
+
+    const home = net();
+    const members = [id("member"), id("member"), id("member")];
+    for (const [k, user] of members.entries()) await at(start, k * 2 * 60 * MIN, () => own("signup", { user, ip: home, browser: family }));
+    const typo = await at(start, 7 * 60 * MIN, () => client("login", { user: `${members[0]}x`, ip: home, browser: family }));
+    expect(typo.checks?.fingerprint_user_count).toBeGreaterThanOrEqual(3);
+    expect(typo.verdict).toBe("allow");
+    const login = await at(start, 7 * 60 * MIN + 20_000, () => own("login", { user: members[0] as string, ip: home, browser: family }));
+    expect(login.verdict).toBe("allow");
+  });
+
   // An anti-detect run paced under every hourly count (low and slow): a new browser and address each time, on one /24.
   it("a low and slow run of never-seen browsers on one network is challenged once the day's counts add up", async () => {
     const start = Date.now() + 3 * 24 * 3600 * 1000;

@@ -79,6 +79,16 @@ const sharedBrowserTryingAgain = named(
 );
 
 /**
+ * The same over the day, on a browser three or more accounts used: one browser profile naming accounts of a combo list
+ * one every half hour or more (low and slow), its known victims' among them. A family computer's accounts are
+ * confirmed at their logins; a mistyped login leaves one unconfirmed name, seldom two in a day.
+ */
+const sharedBrowserTryingAgainOverTheDay = named(
+  "a browser three accounts used, trying its second unconfirmed one of the day",
+  all(gte("fingerprint_provisional_attempts_day", 2), gte("fingerprint_user_count", 3)),
+);
+
+/**
  * A known account from a never-seen browser where never-seen browsers keep appearing. Not an account the service never
  * met: on its first day every login names one, and an office's network presents new browsers. Over the day too,
  * higher: a low and slow run paces itself under any hourly count. Not on a network the account already used: a
@@ -156,7 +166,7 @@ const rigKeepsItsZone = named(
 export default defaultPolicy("challenge-account-cycling", {
   name: "Verify logins that cycle through accounts",
   description:
-    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour (through a datacenter or an anonymising network, two, the second never confirmed after one that was), or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser, on a network new to the account, where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere). Whatever the account: the code goes to its owner.",
+    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour (through a datacenter or an anonymising network, two, the second never confirmed after one that was), or that five or more accounts used (three, trying its second unconfirmed account of the day); from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser, on a network new to the account, where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere). Whatever the account: the code goes to its owner.",
   actions: ["login"],
   priority: 620,
   verdict: "challenge",
@@ -180,6 +190,7 @@ export default defaultPolicy("challenge-account-cycling", {
     knownThenNeverMetFromAHost,
     browserThatCouldNotHaveTravelled,
     sharedBrowserTryingAgain,
+    sharedBrowserTryingAgainOverTheDay,
     knownAccountAmidChurn,
     anyAccountAmidProviderChurn,
     newBrowsersTryingOverTheDay,
