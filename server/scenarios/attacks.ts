@@ -62,7 +62,8 @@ export interface AttackContext {
   p: Project;
   /** Accounts of the population the service has met (a login or sign-up let in), at this moment. */
   known(): string[];
-  record(label: AttackLabel, out: Outcome): void;
+  /** `note`: which campaign and attempt (printed with a miss under SCENARIO_DEBUG). */
+  record(label: AttackLabel, out: Outcome, note?: string): void;
 }
 
 export interface AttackStep {
@@ -160,7 +161,11 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
       steps.push({
         at: t0 + k * int(s, 3, 10) * 1000,
         run: async (ctx) =>
-          ctx.record("credential_stuffing", await ctx.h.client(ctx.p, { action: "login", ...b, ip, user: target(ctx, s, `s${c}`, k) })),
+          ctx.record(
+            "credential_stuffing",
+            await ctx.h.client(ctx.p, { action: "login", ...b, ip, user: target(ctx, s, `s${c}`, k) }),
+            `campaign ${c} attempt ${k}`,
+          ),
       });
   }
   // ---- distributed stuffing: residential proxies, one or two browser profiles ----------------------------------------
@@ -191,6 +196,7 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
                 ip: anyResidential(s),
                 user: target(ctx, s, `d${tag}${c}`, k),
               }),
+              `campaign ${c} attempt ${k}`,
             ),
         });
       }
@@ -224,7 +230,7 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
                 })
               : await ctx.h.client(ctx.p, { action: "login", ...b, ip, user: target(ctx, s, `a${tag}${c}`, k) });
             if (signup && (out.verdict === "allow" || out.verdict === "restrict")) await ctx.h.consume(ctx.p, out.id);
-            ctx.record(label, out);
+            ctx.record(label, out, `campaign ${c} attempt ${k}`);
           },
         });
       }
@@ -328,7 +334,7 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
         if (!known.length) return;
         const out = await ctx.h.client(ctx.p, { action: "login", ...b, ip, user: pick(s, known) });
         if (out.verdict === "allow") await ctx.h.consume(ctx.p, out.id);
-        ctx.record("ato", out);
+        ctx.record("ato", out, `attacker ${i}`);
       },
     });
   }
@@ -487,7 +493,7 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
         if (!victim) return;
         const out = await ctx.h.client(ctx.p, { action: "login", ...b, ip, user: victim });
         if (out.verdict === "allow") await ctx.h.consume(ctx.p, out.id);
-        ctx.record("ato_primed", out);
+        ctx.record("ato_primed", out, `attacker ${i} (${["tor", "vpn", "hosting", "residential"][i % 4]}, ${zone})`);
       },
     });
   }

@@ -9,11 +9,17 @@
 // - honest friction: first sign-ups (email only, as sign-up forms send them) challenged or denied; every honest visit.
 
 import { distanceKm } from "../src/checks/travel.js";
+import { fingerprintComponents, similarity } from "../src/fingerprint/index.js";
+import { stableMismatch } from "../src/fingerprint/reid.js";
 import { geo } from "../src/geo/index.js";
+import { parseUserAgent } from "../src/pipeline/identity.js";
 import { type AttackLabel, attackSchedule } from "./attacks.js";
 import { DAY, type Harness, type Outcome, type Project } from "./harness.js";
 import { GROUPS, type Group, type HonestVisit, honestTraffic, type PopulationOptions } from "./population/honest.js";
 import { chance, int, pick, stream } from "./population/random.js";
+
+/** Components as the SDK sends them (each value wrapped). */
+const wired = (c: Record<string, unknown>) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k, { value: v }]));
 
 /** Where each time zone's people live: a home and an office are in the person's own region, not across the country. */
 const TZ_CITY: Record<string, { lat: number; lon: number }> = {
@@ -207,6 +213,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
   const driftMerged = new Set<string>();
   const lastDevice = new Map<string, string>();
   const lastFingerprint = new Map<string, string>();
+  const lastComponents = new Map<string, Record<string, unknown>>();
   const frictionPolicies = new Map<string, number>();
   const familyOfBrowser = new Map<string, string>();
   const history = new Map<string, unknown[]>();
@@ -221,14 +228,15 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
     h,
     p,
     known: () => [...known],
-    record(label: AttackLabel, out: Outcome) {
+    record(label: AttackLabel, out: Outcome, note?: string) {
       const a = attacks.get(label) ?? { n: 0, caught: 0, policies: new Map<string, number>() };
       attacks.set(label, a);
       a.n++;
       if (out.verdict !== "allow") {
         a.caught++;
         a.policies.set(out.policy ?? "?", (a.policies.get(out.policy ?? "?") ?? 0) + 1);
-      } else if (process.env.SCENARIO_DEBUG) console.log("missed", label, JSON.stringify(out.checks));
+      } else if (process.env.SCENARIO_DEBUG)
+        console.log("missed", label, note ?? "", `day ${Math.floor((h.now() - opts.start) / DAY)}`, JSON.stringify(out.checks));
     },
   };
   let visits = 0;
@@ -415,8 +423,21 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
         if (out.fingerprint && lastFingerprint.get(v.browser.key) === out.fingerprint.id) {
           f.driftSameFingerprint++;
           c.driftSameFingerprint++;
-        } else if (process.env.SCENARIO_DEBUG)
-          console.log("another fingerprint after drift", v.browser.family, v.browser.key, v.truth.drift, out.fingerprint?.confidence);
+        } else if (process.env.SCENARIO_DEBUG) {
+          const now = fingerprintComponents(wired(v.components), parseUserAgent(v.userAgent).info);
+          const before = lastComponents.get(v.browser.key);
+          const holders = out.fingerprint ? [...(browsersOfFingerprint.get(out.fingerprint.id) ?? [])] : [];
+          console.log(
+            "another fingerprint after drift",
+            v.browser.family,
+            v.browser.key,
+            v.truth.drift,
+            out.fingerprint?.confidence,
+            before ? `similarity ${similarity(now, before).toFixed(3)} stable ${stableMismatch(now, before) ?? "-"}` : "",
+            `held by ${holders.join(" ") || "nobody"}`,
+            `last ${lastFingerprint.get(v.browser.key)} now ${out.fingerprint?.id}`,
+          );
+        }
       }
       if (v.truth.tokenLost && v.action !== "signup") {
         f.lostN++;
@@ -428,6 +449,8 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
       }
     }
     if (!v.truth.private) {
+      if (process.env.SCENARIO_DEBUG)
+        lastComponents.set(v.browser.key, fingerprintComponents(wired(v.components), parseUserAgent(v.userAgent).info));
       if (out.device) lastDevice.set(who, out.device);
       if (out.fingerprint) lastFingerprint.set(v.browser.key, out.fingerprint.id);
     }

@@ -18,6 +18,8 @@ const TOKYO = "126.0.0.1";
 // 3,800–4,100 km away (one each: a never-seen browser per address, as the churn rules count them).
 const NEW_YORK = "82.21.91.112";
 const NEW_YORK_2 = "107.122.34.222";
+/** A third New York network (used by one case only). */
+const NEW_YORK_3 = "63.70.77.12";
 const WEST = { sanJose: "64.210.186.238", concord: "171.181.179.89", santaClara: "137.102.226.68", redmond: "155.174.69.35" };
 // Residential addresses in England (one per case) and in Japan, each on a /24 of its own.
 const ENGLAND = { reading: "92.48.100.160", exeter: "151.170.129.115", clubmoor: "77.99.91.106", callington: "2.96.98.28" };
@@ -34,6 +36,11 @@ const VPN = "89.187.160.1";
 /** Another VPN provider's exit (M247, Milan), for a case whose sign-ups must not count with the others' on VPN. */
 const VPN_2 = "217.156.50.95";
 const AWS = "3.5.1.1";
+/** Exits of a VPN provider (AS212238) and of a cloud (AS20860) that no other case uses. */
+const LANGUAGE_EXITS = ["2.26.157.20", "5.77.32.20"];
+/** A cloud's address (AS16509) and a VPN provider's exit (AS207137) that no other case uses. */
+const STUFFING_HOST = "1.178.81.20";
+const SLIP_VPN = "45.10.157.20";
 /** A home in England and an address in Japan for the case of a stranger naming an account (used by no other case). */
 const PROBE = { home: "86.1.1.1", abroad: "60.32.0.1" };
 const TOR = "185.220.101.7";
@@ -133,6 +140,31 @@ describeStores("default rules on %s", (kind) => {
     expect(third.checks).toMatchObject({ fingerprint_accounts_tried: 3, fingerprint_provisional_attempts: 2 });
     expect(third.verdict).toBe("challenge");
     expect(third.policy?.name).toBe("Verify logins that cycle through accounts");
+  });
+
+  // A combo list from one rented host: a known victim, then a guess, seconds apart. Someone who mistypes their login
+  // through their VPN tries an unconfirmed name before their own: two unconfirmed accounts, not one after a known one.
+  it("through a datacenter, a browser's second account within the hour, never confirmed after one that was, is challenged; a mistyped first login is not", async () => {
+    const known = id("known");
+    await own("signup", { user: known, ip: net(), browser: browser() });
+    const [rig, host] = [browser(), STUFFING_HOST];
+    await client("login", { user: known, ip: host, browser: rig });
+    const guess = await client("login", { user: id("leaked"), ip: host, browser: rig });
+    expect(guess.checks, JSON.stringify(guess.checks)).toMatchObject({
+      ip_is_hosting: true,
+      is_provisional_user: true,
+      fingerprint_accounts_tried: 2,
+      fingerprint_provisional_attempts: 1,
+    });
+    expect(guess.verdict).toBe("challenge");
+    expect(guess.policy?.name).toBe("Verify logins that cycle through accounts");
+
+    // A first login (an account the service never met) through a VPN, after the same login mistyped.
+    const [user, mine] = [id("owner"), browser()];
+    await client("login", { user: `${user}x`, ip: SLIP_VPN, browser: mine });
+    const real = await client("login", { user, ip: SLIP_VPN, browser: mine });
+    expect(real.checks, JSON.stringify(real.checks)).toMatchObject({ fingerprint_accounts_tried: 2, fingerprint_provisional_attempts: 2 });
+    expect(real.verdict).toBe("allow");
   });
 
   it("a second unconfirmed account on a network where a third never-seen browser appears within the hour is challenged", async () => {
@@ -363,14 +395,42 @@ describeStores("default rules on %s", (kind) => {
     expect(alias.verdict).toBe("allow");
   });
 
+  // A VPN or a company's gateway moves the exit, not the computer's clock nor its language: the owner's new browser
+  // carries both. A stranger who shares the victim's zone (a neighbour country's capital, the same city) keeps their own
+  // language.
+  it("a new browser through a VPN or a datacenter set to the account's zone but to a language it was never let in with is challenged", async () => {
+    const owner = async () => {
+      const user = id("vpn-lang");
+      expect((await own("signup", { user, ip: LONDON, browser: browser(), timezone: "Europe/London" })).verdict).toBe("allow");
+      return user;
+    };
+    for (const exit of LANGUAGE_EXITS) {
+      const laptop = await client("login", { user: await owner(), ip: exit, browser: browser(), timezone: "Europe/London" });
+      expect(laptop.checks, JSON.stringify(laptop.checks)).toMatchObject({ is_new_timezone: false, is_new_language: false });
+      expect(laptop.verdict, `${exit} ${laptop.policy?.name} ${JSON.stringify(laptop.checks)}`).toBe("allow");
+
+      const foreign = { ...browser(), components: fakeComponents(id("vpn-lang-stranger"), { languages: [["pl-PL"]] }) };
+      const stranger = await client("login", { user: await owner(), ip: exit, browser: foreign, timezone: "Europe/London" });
+      expect(stranger.checks, JSON.stringify(stranger.checks)).toMatchObject({
+        is_new_fingerprint: true,
+        is_new_provider: true,
+        is_new_timezone: false,
+        is_new_language: true,
+      });
+      expect(stranger.verdict, exit).toBe("challenge");
+      expect(stranger.policy?.name).toBe("Verify unfamiliar logins");
+    }
+  });
+
   // A residential proxy "in the victim's country" is seldom in the victim's region: a new browser on a new network far
   // from every place the account was let in from, its clock hours away from there and set to a zone the account was
   // never let in with, is challenged. Near home too when the zone is a named one (a proxy chosen in the victim's city,
-  // a stranger's clock). The owner's new browser on another network near home set to the local zone, a laptop away
-  // that keeps the home zone, and a phone on a trip set to the local zone are let in.
-  it("a new browser in the account's country set to a zone hours away it was never let in with is challenged, near or far; the owner's is not", async () => {
+  // a stranger's clock), and on a computer whatever its clock (a computer keeps the zone it was set to). The owner's
+  // new browser on another network near home set to the local zone, a laptop away that keeps the home zone, and a
+  // phone on a trip set to the local zone are let in.
+  it("a new browser in the account's country set to a zone it was never let in with, hours away or on a computer, is challenged, near or far; the owner's is not", async () => {
     const owners: string[] = [];
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < 8; i++) {
       const user = id("far");
       expect((await own("signup", { user, ip: NEW_YORK, browser: browser(), timezone: "America/New_York" })).verdict).toBe("allow");
       owners.push(user);
@@ -420,10 +480,25 @@ describeStores("default rules on %s", (kind) => {
       expect(laptop.checks, JSON.stringify(laptop.checks)).toMatchObject({ is_new_timezone: false, is_new_fingerprint: true });
       expect(laptop.verdict).toBe("allow");
 
-      const phone = await client("login", { user: owners[4], ip: WEST.redmond, browser: browser(), timezone: "America/Los_Angeles" });
-      expect(phone.checks, JSON.stringify(phone.checks)).toMatchObject({ is_new_timezone: true, timezone_mismatch: false });
-      expect(phone.checks?.distance_from_trusted_km).toBeGreaterThanOrEqual(3500);
-      expect(phone.verdict).toBe("allow");
+      // A phone on a trip takes the zone of the network it is on.
+      const trip = await client("login", { user: owners[4], ip: WEST.redmond, browser: phone(), timezone: "America/Los_Angeles" });
+      expect(trip.checks, JSON.stringify(trip.checks)).toMatchObject({ is_new_timezone: true, timezone_mismatch: false });
+      expect(trip.checks?.distance_from_trusted_km).toBeGreaterThanOrEqual(3500);
+      expect(trip.verdict).toBe("allow");
+
+      // A computer keeps the zone it was set to: near the account's places, a named zone the account never had is a
+      // stranger's rig even one hour off (a residential proxy in the victim's city, set to the country's other zone).
+      const rig = await client("login", { user: owners[7], ip: NEW_YORK_3, browser: browser(), timezone: "America/Chicago" });
+      expect(rig.checks, JSON.stringify(rig.checks)).toMatchObject({
+        device_type: "computer",
+        is_new_network: true,
+        is_new_timezone: true,
+        timezone_mismatch: false,
+        timezone_in_ip_country: true,
+      });
+      expect(rig.checks?.distance_from_trusted_km).toBeLessThan(500);
+      expect(rig.verdict).toBe("challenge");
+      expect(rig.policy?.name).toBe("Verify unfamiliar logins");
     } finally {
       clock.mockRestore();
     }
@@ -566,6 +641,39 @@ describeStores("default rules on %s", (kind) => {
       clock.mockRestore();
     }
   }
+
+  // One browser profile on a combo list, an attempt every two hours through a fresh address: known victims first, then
+  // guesses. A family computer three accounts use, one of whose logins is mistyped, is let in.
+  it("a browser three accounts used, trying its second unconfirmed account of the day, is challenged; a family's mistyped login is not", async () => {
+    const start = Date.now() + 4 * 24 * 3600 * 1000;
+    const [rig, family] = [browser(), browser()];
+    const victims = [id("known"), id("known"), id("known")];
+    for (const user of victims) await own("signup", { user, ip: net(), browser: browser() });
+    const verdicts: string[] = [];
+    for (const [k, user] of [...victims, id("leaked"), id("leaked")].entries()) {
+      const ev = await at(start, k * 2 * 60 * MIN, () => client("login", { user, ip: net(), browser: rig }));
+      verdicts.push(ev.verdict);
+      if (k === 4) {
+        expect(ev.checks, JSON.stringify(ev.checks)).toMatchObject({
+          fingerprint_provisional_attempts_day: 2,
+          fingerprint_provisional_attempts: 1,
+        });
+        expect(ev.checks?.fingerprint_user_count).toBeGreaterThanOrEqual(3);
+        expect(ev.policy?.name).toBe("Verify logins that cycle through accounts");
+      }
+    }
+    expect(verdicts[3]).toBe("allow");
+    expect(verdicts[4]).toBe("challenge");
+
+    const home = net();
+    const members = [id("member"), id("member"), id("member")];
+    for (const [k, user] of members.entries()) await at(start, k * 2 * 60 * MIN, () => own("signup", { user, ip: home, browser: family }));
+    const typo = await at(start, 7 * 60 * MIN, () => client("login", { user: `${members[0]}x`, ip: home, browser: family }));
+    expect(typo.checks?.fingerprint_user_count).toBeGreaterThanOrEqual(3);
+    expect(typo.verdict).toBe("allow");
+    const login = await at(start, 7 * 60 * MIN + 20_000, () => own("login", { user: members[0] as string, ip: home, browser: family }));
+    expect(login.verdict).toBe("allow");
+  });
 
   // An anti-detect run paced under every hourly count (low and slow): a new browser and address each time, on one /24.
   it("a low and slow run of never-seen browsers on one network is challenged once the day's counts add up", async () => {

@@ -45,6 +45,10 @@ const HOMES = [
 ];
 const TOKYO = ["126.0.0.1", "158.211.189.85", "27.139.248.176", "60.32.0.1"];
 const VPN = "89.187.160.1";
+/** A home in England, and two VPN providers' exits (PacketHub in Rome, Datacamp in New York), for one case only. */
+const HOME_OF_VPN_USER = "86.5.1.1";
+const OWN_VPN = "45.10.157.20";
+const OTHER_VPN = "2.26.157.20";
 const ADMIN = "admin@example.com";
 const HOUR = 3600 * 1000;
 const DAY = 24 * HOUR;
@@ -230,6 +234,33 @@ describeStores("identity is not trust on %s", (kind) => {
     const laptop = await client("login", { user, ip: VPN, browser: browser() });
     expect(laptop.checks).toMatchObject({ is_new_fingerprint: true, is_recognised_device: false });
     expect(laptop.verdict).toBe("allow");
+  });
+
+  it("the owner's private window through the VPN provider the account came through is let in; the victim's components through another are not", async () => {
+    const [user, mine] = [id("owner"), browser()];
+    await owner({ user, ip: HOME_OF_VPN_USER, browser: mine });
+    ahead += DAY;
+    // The owner's own browser through their VPN: the account comes through this provider from now on.
+    const own = await client("login", { user, ip: OWN_VPN, browser: mine });
+    expect(own.verdict).toBe("allow");
+    ahead += DAY;
+    const privateWindow = await client("login", { user, ip: OWN_VPN, browser: newToken(mine) });
+    expect(privateWindow.checks, JSON.stringify(privateWindow.checks)).toMatchObject({
+      is_new_fingerprint: true,
+      is_recognised_device: true,
+      is_new_provider: false,
+      ip_is_vpn: true,
+    });
+    expect(privateWindow.verdict).toBe("allow");
+    // A copy of the owner's browser through a provider the account never came through: challenged, zone and all.
+    const copy = await client("login", { user, ip: OTHER_VPN, browser: newToken(mine) });
+    expect(copy.checks, JSON.stringify(copy.checks)).toMatchObject({
+      is_recognised_device: true,
+      is_new_provider: true,
+      is_new_timezone: false,
+    });
+    expect(copy.verdict).toBe("challenge");
+    expect(copy.reasons).toContain("recognised_device");
   });
 
   it("the owner whose storage was cleared is the same device; let in at home, its new token is the device's once consumed", async () => {

@@ -168,6 +168,55 @@ describeStores("device identity on %s", (kind) => {
     expect((await fingerprintRow(a.fingerprint?.id as string))?.exact_hash).toBe(stored?.exact_hash);
   });
 
+  it("a browser whose storage was cleared keeps its fingerprint through a later drift on its new token; another account's twin still holds it back", async () => {
+    const user = id("u");
+    const comps = fakeComponents("cleared-then-drifted");
+    const before = await evaluate("login", { user, components: comps, token: token() });
+    await consume(before);
+    // Storage cleared: a page naming no one on a new token finds the fingerprint, then the user signs in there.
+    const tok = token();
+    const page = await evaluate("access", { components: comps, token: tok });
+    expect(page.fingerprint?.id).toBe(before.fingerprint?.id);
+    const signedIn = await evaluate("login", { user, components: comps, token: tok });
+    expect(signedIn.device).not.toBe(before.device);
+    // A browser update: the token it replaced is never presented again and holds nothing back.
+    const drifted = fakeComponents("cleared-then-drifted", { screenResolution: [2560, 1440], screenFrame: [0, 0, 0, 0] });
+    const after = await evaluate("login", { user, components: drifted, token: tok });
+    expect(after.device).toBe(signedIn.device);
+    expect(after.fingerprint?.id).toBe(before.fingerprint?.id);
+    expect(after.fingerprint?.confidence).toBeLessThan(1);
+
+    // A browser that mistyped its login once (a device of that account on its token), then lost its token and was
+    // vouched for on a new one: the mistyped login's device is this browser's too, and holds nothing back.
+    const [owner, first, comps2] = [id("u"), token(), fakeComponents("slipped-then-cleared")];
+    await evaluate("login", { user: `${owner}x`, components: comps2, token: first });
+    const signIn = await evaluate("login", { user: owner, components: comps2, token: first });
+    await consume(signIn);
+    const second = token();
+    const back = await evaluate("login", { user: owner, components: comps2, token: second });
+    expect(back.device).toBe(signIn.device);
+    await consume(back);
+    const updated = await evaluate("login", {
+      user: owner,
+      components: fakeComponents("slipped-then-cleared", { screenResolution: [2560, 1440], screenFrame: [0, 0, 0, 0] }),
+      token: second,
+    });
+    expect(updated.device).toBe(signIn.device);
+    expect(updated.fingerprint?.id).toBe(signIn.fingerprint?.id);
+
+    // The same order with another account's browser of identical components: that one is a live browser of its own.
+    const twin = fakeComponents("cleared-twin");
+    const other = await evaluate("login", { user: id("u"), components: twin, token: token() });
+    const [mine, tokMine] = [id("u"), token()];
+    expect((await evaluate("login", { user: mine, components: twin, token: tokMine })).fingerprint?.id).toBe(other.fingerprint?.id);
+    const mineDrifted = await evaluate("login", {
+      user: mine,
+      components: fakeComponents("cleared-twin", { screenResolution: [2560, 1440], screenFrame: [0, 0, 0, 0] }),
+      token: tokMine,
+    });
+    expect(mineDrifted.fingerprint?.id).not.toBe(other.fingerprint?.id);
+  });
+
   it("without its token, an identifying browser finds the named user's own device, never another account's or an anonymous one", async () => {
     const [user, comps] = [id("u"), fakeComponents("cleared-storage")];
     const first = await evaluate("login", { user, components: comps, token: token() });

@@ -23,7 +23,7 @@ import {
 import { reidentify, stableMismatch, TOKEN_STABLE_MATCH } from "../fingerprint/reid.js";
 import { networkOf } from "../geo/ip.js";
 import { newId } from "../ids.js";
-import type { DeviceRow } from "../store/devices.js";
+import { type DeviceRow, KEPT_BROWSER_MS } from "../store/devices.js";
 import type { FingerprintRow } from "../store/fingerprints.js";
 import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
@@ -155,24 +155,39 @@ function parsedRow(row: FingerprintRow): Record<string, unknown> | undefined {
 /**
  * Whether a fingerprint belongs to this browser alone: no device of another visitor token that is live (seen within
  * LIVE_TOKEN_MS) has it as its fingerprint. Only then may a drift match move it (docs/identity.md).
+ *
+ * The browser's tokens are the request's and the device's own, now and before it was re-tokened: the devices that carry
+ * or carried any of them (one per account the browser named: a mistyped login, a household's accounts), and those the
+ * request's token was recognised on, are this browser, whichever token it presents now (a private window recognised
+ * as the device, cleared storage). Nor is a token this browser replaced: a device of another token, of the same
+ * account as this browser's device (or, like it, of none), last seen before this browser's device first appeared (a
+ * browser that lost its token never presents it again). Nor is a token that lived one sitting on pages naming no one
+ * (a private window's page view that found the record; vouchedOwners in store/devices.ts does not count it as a person
+ * either). Another account's browser with the same components, seen since this one appeared, still holds the record
+ * back, as does any anonymous one kept for half a day.
  */
 async function ownedAlone(
   repos: Repos,
   envId: string,
   fingerprintId: string,
-  deviceId: string,
+  device: Pick<DeviceRow, "id" | "visitor_token" | "previous_token" | "user_id" | "created_at">,
   token: string | undefined,
   at: number,
 ): Promise<boolean> {
   const rows = await repos.devices.byFingerprint(envId, fingerprintId, FINGERPRINT_DEVICES);
-  // The token's other devices (one per account it named: a mistyped login), and those it was recognised on, are the
-  // same browser's.
+  const mine = new Set([token, device.visitor_token, device.previous_token].filter((t): t is string => !!t));
   return rows.every(
     (d) =>
-      d.id === deviceId ||
-      (!!token && (d.visitor_token === token || d.recognised_token === token)) ||
+      d.id === device.id ||
+      (!!d.visitor_token && mine.has(d.visitor_token)) ||
+      (!!d.previous_token && mine.has(d.previous_token)) ||
+      (!!token && d.recognised_token === token) ||
       d.last_seen_at == null ||
-      at - Number(d.last_seen_at) > LIVE_TOKEN_MS,
+      at - Number(d.last_seen_at) > LIVE_TOKEN_MS ||
+      (d.user_id === device.user_id && Number(d.last_seen_at) < Number(device.created_at)) ||
+      (d.user_id === null &&
+        Number(d.last_seen_at) - Number(d.created_at) < KEPT_BROWSER_MS &&
+        at - Number(d.created_at) >= KEPT_BROWSER_MS),
   );
 }
 
@@ -254,7 +269,7 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
       // The token vouches for the browser: half its information agreeing is enough, and less when nothing that only
       // changes with the machine changed (an update, a trip and a dock at once; fingerprint/reid.ts).
       const same = s >= TOKEN_MATCH || (s >= TOKEN_STABLE_MATCH && stableMismatch(normalised, ownParsed) === undefined);
-      if (same && (await ownedAlone(repos, envId, own.row.id, tokenDevice.id, token, input.at))) {
+      if (same && (await ownedAlone(repos, envId, own.row.id, tokenDevice, token, input.at))) {
         id.fingerprint = {
           ...known(own.row, Math.round(s * 1000) / 1000),
           drift: { exact_hash: hash, coarse_key: coarse(), components: components() },
@@ -374,7 +389,7 @@ async function recogniseDrifted(
   const result = reidentify(normalised, candidates);
   if (!result.match) return undefined;
   const { device, fingerprint } = result.match;
-  const drift = await ownedAlone(repos, envId, fingerprint.id, device.id, token, at);
+  const drift = await ownedAlone(repos, envId, fingerprint.id, device, token, at);
   return { device, fingerprint, confidence: Math.round(result.similarity * 1000) / 1000, drift };
 }
 

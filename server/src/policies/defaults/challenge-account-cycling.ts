@@ -42,6 +42,17 @@ const secondAccountFromAFreshAddress = named(
 );
 
 /**
+ * Through a datacenter or an anonymising network, a browser that logged into an account and, within the hour, names a
+ * second one the service never confirmed, the only unconfirmed one it tried: a combo list's run from one rented host,
+ * its known victims and its guesses seconds apart. Someone who mistyped their login first tried an unconfirmed name
+ * before their own (two), and a family's second account on the shared computer is not behind a datacenter.
+ */
+const knownThenNeverMetFromAHost = named(
+  "through a datacenter or an anonymising network, a browser's second account within the hour, never confirmed, after one that was",
+  all(datacenterOrAnonymous, gte("fingerprint_accounts_tried", 2), unconfirmedAccount, lte("fingerprint_provisional_attempts", 1)),
+);
+
+/**
  * A browser trying its second unconfirmed account within the hour from another address than its first: a combo list
  * through rotating proxies (someone retyping a mistyped login stays on one address).
  */
@@ -65,6 +76,16 @@ const browserThatCouldNotHaveTravelled = named(
 const sharedBrowserTryingAgain = named(
   "a browser two accounts used, trying a second unconfirmed one",
   all(gte("fingerprint_provisional_attempts", 2), gte("fingerprint_user_count", 2)),
+);
+
+/**
+ * The same over the day, on a browser three or more accounts used: one browser profile naming accounts of a combo list
+ * one every half hour or more (low and slow), its known victims' among them. A family computer's accounts are
+ * confirmed at their logins; a mistyped login leaves one unconfirmed name, seldom two in a day.
+ */
+const sharedBrowserTryingAgainOverTheDay = named(
+  "a browser three accounts used, trying its second unconfirmed one of the day",
+  all(gte("fingerprint_provisional_attempts_day", 2), gte("fingerprint_user_count", 3)),
 );
 
 /**
@@ -145,7 +166,7 @@ const rigKeepsItsZone = named(
 export default defaultPolicy("challenge-account-cycling", {
   name: "Verify logins that cycle through accounts",
   description:
-    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour, or that five or more accounts used; from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser, on a network new to the account, where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere). Whatever the account: the code goes to its owner.",
+    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour (through a datacenter or an anonymising network, two, the second never confirmed after one that was), or that five or more accounts used (three, trying its second unconfirmed account of the day); from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser, on a network new to the account, where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere). Whatever the account: the code goes to its owner.",
   actions: ["login"],
   priority: 620,
   verdict: "challenge",
@@ -166,8 +187,10 @@ export default defaultPolicy("challenge-account-cycling", {
     gte("fingerprint_accounts_tried", 3),
     secondAccountFromAFreshAddress,
     secondUnconfirmedFromAnotherAddress,
+    knownThenNeverMetFromAHost,
     browserThatCouldNotHaveTravelled,
     sharedBrowserTryingAgain,
+    sharedBrowserTryingAgainOverTheDay,
     knownAccountAmidChurn,
     anyAccountAmidProviderChurn,
     newBrowsersTryingOverTheDay,

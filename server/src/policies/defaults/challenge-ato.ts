@@ -45,27 +45,44 @@ const farFromHomeWithAForeignClock = named(
 );
 
 /**
- * The account's country, however near its places, with a browser whose clock is hours away from here and set to a zone
- * the account was never let in with (a named zone, not UTC): a stranger on a residential proxy chosen in the victim's
- * own city. The owner's new browser near home is set to the zone of the place, or to the account's.
+ * The account's country, however near its places, with a browser set to a zone the account was never let in with (a
+ * named zone, not UTC) whose clock is hours away from here, or on a computer whatever its clock: a stranger on a
+ * residential proxy chosen in the victim's own city or country. The owner's new browser near home is set to the zone of
+ * the place, or to the account's.
  */
 const nearHomeWithAForeignClock = named(
-  "in the account's country, with a clock hours away, in a named zone it was never let in with",
+  "in the account's country, with a clock hours away (on a computer, any clock), in a named zone it was never let in with",
   all(
     // A trusted place in this country (null: none, or an address that places no one).
     exists("distance_from_trusted_km", true),
-    eq("timezone_mismatch", true),
     eq("is_new_timezone", true),
+    // A phone takes the zone of the network it is on; a computer keeps the zone it was set to, which for its owner is
+    // the account's (or, on a trip, the account's home zone). A computer in the account's country set to a named zone
+    // the account never had is a stranger's rig, however near its clock: a residential proxy in the victim's country
+    // with the proxy country's main zone, or a neighbouring country's zone one hour off.
+    any(eq("timezone_mismatch", true), notIn("device_type", ["mobile", "tablet"])),
   ),
 );
 
 /**
- * A datacenter, unless the account came through this provider before or the browser is set to a time zone the account
- * was let in with (a company's gateway from the laptop at home).
+ * Through a datacenter or an anonymising network, the browser's own settings are what is left of its owner: a zone the
+ * account was never let in with, or a familiar zone with a language the account was never let in with. A VPN or a
+ * company's gateway moves the exit, not the computer's clock nor its language, so the owner's new browser carries both;
+ * a stranger who happens to share the victim's zone (a neighbour country's capital, the victim's own city) still has
+ * their own language.
+ */
+const strangersSettings = named(
+  "a zone the account was never let in with, or its zone with a language it was never let in with",
+  any(ne("is_new_timezone", false), eq("is_new_language", true)),
+);
+
+/**
+ * A datacenter, unless the account came through this provider before or the browser is set to a time zone and a
+ * language the account was let in with (a company's gateway from the laptop at home).
  */
 const newDatacenter = named(
-  "a datacenter the account never came through, in a zone it was never let in with (or with the account's own components on a new token)",
-  all(eq("ip_is_hosting", true), eq("is_new_provider", true), any(ne("is_new_timezone", false), eq("is_recognised_device", true))),
+  "a datacenter the account never came through, in a zone or a language it was never let in with (or with the account's own components on a new token)",
+  all(eq("ip_is_hosting", true), eq("is_new_provider", true), any(strangersSettings, eq("is_recognised_device", true))),
 );
 
 /**
@@ -85,24 +102,27 @@ const newBrowserSomewhereNew = named(
 
 /**
  * An anonymising network from a new browser (a known browser on another exit of its VPN is its owner), unless the
- * account came in through this VPN or proxy provider before, or the browser is set to a time zone the account was let
- * in with (a VPN moves the exit, not the computer's zone); Tor always; and always for the account's own components on a
- * new visitor token: a zone is one of the components, so a copy of the user's browser carries the user's zone wherever
- * it connects from, and only the backend's vouching makes that browser the user's (docs/security.md).
+ * account came in through this VPN or proxy provider before, or the browser is set to a time zone and a language the
+ * account was let in with (a VPN moves the exit, not the computer's zone nor its language); Tor always. The account's
+ * own components on a new visitor token through a provider it never came through are challenged whatever their zone: a
+ * zone is one of the components, so a copy of the user's browser carries the user's zone wherever it connects from,
+ * and only the backend's vouching makes that browser the user's (docs/security.md). Through the account's own VPN
+ * provider such a browser is its owner's private window or cleared storage as the owner's zone is: a copy there needs
+ * the provider the victim uses, the knowledge any browser set to the victim's zone needs to pass.
  */
 const newBrowserBehindAnonymiser = named(
-  "a new browser through an anonymising network the account never used, in a zone it was never let in with (Tor, or the account's own components on a new token, always)",
+  "a new browser through an anonymising network the account never used, in a zone or a language it was never let in with, or with the account's own components on a new token (Tor always)",
   all(
     eq("ip_is_anonymous", true),
     neverSeenBrowser,
-    any(all(ne("is_new_provider", false), ne("is_new_timezone", false)), eq("ip_is_tor", true), eq("is_recognised_device", true)),
+    any(all(ne("is_new_provider", false), any(strangersSettings, eq("is_recognised_device", true))), eq("ip_is_tor", true)),
   ),
 );
 
 export default defaultPolicy("challenge-ato", {
   name: "Verify unfamiliar logins",
   description:
-    "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with, or a phone or tablet set to a zone of that country and to a language it was let in with), or in its country with a clock hours away set to a time zone it was never let in with (near its places a named zone, not UTC), or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network set to a time zone the account was never let in with (or presenting the account's own browser's components on a new token) (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
+    "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with, or a phone or tablet set to a zone of that country and to a language it was let in with), or in its country with a clock hours away (a computer: any clock) set to a time zone it was never let in with (near its places a named zone, not UTC), or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network (Tor always; another, unless the account came through its provider before) set to a time zone the account was never let in with, or to its zone with a language it was never let in with, or presenting the account's own browser's components on a new token (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
   actions: ["login"],
   priority: 600,
   verdict: "challenge",

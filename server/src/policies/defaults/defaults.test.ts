@@ -13,23 +13,26 @@ import { labelOf } from "./rules.js";
  * The digests of the defaults this release ships (device limit 3, the default). A rule changed on purpose gets a new
  * digest here, and environments whose copy of the previous one nobody edited receive it at their next start; every
  * other digest stays byte for byte. Changed since the defaults became one file each: challenge-ato (a copy of the
- * account's own browser on a new token through an anonymiser or a new datacenter); challenge-fingerprint-churn (a farm's
+ * account's own browser on a new token through an anonymiser or a new datacenter; then a stranger's language there, a
+ * computer's new zone in the account's country whatever its clock, and the account's components through its own VPN
+ * provider let in); challenge-fingerprint-churn (a farm's
  * noisy siblings on any address), challenge-repeat-trial (one device's sign-ups across its networks; the fourth account
  * on one token, the third only when storage was cleared between them; a phone model's components at one address
- * only with a reused token) and challenge-account-cycling (a known account amid churn only on a network new to it):
+ * only with a reused token) and challenge-account-cycling (a known account amid churn only on a network new to it; a known account then an
+ * unconfirmed one from one host; a browser three accounts used, its second unconfirmed one of the day):
  * docs/detection.md, "Sign-up farms".
  */
 const SHIPPED: Record<string, string> = {
   "deny-bots": "GnJpSlOKGFm_EwKh2URS2kWkhfi6MYxNF4R_-1hEJuw",
   "deny-credential-stuffing": "98q1Of1JS1LfLjsVCHnxlDgKWWjPOPJ-yH0ZqgrnOZI",
-  "challenge-account-cycling": "FZc7JR_TXjUSv39WCqqerW1FBpgZUfqwFyrlX7ALCqA",
+  "challenge-account-cycling": "WUac6sIRgjkMUum3wlqk9GPMIt8K6sTSBlaz-f0F9Fo",
   "challenge-fingerprint-churn": "yporeo6EsBh4QuN0zaURfSc3c3KADFNsIkqyaBrKeAI",
   "challenge-tor": "F_zdnxE4YbaF7HKjyRCfaD0GVYDWtUVfWqpGTaAQDc0",
   "deny-fake-accounts": "2V3RdIk7gq2-sN72sKV0vGJufdapS-9lPR26pNS-7bw",
   "deny-multi-accounting": "SL55y1myxBViCQe6QerApJNKIwDoXx6O4Rbektr1OkI",
   "deny-content-abuse": "8e9j17b8g0MNc9WFZwtE_1vrpR61ZB09_7B_HuWhSbk",
   "challenge-bots": "RL-xFwyffa_sUCgjeiV8aX3AxFO9PEGtkjrrLxizz7s",
-  "challenge-ato": "rcxaYa7vBIFczIzTFtWe1I2aGb9OB4wO31ny4d4Mq5Y",
+  "challenge-ato": "WB69QSkjMXHDs2AHrRZI_8DOZR1FFIDE6AVzZKxKPzM",
   "challenge-account-sharing": "RTeIjq4xHnRwxsTghbPVP9Uk6IpPSCbfsstrap-yKJg",
   "challenge-repeat-trial": "_EA82eDBPgo6Y_-MvmeTYHb-I3YJIXPMKxumhat2_io",
   "restrict-disposable-email": "lq5m8_wz31E-wzHWbtY65jGBVVCpn4quaJUC6A1M6BE",
