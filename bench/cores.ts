@@ -1,9 +1,9 @@
 // Which cores the bench's processes run on (docs/scaling.md "How the bench shares the cores"). A figure "per instance"
 // means one server process on one core: in production each instance gets its cores and PostgreSQL a machine of its
 // own, while here the server, the load generator and PostgreSQL share two cores, and the scheduler would give a
-// PostgreSQL run's server whatever the database left. So on a machine of two or more cores every server under test (the
-// embedded store's, PostgreSQL's and the bare Fastify route) runs on core 0 alone, and the load generator (this
-// process) and PostgreSQL's processes on the others. `--no-pin` leaves them all to the scheduler.
+// PostgreSQL run's server whatever the database left. So on a machine of two or more cores the event loop of every
+// server under test (the embedded store's, PostgreSQL's and the bare Fastify route) runs on core 0 alone, and the load
+// generator (this process) and PostgreSQL's processes on the others. `--no-pin` leaves them all to the scheduler.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -16,12 +16,12 @@ export const PINNED = CORES >= 2 && !process.argv.includes("--no-pin") && spawnS
 
 /** How the cores were shared, for the printed header and the results file. */
 export const CORE_PLAN = PINNED
-  ? `server under test on core 0; load generator and PostgreSQL on core${LAST > 1 ? `s 1-${LAST}` : " 1"}`
+  ? `event loop under test on core 0; load generator and PostgreSQL on core${LAST > 1 ? `s 1-${LAST}` : " 1"}`
   : "no pinning: every process on any core";
 
-function taskset(pid: number, cores: string): void {
-  // -a: every thread of the process (the embedded store's checkpointing thread, libuv's pool), not just the main one.
-  spawnSync("taskset", ["-a", "-cp", cores, String(pid)], { stdio: "ignore" });
+/** `threads`: every thread of the process, else its main thread alone (the threads it starts later inherit it). */
+function taskset(pid: number, cores: string, threads: "all" | "main" = "all"): void {
+  spawnSync("taskset", [...(threads === "all" ? ["-a"] : []), "-cp", cores, String(pid)], { stdio: "ignore" });
 }
 
 /** Every running PostgreSQL process (postmaster, backends, background workers) by pid. */
@@ -38,9 +38,13 @@ function postgresPids(): number[] {
   return out;
 }
 
-/** Puts a server under test on core 0 alone. */
+/**
+ * Puts a server's event loop (its main thread) on core 0 alone. The threads it already runs stay free: V8's garbage
+ * collection helpers, the embedded store's checkpointing thread, libuv's pool. Pinned with it, they took the event
+ * loop's core (docs/scaling.md has the figures).
+ */
 export function pinServer(pid: number | undefined): void {
-  if (PINNED && pid) taskset(pid, "0");
+  if (PINNED && pid) taskset(pid, "0", "main");
 }
 
 /** Puts this process (the load generator) on the cores the servers under test do not use. */

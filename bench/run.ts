@@ -10,7 +10,7 @@
 // console phase: 1,000,000 stored evaluations, see bench/console.ts), --console-only (just that phase), --http-only
 // (the HTTP phase alone: saturation and half of it on both stores), --no-durability / --durability-only (the
 // cost of DURABILITY=power: evaluations/s with each setting, alternated, docs/storage.md#durability), --no-pin (every
-// process left to the scheduler; by default each server under test runs on core 0 alone, see bench/cores.ts). The
+// process left to the scheduler; by default each server's event loop runs on core 0 alone, see bench/cores.ts). The
 // paced runs use bench/paced.ts (an evenly paced open-loop client), not autocannon's overallRate (bursts once a second
 // at full concurrency); each also reports how long the server's main thread waited for a CPU (other processes on the
 // machine), and the bare Fastify route is paced the same way at the same rate as a control: the tail a loaded machine
