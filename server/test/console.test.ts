@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rollUp } from "../src/console/rollup-job.js";
 import { CONSOLE_ORIGIN, consoleCall, type Operator, operator } from "./console-helpers.js";
 import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
+import { eventLoopTurnsDuring } from "./statement-hook.js";
 import { strict } from "./strict.js";
 
 describeStores("console on %s", (kind) => {
@@ -304,16 +305,9 @@ describeStores("console on %s", (kind) => {
     // (Two days on, so that today is a whole day of the daily roll-ups too.) Read 2 evaluations a page, so that the hour
     // takes many pages, ending inside a millisecond or filled by one (evaluations made in the same millisecond).
     // Between pages the event loop turns (on the embedded store a loop of queries would otherwise never let a request in).
-    let turns = 0;
-    let spinning = true;
-    const spin = () => {
-      if (!spinning) return;
-      turns++;
-      setImmediate(spin);
-    };
-    setImmediate(spin);
-    await rollUp(t.services.repos.evaluationStats, Date.now() + 2 * 24 * 3600 * 1000, 90, undefined, 2);
-    spinning = false;
+    const { turns } = await eventLoopTurnsDuring(() =>
+      rollUp(t.services.repos.evaluationStats, Date.now() + 2 * 24 * 3600 * 1000, 90, undefined, 2),
+    );
     expect(turns).toBeGreaterThan(1);
     const rolled = strict(EvaluationStats).parse(
       (

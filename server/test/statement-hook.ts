@@ -48,3 +48,40 @@ export function afterEachStatement(after: (count: number) => void): () => void {
     for (const r of restore.reverse()) r();
   };
 }
+
+/** The text of every statement pg sends while `fn` runs (none on the embedded store), with `fn`'s answer. */
+export async function pgStatementsDuring<T>(fn: () => Promise<T>): Promise<{ sent: string[]; result: T }> {
+  const sent: string[] = [];
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const q = args[0] as string | { text: string };
+    sent.push(typeof q === "string" ? q : q.text);
+    return (original as Fn).apply(this, args);
+  } as typeof original;
+  try {
+    return { sent, result: await fn() };
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+}
+
+/**
+ * How many times the event loop turns while `fn` runs (a `setImmediate` chain): on the embedded store a loop of awaited
+ * queries never yields, so a job that must let requests in between its steps shows turns only if it yields.
+ */
+export async function eventLoopTurnsDuring<T>(fn: () => Promise<T>): Promise<{ turns: number; result: T }> {
+  let turns = 0;
+  let spinning = true;
+  const spin = () => {
+    if (!spinning) return;
+    turns++;
+    setImmediate(spin);
+  };
+  setImmediate(spin);
+  try {
+    const result = await fn();
+    return { turns, result };
+  } finally {
+    spinning = false;
+  }
+}

@@ -1,10 +1,10 @@
 // The users and devices lists of an evaluation (store/user-lists.ts): asked together they are sent as one statement on
 // PostgreSQL, and answer exactly what each read sent alone answers — on both stores, with the lists' caps reached.
-import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Transactions } from "../src/store/transactions.js";
 import { UserLists } from "../src/store/user-lists.js";
 import { BROWSER_UA, describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
+import { pgStatementsDuring } from "./statement-hook.js";
 
 const IP = "203.0.113.40";
 
@@ -76,19 +76,7 @@ describeStores("the users and devices lists on %s", (kind) => {
 
   it("answers together what each read answers alone", async () => {
     // Statements sent to PostgreSQL meanwhile: the four reads go as one.
-    const sent: string[] = [];
-    const original = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const q = args[0] as string | { text: string };
-      sent.push(typeof q === "string" ? q : q.text);
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof original;
-    let joined: Awaited<ReturnType<typeof together>>;
-    try {
-      joined = await together(200);
-    } finally {
-      pg.Client.prototype.query = original;
-    }
+    const { sent, result: joined } = await pgStatementsDuring(() => together(200));
     expect(sent).toHaveLength(kind === "postgres" ? 1 : 0);
     expect(joined[0]).toHaveLength(3);
     expect(joined[1]).toHaveLength(3);

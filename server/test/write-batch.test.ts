@@ -1,12 +1,12 @@
 // A transaction's queued writes (store/write-batch.ts, docs/decisions/write-batch.md): on PostgreSQL one statement of
 // data-modifying CTEs, sent before the transaction's next other statement or at its commit, without `begin`/`commit`
 // when nothing else was sent; on the embedded store each write runs at once. The same outcomes on both stores.
-import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openStore, type Store } from "../src/store/db.js";
 import { migrate } from "../src/store/migrations/index.js";
 import { prepared, queueInsert, queueUpdate } from "../src/store/prepared.js";
 import { describeStores, freshDatabase, type TestDatabase } from "./helpers.js";
+import { pgStatementsDuring } from "./statement-hook.js";
 
 const operator = (id: string, email: string) => ({
   id,
@@ -23,19 +23,7 @@ const settingValue = prepared((db, p: { key: string }) => db.selectFrom("setting
 
 /** The statements pg sends while `fn` runs (PostgreSQL only; none on the embedded store). */
 async function sentDuring(fn: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const original = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const q = args[0] as string | { text: string };
-    sent.push(typeof q === "string" ? q : q.text);
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-  try {
-    await fn();
-  } finally {
-    pg.Client.prototype.query = original;
-  }
-  return sent;
+  return (await pgStatementsDuring(fn)).sent;
 }
 
 describeStores("queued writes on %s", (kind) => {
