@@ -109,13 +109,9 @@ async function parsedCandidates(
     else missing.push(k.id);
   }
   for (const row of await repos.fingerprints.componentsOf(envId, missing)) {
-    try {
-      const parsed = JSON.parse(row.components) as Record<string, unknown>;
-      parsedComponents.set(row.id, row.exact_hash, parsed);
-      out.push({ id: row.id, parsed });
-    } catch {
-      // A corrupt row is no candidate.
-    }
+    const parsed = parsedRow(row);
+    // A corrupt row is no candidate.
+    if (parsed) out.push({ id: row.id, parsed });
   }
   return out;
 }
@@ -140,7 +136,7 @@ async function fingerprintOf(
 }
 
 /** A fingerprint row's components parsed (undefined: a corrupt row), from the cache or parsed and kept. */
-function parsedRow(row: FingerprintRow): Record<string, unknown> | undefined {
+function parsedRow(row: Pick<FingerprintRow, "id" | "exact_hash" | "components">): Record<string, unknown> | undefined {
   const hit = parsedComponents.get(row.id, row.exact_hash);
   if (hit) return hit;
   try {

@@ -91,15 +91,14 @@ const churnRead = [1, 2, 3].map((n) =>
       .groupBy("key"),
   ),
 );
-const churnCount = [1, 2, 3].map((n) =>
-  prepared((kdb, p: ChurnParams) =>
-    kdb
-      .withTables<VelocityTables>()
-      .insertInto("velocity_counters")
-      .values(churnSlots(p, n).map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
-      .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) }))),
-  ),
-);
+/** Adds one to each of these counters' buckets (a new bucket starts at one). */
+const bump = (kdb: Kysely<Database>, slots: Array<{ key: string; bucket: number; expires: number }>) =>
+  kdb
+    .withTables<VelocityTables>()
+    .insertInto("velocity_counters")
+    .values(slots.map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
+    .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })));
+const churnCount = [1, 2, 3].map((n) => prepared((kdb, p: ChurnParams) => bump(kdb, churnSlots(p, n))));
 
 /**
  * New identifying fingerprints seen from each key within each window before `at`, this request's included when
@@ -207,14 +206,7 @@ const dayReadOf = (n: number) =>
       )
       .groupBy("key"),
   );
-const dayCountOf = (n: number) =>
-  prepared((kdb, p: SlotParams) =>
-    kdb
-      .withTables<VelocityTables>()
-      .insertInto("velocity_counters")
-      .values(slots(p, n).map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
-      .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) }))),
-  );
+const dayCountOf = (n: number) => prepared((kdb, p: SlotParams) => bump(kdb, slots(p, n)));
 function dayRead(n: number) {
   const q = dayReads.get(n) ?? dayReadOf(n);
   dayReads.set(n, q);
