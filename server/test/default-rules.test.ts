@@ -51,6 +51,8 @@ const ROTATING = { madrid: "47.62.93.110", southAustralia: "101.234.224.37", sao
 /** A home in Catalonia and a hotel in New South Wales, for a laptop carried on a flight. */
 const TRIP = { home: "83.40.15.147", hotel: "120.19.0.200" };
 const MIN = 60 * 1000;
+/** Firefox on Windows: with resistFingerprinting it reports UTC, as Tor Browser and Mullvad Browser do. */
+const FIREFOX_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:144.0) Gecko/20100101 Firefox/144.0";
 
 describeStores("default rules on %s", (kind) => {
   let t: TestApp;
@@ -67,6 +69,15 @@ describeStores("default rules on %s", (kind) => {
   const browser = (): Browser => {
     const seed = id("browser");
     return { components: fakeComponents(seed), token: `tok-${seed}-xxxxxxxx`, ua: BROWSER_UA };
+  };
+  /** Firefox on Windows, whose components say so (no client hints). */
+  const firefox = (): Browser => {
+    const seed = id("browser");
+    return {
+      components: fakeComponents(seed, { platform: "Win32", userAgentData: undefined }),
+      token: `tok-${seed}-xxxxxxxx`,
+      ua: FIREFOX_UA,
+    };
   };
   /** An iPhone's Safari: the same components as every iPhone of its model, with a visitor token of its own. */
   const phone = (): Browser => ({ components: iphoneComponents(), token: `tok-${id("phone")}-xxxxxxxx`, ua: IPHONE_UA });
@@ -443,7 +454,8 @@ describeStores("default rules on %s", (kind) => {
         [owners[0], "Europe/Moscow", WEST.sanJose],
         [owners[1], "Etc/UTC", WEST.concord],
       ] as const) {
-        const stranger = await client("login", { user, ip, browser: browser(), timezone });
+        // UTC from a privacy browser (Firefox's): a Chromium on UTC is a server's clock, which another rule challenges.
+        const stranger = await client("login", { user, ip, browser: timezone === "Etc/UTC" ? firefox() : browser(), timezone });
         expect(stranger.checks, JSON.stringify(stranger.checks)).toMatchObject({
           is_new_country: false,
           is_new_fingerprint: true,
@@ -466,12 +478,13 @@ describeStores("default rules on %s", (kind) => {
       expect(near.verdict).toBe("challenge");
       expect(near.policy?.name).toBe("Verify unfamiliar logins");
 
-      // The owner's new browser on another network near home, set to the local zone, or to UTC (a privacy browser's).
+      // The owner's new browser on another network near home, set to the local zone, or to UTC (a privacy browser's,
+      // Firefox's: a Chromium on UTC is a server's clock).
       for (const [user, timezone] of [
         [owners[5], "America/New_York"],
         [owners[6], "Etc/UTC"],
       ] as const) {
-        const own = await client("login", { user, ip: NEW_YORK_2, browser: browser(), timezone });
+        const own = await client("login", { user, ip: NEW_YORK_2, browser: timezone === "Etc/UTC" ? firefox() : browser(), timezone });
         expect(own.checks, JSON.stringify(own.checks)).toMatchObject({ is_new_network: true, distance_from_trusted_km: 0 });
         expect(own.verdict, timezone).toBe("allow");
       }
@@ -928,15 +941,17 @@ describeStores("default rules on %s", (kind) => {
     expect(household).toEqual(["allow", "allow"]);
 
     // Privacy browsers (Firefox resistFingerprinting, Tor Browser) all report UTC, which is no country's zone: neither
-    // in nor out of it. A rig that reports UTC too is left to the counts.
+    // in nor out of it. (A Chromium reporting UTC runs on a server's clock: the next case.)
     const utc: string[] = [];
     for (let k = 0; k < 2; k++)
       utc.push(
-        await attempt(k, `77.99.92.${20 + k}`, "UTC", {
-          ip_country: "GB",
-          timezone_in_ip_country: null,
-          network_new_fingerprints_day: k + 1,
-        }),
+        await attempt(
+          k,
+          `77.99.92.${20 + k}`,
+          "UTC",
+          { ip_country: "GB", timezone_in_ip_country: null, server_timezone: false, network_new_fingerprints_day: k + 1 },
+          (action, req) => client(action, { ...req, browser: firefox() }),
+        ),
       );
     expect(utc).toEqual(["allow", "allow"]);
 
@@ -977,6 +992,41 @@ describeStores("default rules on %s", (kind) => {
         }),
       );
     expect(vpn).toEqual(["allow", "allow"]);
+  });
+
+  // A stuffing tool's Chromium on a server or in a container runs on the machine's clock, UTC: its first attempt, on an
+  // account never met or from a browser new to a known account, is challenged before any count adds up. A privacy
+  // browser reports UTC too, but it is Firefox's; and the owner's own Chromium set to UTC, signed in before, is let in.
+  it("a Chromium browser set to UTC, new to the account or naming one never met, is challenged at its first attempt; a privacy browser's UTC and the owner's browser are not", async () => {
+    const rig = await client("login", { user: id("leaked"), ip: net(), browser: browser(), timezone: "Etc/UTC" });
+    expect(rig.checks, JSON.stringify(rig.checks)).toMatchObject({
+      server_timezone: true,
+      is_new_user: true,
+      fingerprint_provisional_attempts: 1,
+      network_new_fingerprints_day: 1,
+    });
+    expect(rig.verdict).toBe("challenge");
+    expect(rig.policy?.name).toBe("Verify logins that cycle through accounts");
+
+    // A known account, its password on the list, from a new Chromium on UTC on the owner's own network.
+    const [victim, home] = [id("victim"), net()];
+    await own("signup", { user: victim, ip: home, browser: browser(), timezone: "Europe/London" });
+    const known = await client("login", { user: victim, ip: home, browser: browser(), timezone: "UTC" });
+    expect(known.checks, JSON.stringify(known.checks)).toMatchObject({ server_timezone: true, is_new_fingerprint: true, is_new_ip: false });
+    expect(known.verdict).toBe("challenge");
+    expect(known.policy?.name).toBe("Verify logins that cycle through accounts");
+
+    // Firefox with resistFingerprinting, a first login on an account the service never met.
+    const privacy = await client("login", { user: id("owner"), ip: net(), browser: firefox(), timezone: "UTC" });
+    expect(privacy.checks, JSON.stringify(privacy.checks)).toMatchObject({ server_timezone: false, is_new_user: true });
+    expect(privacy.verdict).toBe("allow");
+
+    // A system administrator's own Chromium, set to UTC, signed up on it and back from another network.
+    const [admin, mine] = [id("admin"), browser()];
+    await own("signup", { user: admin, ip: net(), browser: mine, timezone: "UTC" });
+    const back = await client("login", { user: admin, ip: net(), browser: mine, timezone: "UTC" });
+    expect(back.checks, JSON.stringify(back.checks)).toMatchObject({ server_timezone: true, is_new_fingerprint: false });
+    expect(back.verdict).toBe("allow");
   });
 
   // A sign-up farm's rig on a cloud keeps its own zone from one sign-up to the next: through a datacenter (Amazon,

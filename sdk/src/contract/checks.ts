@@ -52,6 +52,7 @@ export const CHECKS = {
   ip_country: "string",
   timezone_mismatch: "boolean",
   timezone_in_ip_country: "boolean",
+  server_timezone: "boolean",
   // Fingerprint churn
   ip_new_fingerprints: "number",
   network_new_fingerprints: "number",

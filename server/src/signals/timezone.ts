@@ -91,11 +91,13 @@ export function timezone({ input }: SignalContext, geo: SignalSet["geolocation"]
   if (!browser) return { mismatch: false };
   const offsetHours = utcOffsetHours(browser, input.at);
   const zone = placeZone(browser);
+  // A zone Intl knows that names no place (UTC, an Etc/ offset); undefined for a name Intl does not know.
+  const placeless = zoneOf(browser).fmt === null ? undefined : zone === undefined;
   // One of the zones of the IP's country: what a phone takes from the network it is on, and what an anti-detect
   // browser sets from its proxy. Unknown when either side names no place.
   const local = zone !== undefined && geo?.country_code !== undefined ? zonesOfCountry(geo.country_code).has(zone) : undefined;
-  if (offsetHours === undefined || geo?.longitude === undefined) return { browser, zone, local, offsetHours, mismatch: false };
+  if (offsetHours === undefined || geo?.longitude === undefined) return { browser, zone, placeless, local, offsetHours, mismatch: false };
   let diff = Math.abs(offsetHours - geo.longitude / 15);
   if (diff > 12) diff = 24 - diff;
-  return { browser, zone, local, offsetHours, mismatch: diff > MISMATCH_HOURS };
+  return { browser, zone, placeless, local, offsetHours, mismatch: diff > MISMATCH_HOURS };
 }

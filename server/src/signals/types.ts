@@ -39,9 +39,10 @@ export interface SignalSet {
   /**
    * `browser` as sent; `zone` its canonical IANA name when it names a place (not UTC or an Etc/ offset, which privacy
    * browsers and Tor report for everyone), for `is_new_timezone`; `local` whether that zone is one of the IP
-   * country's zones (undefined when the zone or the country is unknown).
+   * country's zones (undefined when the zone or the country is unknown); `placeless` whether it is a zone Intl knows
+   * that names no place (UTC, an Etc/ offset).
    */
-  timezone: { browser?: string; zone?: string; local?: boolean; offsetHours?: number; mismatch: boolean };
+  timezone: { browser?: string; zone?: string; placeless?: boolean; local?: boolean; offsetHours?: number; mismatch: boolean };
   /** navigator.language, canonical (language.ts), for `is_new_language`; undefined when none or not a language tag. */
   language?: string;
   forwarding: { proxied: boolean };

@@ -2,6 +2,8 @@
 // The network the request comes from (server/src/checks/families/network.ts): VPN, proxy, Tor, datacenter, country, the browser's clock.
 import { describeChecks, IP } from "./harness.js";
 
+const FIREFOX_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:144.0) Gecko/20100101 Firefox/144.0";
+
 describeChecks("network", [
   {
     check: "ip_is_vpn",
@@ -121,6 +123,37 @@ describeChecks("network", [
         why: "a private IP has no country: unknown (null)",
         value: null,
         run: (h) => h.client("visit", { ip: h.ip(), timezone: "Asia/Tokyo" }),
+      },
+    ],
+  },
+  {
+    check: "server_timezone",
+    set: [
+      { why: "Chrome on Windows set to UTC", value: true, run: (h) => h.client("visit", { ip: IP.london, timezone: "UTC" }) },
+      { why: "Chrome set to Etc/UTC (a container's)", value: true, run: (h) => h.client("visit", { ip: IP.aws, timezone: "Etc/UTC" }) },
+    ],
+    unset: [
+      { why: "Chrome set to London's zone", value: false, run: (h) => h.client("visit", { ip: IP.london, timezone: "Europe/London" }) },
+      {
+        // resistFingerprinting, Tor Browser and Mullvad Browser report UTC for everyone.
+        why: "Firefox set to UTC (a privacy browser)",
+        value: false,
+        run: (h) =>
+          h.client("visit", {
+            ip: IP.london,
+            timezone: "UTC",
+            browser: h.browser(FIREFOX_UA, { platform: "Win32", userAgentData: undefined }),
+          }),
+      },
+      {
+        why: "no zone sent: unknown (null)",
+        value: null,
+        run: (h) => h.client("visit", { ip: IP.london, browser: h.browser(undefined, { timezone: undefined }) }),
+      },
+      {
+        why: "a zone Intl does not know: unknown (null)",
+        value: null,
+        run: (h) => h.client("visit", { ip: IP.london, timezone: "Mars/Olympus" }),
       },
     ],
   },

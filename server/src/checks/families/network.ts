@@ -86,4 +86,19 @@ export const checks = [
     reason: { false: "timezone_outside_ip_country" },
     compute: (c) => c.signals.timezone.local ?? null,
   }),
+  // A machine's default clock, not a person's: servers, containers and phone emulators start on UTC, and a person's
+  // computer or phone is set to local time. The privacy browsers that report UTC for everyone (Tor Browser, Mullvad
+  // Browser, Firefox with resistFingerprinting) are Gecko; no Chromium browser hides its zone (Brave neither).
+  defineCheck({
+    name: "server_timezone",
+    type: "boolean",
+    doc: "A Chromium browser (by its user agent) set to UTC or an Etc/ offset: the default of a server, a container or an emulator, where headless browsers and stuffing rigs run (a person's computer shows local time; the privacy browsers reporting UTC are Firefox's). Null when the browser sends no zone Intl knows, or its user agent names no engine.",
+    reason: "server_timezone",
+    compute: (c) => {
+      const { browser, placeless } = c.signals.timezone;
+      const engine = c.signals.userAgent.family?.engine;
+      if (!browser || placeless === undefined || !engine || engine === "other") return null;
+      return placeless && engine === "blink";
+    },
+  }),
 ] as const;

@@ -19,13 +19,14 @@ import { labelOf } from "./rules.js";
  * noisy siblings on any address), challenge-repeat-trial (one device's sign-ups across its networks; the fourth account
  * on one token, the third only when storage was cleared between them; a phone model's components at one address
  * only with a reused token) and challenge-account-cycling (a known account amid churn only on a network new to it; a known account then an
- * unconfirmed one from one host; a browser three accounts used, its second unconfirmed one of the day):
+ * unconfirmed one from one host; a browser three accounts used, its second unconfirmed one of the day; a Chromium on a
+ * server's clock, UTC, new to the account or naming one never met):
  * docs/detection.md, "Sign-up farms".
  */
 const SHIPPED: Record<string, string> = {
   "deny-bots": "GnJpSlOKGFm_EwKh2URS2kWkhfi6MYxNF4R_-1hEJuw",
   "deny-credential-stuffing": "98q1Of1JS1LfLjsVCHnxlDgKWWjPOPJ-yH0ZqgrnOZI",
-  "challenge-account-cycling": "WUac6sIRgjkMUum3wlqk9GPMIt8K6sTSBlaz-f0F9Fo",
+  "challenge-account-cycling": "SDRqlixjYzxwxDDSFc6__Qfdhi70ffrZw7eIIorZAAs",
   "challenge-fingerprint-churn": "yporeo6EsBh4QuN0zaURfSc3c3KADFNsIkqyaBrKeAI",
   "challenge-tor": "F_zdnxE4YbaF7HKjyRCfaD0GVYDWtUVfWqpGTaAQDc0",
   "deny-fake-accounts": "2V3RdIk7gq2-sN72sKV0vGJufdapS-9lPR26pNS-7bw",
