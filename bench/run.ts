@@ -53,6 +53,8 @@ interface Row {
   server_cpu_ms_per_request?: number;
   /** Paced runs: ms per second the server's main thread was runnable but waiting for a CPU (/proc schedstat). */
   run_queue_wait_ms_per_s?: number;
+  /** Paced runs: the load generator's own event-loop delay, max (ms): its stalls count in the latencies it measures. */
+  client_delay_max_ms?: number;
 }
 
 const rows: Row[] = [];
@@ -138,10 +140,11 @@ async function pacedRow(
     errors: r.errors,
     server_cpu_ms_per_request: +(cpu / Math.max(1, r.ok + r.non2xx)).toFixed(3),
     run_queue_wait_ms_per_s: Math.round(wait / SECONDS.evaluate),
+    client_delay_max_ms: r.client_delay_max_ms,
   };
   rows.push(out);
   console.log(
-    `  ${scenario.padEnd(16)} ${store.padEnd(9)} ${String(out.requests_per_s).padStart(7)} req/s  p50 ${out.p50_ms} ms  p99 ${out.p99_ms} ms  max ${r.max_ms} ms  non-2xx ${out.non_2xx}  errors ${out.errors}  server CPU ${out.server_cpu_ms_per_request} ms/request  waiting for a CPU ${out.run_queue_wait_ms_per_s} ms/s`,
+    `  ${scenario.padEnd(16)} ${store.padEnd(9)} ${String(out.requests_per_s).padStart(7)} req/s  p50 ${out.p50_ms} ms  p99 ${out.p99_ms} ms  max ${r.max_ms} ms  non-2xx ${out.non_2xx}  errors ${out.errors}  server CPU ${out.server_cpu_ms_per_request} ms/request  waiting for a CPU ${out.run_queue_wait_ms_per_s} ms/s  load generator's own delay p99 ${r.client_delay_p99_ms} max ${r.client_delay_max_ms} ms (GC ${r.client_gc_max_ms})`,
   );
   return out;
 }
