@@ -13,7 +13,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { freshDatabase } from "../server/test/helpers.js";
 import { createProjectCli, ROOT, startServer } from "../server/test/server-process.js";
-import { pacedLoad } from "./paced.js";
+import { pacedLoad, pacedLoadInWorker } from "./paced.js";
 import { gcEntries, segmentTable, stallsOf, stallTable } from "./stalls.js";
 import { BENCH_ENV, DEFAULT_TRAFFIC, Traffic } from "./traffic.js";
 
@@ -91,7 +91,9 @@ if (which !== "hello") {
   server.child.stderr?.on("data", onErr);
   const c0 = process.cpuUsage();
   const fromUs = Number(process.hrtime.bigint() / 1000n);
-  const p = await pacedLoad(server.url, { rate: RATE, seconds: SECS, next: req });
+  // IN_PROCESS=1: the paced client on this process's event loop, as before (bench/paced.ts, pacedLoadInWorker).
+  const paced = process.env.IN_PROCESS ? pacedLoad : pacedLoadInWorker;
+  const p = await paced(server.url, { rate: RATE, seconds: SECS, next: req });
   const toUs = Number(process.hrtime.bigint() / 1000n);
   const c1 = process.cpuUsage(c0);
   server.child.stdout?.off("data", onOut);
@@ -155,8 +157,24 @@ function gcSummary(out: string, requests: number): string {
     const copied = e.survived.sort((a, b) => a - b)[Math.floor(e.survived.length / 2)]! / 1024;
     return `gc=${k}: ${p.length} (${((p.length / requests) * 1000).toFixed(2)} per 1000 requests), pause ms median ${p[Math.floor(p.length / 2)]} max ${p[p.length - 1]} total ${sum.toFixed(0)}, promoted ${(e.promoted / requests / 1024).toFixed(1)} KiB and allocated ${(e.allocated / requests / 1024).toFixed(0)} KiB per request, survivors copied median ${copied.toFixed(0)} KiB`;
   });
+  // The longest mark-compact's main-thread phases of 1 ms or more: where its atomic pause went.
+  const mc = nvp.filter((l) => / gc=mc /.test(l)).sort((a, b) => pauseOf(b) - pauseOf(a))[0];
+  if (mc) {
+    const phases = [...mc.matchAll(/ ([a-z_.]+)=([\d.]+)/g)]
+      .filter(
+        ([, k, v]) =>
+          Number(v) >= 1 &&
+          !/^(mutator|total_size|holes_size|allocated|promoted|semi_space|new_space|old_space|pool|scavenge_throughput|compaction_speed|average|current|allocation|nodes|promotion|incremental_marking_throughput|reduce_memory|compaction|background)/.test(
+            k!,
+          ),
+      )
+      .map(([, k, v]) => `${k}=${v}`);
+    rows.push(`longest gc=mc: ${phases.join(" ")}`);
+  }
   return rows.join("\n");
 }
+
+const pauseOf = (l: string) => Number(/ pause=([\d.]+)/.exec(l)?.[1] ?? 0);
 
 /** strace on every thread of `pid` (fsync and fdatasync, or the calls named); stop() prints each thread's count, total and longest. */
 function traceCalls(pid: number, calls: string) {

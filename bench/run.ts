@@ -28,7 +28,7 @@ import { createProjectCli, ROOT, type ServerProcess, startServer } from "../serv
 import { BOUNDS as CONSOLE_BOUNDS, consoleBundleGzipKib, consoleOnStore } from "./console.js";
 import { CONTENT_BOUND_MS, contentScoring } from "./content.js";
 import { CORE_PLAN, pinLoadGenerator, pinServer, withPostgresOffCore0 } from "./cores.js";
-import { pacedLoad } from "./paced.js";
+import { pacedLoadInWorker } from "./paced.js";
 import { summariseProfile } from "./profile.js";
 import { BENCH_ENV, DEFAULT_TRAFFIC, Traffic } from "./traffic.js";
 
@@ -126,7 +126,7 @@ async function pacedRow(
 ): Promise<Row> {
   const cpu0 = cpuMs(pid);
   const wait0 = runQueueMs(pid);
-  const r = await pacedLoad(url, { rate, seconds: SECONDS.evaluate, next });
+  const r = await pacedLoadInWorker(url, { rate, seconds: SECONDS.evaluate, next });
   const cpu = cpuMs(pid) - cpu0;
   const wait = runQueueMs(pid) - wait0;
   const out: Row = {
