@@ -11,7 +11,7 @@
 // (the HTTP phase alone: saturation and half of it on both stores), --no-durability / --durability-only (the
 // cost of DURABILITY=power: evaluations/s with each setting, alternated, docs/storage.md#durability), --no-pin (every
 // process left to the scheduler; by default each server's event loop runs on core 0 alone, see bench/cores.ts). The
-// paced runs use bench/paced.ts (an evenly paced open-loop client), not autocannon's overallRate (bursts once a second
+// paced runs use bench/paced.ts (an evenly paced open-loop client, in a worker thread of its own), not autocannon's overallRate (bursts once a second
 // at full concurrency); each also reports how long the server's main thread waited for a CPU (other processes on the
 // machine), and the bare Fastify route is paced the same way at the same rate as a control: the tail a loaded machine
 // gives whatever the server does.
