@@ -7,6 +7,22 @@ function start() {
   const { monitorEventLoopDelay, performance } = require("node:perf_hooks");
   const h = monitorEventLoopDelay({ resolution: 5 });
   h.enable();
+  // Each collection of 1 ms or more, on the monotonic clock of the CPU profile (bench/stalls.ts reads these lines).
+  const { PerformanceObserver, constants } = require("node:perf_hooks");
+  const kinds = {
+    [constants.NODE_PERFORMANCE_GC_MAJOR]: "major",
+    [constants.NODE_PERFORMANCE_GC_MINOR]: "minor",
+    [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
+    [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weakcb",
+  };
+  const originUs = Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if (e.duration >= 1)
+        process.stderr.write(
+          `[gc] start_us=${Math.round(originUs + e.startTime * 1000)} dur_us=${Math.round(e.duration * 1000)} kind=${kinds[e.detail?.kind] ?? e.detail?.kind}\n`,
+        );
+  }).observe({ entryTypes: ["gc"] });
   const fs = require("node:fs");
   // This thread's time spent runnable but waiting for a CPU (schedstat field 2, ns): other processes taking the cores.
   const schedFile = `/proc/self/task/${process.pid}/schedstat`;

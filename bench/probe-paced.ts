@@ -1,7 +1,8 @@
 // The paced tail, investigated: autocannon's overallRate against the evenly paced client (bench/paced.ts) at the
 // same rate, on the bare Fastify route and on the real server, back to back. The server runs with bench/eld.cjs
 // preloaded (event-loop delay, CPU, run-queue wait and heap each second, printed around the paced run); GC=1 adds
-// --trace-gc, PROF=1 --cpu-prof into /tmp/thru20prof, SQL_TIMING_FILE=<file> each SQL text's time inside SQLite
+// --trace-gc (GC=nvp: --trace-gc-nvp, each collection's phases), NODE_FLAGS more flags for node, PROF=1 --cpu-prof (500 µs samples) and, after the run, the
+// event loop's stalls of the paced run by cause (bench/stalls.ts; STALL_MS the threshold, 20 ms), SQL_TIMING_FILE=<file> each SQL text's time inside SQLite
 // (bench/sql-timing.cjs, written when the server stops), STRACE=1 counts the fsync/fdatasync calls of each of the server's
 // threads during the paced run (STRACE=fsync,pread64,… other calls; strace is attached for that run only and slows the
 // traced process, so read the latencies of a run without it).
@@ -12,12 +13,15 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { freshDatabase } from "../server/test/helpers.js";
 import { createProjectCli, ROOT, startServer } from "../server/test/server-process.js";
-import { pacedLoad } from "./paced.js";
+import { pacedLoad, pacedLoadInWorker } from "./paced.js";
+import { gcEntries, segmentTable, stallsOf, stallTable } from "./stalls.js";
 import { BENCH_ENV, DEFAULT_TRAFFIC, Traffic } from "./traffic.js";
 
 const RATE = Number(process.argv[2] ?? 370);
 const SECS = Number(process.argv[3] ?? 10);
 const which = process.argv[4] ?? "both";
+/** PROF=1: each run's profiles, emptied first. */
+const PROF_DIR = `/tmp/probe-prof-${process.pid}`;
 if (which !== "server") {
   const child = fork(path.join(ROOT, "bench", "hello.mjs"), [], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
   const port = await new Promise<number>((r) => child.once("message", (m) => r((m as { port: number }).port)));
@@ -38,9 +42,10 @@ if (which !== "hello") {
       nodeArgs: [
         "--require",
         path.join(ROOT, "bench", "eld.cjs"),
-        ...(process.env.GC ? ["--trace-gc"] : []),
+        ...(process.env.GC ? [process.env.GC === "nvp" ? "--trace-gc-nvp" : "--trace-gc"] : []),
+        ...(process.env.NODE_FLAGS ? process.env.NODE_FLAGS.split(" ") : []),
         ...(process.env.SQL_TIMING_FILE ? ["--require", path.join(ROOT, "bench", "sql-timing.cjs")] : []),
-        ...(process.env.PROF ? ["--cpu-prof", "--cpu-prof-dir=/tmp/thru20prof", "--trace-gc"] : []),
+        ...(process.env.PROF ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`, "--cpu-prof-interval=500"] : []),
       ],
     },
   );
@@ -77,19 +82,24 @@ if (which !== "hello") {
   );
   const trace = process.env.STRACE ? traceCalls(server.child.pid!, process.env.STRACE) : undefined;
   if (trace) await new Promise((r) => setTimeout(r, 500));
+  // What the server prints during the paced run alone (its own buffers keep a short tail): GC traces, [gc] lines.
+  let outDuring = "";
+  let errDuring = "";
+  const onOut = (d: Buffer) => (outDuring += d.toString());
+  const onErr = (d: Buffer) => (errDuring += d.toString());
+  server.child.stdout?.on("data", onOut);
+  server.child.stderr?.on("data", onErr);
   const c0 = process.cpuUsage();
-  const p = await pacedLoad(server.url, { rate: RATE, seconds: SECS, next: req });
+  const fromUs = Number(process.hrtime.bigint() / 1000n);
+  // IN_PROCESS=1: the paced client on this process's event loop, as before (bench/paced.ts, pacedLoadInWorker).
+  const paced = process.env.IN_PROCESS ? pacedLoad : pacedLoadInWorker;
+  const p = await paced(server.url, { rate: RATE, seconds: SECS, next: req });
+  const toUs = Number(process.hrtime.bigint() / 1000n);
   const c1 = process.cpuUsage(c0);
+  server.child.stdout?.off("data", onOut);
+  server.child.stderr?.off("data", onErr);
   if (trace) console.log(await trace.stop(server.child.pid!));
-  if (process.env.GC)
-    console.log(
-      server
-        .stdout()
-        .split("\n")
-        .filter((l) => /Mark-Compact|Scavenge/.test(l))
-        .slice(-60)
-        .join("\n"),
-    );
+  if (process.env.GC) console.log(gcSummary(outDuring, p.sent));
   console.log(`client cpu ${((c1.user + c1.system) / 1e4 / SECS).toFixed(0)}%`);
   console.log(
     server
@@ -104,8 +114,67 @@ if (which !== "hello") {
   console.log(`evaluate paced @${RATE}:`, { ...p, slow: p.slow.length }, JSON.stringify(b));
   await server.stop();
   await db.drop();
+  if (process.env.PROF) {
+    // The main thread's profile is the largest (the checkpointing thread writes one of its own).
+    const files = fs.readdirSync(PROF_DIR).map((f) => path.join(PROF_DIR, f));
+    const main = files.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
+    if (main) {
+      const r = stallsOf(main, { thresholdMs: Number(process.env.STALL_MS ?? 20), fromUs, toUs, gc: gcEntries(errDuring) });
+      console.log(
+        `${main}\n${stallTable(r.stalls, r.seconds)}\n${segmentTable(r.segments, r.seconds, p.sent)}\nmain thread busy ${(r.busyMs / r.seconds / 10).toFixed(0)} % of the paced run`,
+      );
+      if (process.env.STALL_LIST)
+        for (const s of r.stalls) console.log(`  ${s.wallMs.toFixed(0)} ms (CPU ${s.cpuMs.toFixed(0)})`, JSON.stringify(s.byCause));
+    }
+  }
 }
 process.exit(0);
+
+/**
+ * The collections of the paced run from --trace-gc-nvp (GC=nvp): per kind, how many (per 1000 requests), their pauses
+ * (wall ms: a busy machine stretches them) and the bytes they promoted to the old generation; --trace-gc lines (GC=1)
+ * are printed as they are.
+ */
+function gcSummary(out: string, requests: number): string {
+  const lines = out.split("\n");
+  const nvp = lines.filter((l) => / gc=\w+ /.test(l));
+  if (nvp.length === 0) return lines.filter((l) => /Mark-Compact|Scavenge/.test(l)).join("\n");
+  const by = new Map<string, { pauses: number[]; promoted: number; allocated: number; survived: number[] }>();
+  for (const l of nvp) {
+    const f = (k: string) => Number(new RegExp(` ${k}=([\\d.]+)`).exec(l)?.[1] ?? 0);
+    const kind = / gc=(\w+)/.exec(l)![1]!;
+    const e = by.get(kind) ?? { pauses: [], promoted: 0, allocated: 0, survived: [] };
+    e.pauses.push(f("pause"));
+    e.survived.push(f("new_space_survived"));
+    e.promoted += f("promoted");
+    e.allocated += f("allocated");
+    by.set(kind, e);
+  }
+  const rows = [...by].map(([k, e]) => {
+    const p = e.pauses.sort((a, b) => a - b);
+    const sum = p.reduce((a, b) => a + b, 0);
+    // What a scavenge copies (its work, whatever the machine's load): the young objects still alive.
+    const copied = e.survived.sort((a, b) => a - b)[Math.floor(e.survived.length / 2)]! / 1024;
+    return `gc=${k}: ${p.length} (${((p.length / requests) * 1000).toFixed(2)} per 1000 requests), pause ms median ${p[Math.floor(p.length / 2)]} max ${p[p.length - 1]} total ${sum.toFixed(0)}, promoted ${(e.promoted / requests / 1024).toFixed(1)} KiB and allocated ${(e.allocated / requests / 1024).toFixed(0)} KiB per request, survivors copied median ${copied.toFixed(0)} KiB`;
+  });
+  // The longest mark-compact's main-thread phases of 1 ms or more: where its atomic pause went.
+  const mc = nvp.filter((l) => / gc=mc /.test(l)).sort((a, b) => pauseOf(b) - pauseOf(a))[0];
+  if (mc) {
+    const phases = [...mc.matchAll(/ ([a-z_.]+)=([\d.]+)/g)]
+      .filter(
+        ([, k, v]) =>
+          Number(v) >= 1 &&
+          !/^(mutator|total_size|holes_size|allocated|promoted|semi_space|new_space|old_space|pool|scavenge_throughput|compaction_speed|average|current|allocation|nodes|promotion|incremental_marking_throughput|reduce_memory|compaction|background)/.test(
+            k!,
+          ),
+      )
+      .map(([, k, v]) => `${k}=${v}`);
+    rows.push(`longest gc=mc: ${phases.join(" ")}`);
+  }
+  return rows.join("\n");
+}
+
+const pauseOf = (l: string) => Number(/ pause=([\d.]+)/.exec(l)?.[1] ?? 0);
 
 /** strace on every thread of `pid` (fsync and fdatasync, or the calls named); stop() prints each thread's count, total and longest. */
 function traceCalls(pid: number, calls: string) {

@@ -11,7 +11,7 @@
 // (the HTTP phase alone: saturation and half of it on both stores), --no-durability / --durability-only (the
 // cost of DURABILITY=power: evaluations/s with each setting, alternated, docs/storage.md#durability), --no-pin (every
 // process left to the scheduler; by default each server's event loop runs on core 0 alone, see bench/cores.ts). The
-// paced runs use bench/paced.ts (an evenly paced open-loop client), not autocannon's overallRate (bursts once a second
+// paced runs use bench/paced.ts (an evenly paced open-loop client, in a worker thread of its own), not autocannon's overallRate (bursts once a second
 // at full concurrency); each also reports how long the server's main thread waited for a CPU (other processes on the
 // machine), and the bare Fastify route is paced the same way at the same rate as a control: the tail a loaded machine
 // gives whatever the server does.
@@ -28,7 +28,7 @@ import { createProjectCli, ROOT, type ServerProcess, startServer } from "../serv
 import { BOUNDS as CONSOLE_BOUNDS, consoleBundleGzipKib, consoleOnStore } from "./console.js";
 import { CONTENT_BOUND_MS, contentScoring } from "./content.js";
 import { CORE_PLAN, pinLoadGenerator, pinServer, withPostgresOffCore0 } from "./cores.js";
-import { pacedLoad } from "./paced.js";
+import { pacedLoadInWorker } from "./paced.js";
 import { summariseProfile } from "./profile.js";
 import { BENCH_ENV, DEFAULT_TRAFFIC, Traffic } from "./traffic.js";
 
@@ -53,6 +53,8 @@ interface Row {
   server_cpu_ms_per_request?: number;
   /** Paced runs: ms per second the server's main thread was runnable but waiting for a CPU (/proc schedstat). */
   run_queue_wait_ms_per_s?: number;
+  /** Paced runs: the load generator's own event-loop delay, max (ms): its stalls count in the latencies it measures. */
+  client_delay_max_ms?: number;
 }
 
 const rows: Row[] = [];
@@ -124,7 +126,7 @@ async function pacedRow(
 ): Promise<Row> {
   const cpu0 = cpuMs(pid);
   const wait0 = runQueueMs(pid);
-  const r = await pacedLoad(url, { rate, seconds: SECONDS.evaluate, next });
+  const r = await pacedLoadInWorker(url, { rate, seconds: SECONDS.evaluate, next });
   const cpu = cpuMs(pid) - cpu0;
   const wait = runQueueMs(pid) - wait0;
   const out: Row = {
@@ -138,10 +140,11 @@ async function pacedRow(
     errors: r.errors,
     server_cpu_ms_per_request: +(cpu / Math.max(1, r.ok + r.non2xx)).toFixed(3),
     run_queue_wait_ms_per_s: Math.round(wait / SECONDS.evaluate),
+    client_delay_max_ms: r.client_delay_max_ms,
   };
   rows.push(out);
   console.log(
-    `  ${scenario.padEnd(16)} ${store.padEnd(9)} ${String(out.requests_per_s).padStart(7)} req/s  p50 ${out.p50_ms} ms  p99 ${out.p99_ms} ms  max ${r.max_ms} ms  non-2xx ${out.non_2xx}  errors ${out.errors}  server CPU ${out.server_cpu_ms_per_request} ms/request  waiting for a CPU ${out.run_queue_wait_ms_per_s} ms/s`,
+    `  ${scenario.padEnd(16)} ${store.padEnd(9)} ${String(out.requests_per_s).padStart(7)} req/s  p50 ${out.p50_ms} ms  p99 ${out.p99_ms} ms  max ${r.max_ms} ms  non-2xx ${out.non_2xx}  errors ${out.errors}  server CPU ${out.server_cpu_ms_per_request} ms/request  waiting for a CPU ${out.run_queue_wait_ms_per_s} ms/s  load generator's own delay p99 ${r.client_delay_p99_ms} max ${r.client_delay_max_ms} ms (GC ${r.client_gc_max_ms})`,
   );
   return out;
 }
