@@ -9,7 +9,8 @@ describeStores("legacy /v2/proj on %s", (kind) => {
   beforeAll(async () => {
     t = await startTestApp(kind, { WORKERS: "0" });
     // Five page views of one account from two browsers, each consumed by the backend (signed in there): the account's
-    // two devices (a page view alone puts no device on an account's list).
+    // two devices (a page view alone puts no device on an account's list). Four access records: the third view of the
+    // first browser is a repeat view of its second's session, and shares its record (store/access-records.ts).
     for (let i = 0; i < 5; i++) {
       const r = await t.app.inject({
         method: "POST",
@@ -35,15 +36,15 @@ describeStores("legacy /v2/proj on %s", (kind) => {
       ["docs", "hasNextPage", "hasPrevPage", "limit", "nextPage", "page", "pagingCounter", "prevPage", "totalDocs", "totalPages"].sort(),
     );
     expect(p).toMatchObject({
-      totalDocs: 5,
+      totalDocs: 4,
       limit: 2,
-      totalPages: 3,
+      totalPages: 2,
       page: 2,
       pagingCounter: 3,
       hasPrevPage: true,
-      hasNextPage: true,
+      hasNextPage: false,
       prevPage: 1,
-      nextPage: 3,
+      nextPage: null,
     });
     expect(p.docs).toHaveLength(2);
     for (const d of p.docs) {

@@ -129,11 +129,12 @@ export class Pipeline {
         });
       }
 
+      // A page view's access record: the repeat views of a known session share one per session window
+      // (store/access-records.ts, recordView).
       let accessId: string | null = null;
       if (input.action === "access" && device) {
-        accessId = newId("acc");
-        await repos.accessRecords.insert({
-          id: accessId,
+        const record = {
+          id: newId("acc"),
           environment_id: input.env.id,
           device_id: device.row.id,
           user_id: userRow?.id ?? null,
@@ -141,7 +142,8 @@ export class Pipeline {
           metadata: "{}",
           created_at: at,
           updated_at: at,
-        });
+        };
+        accessId = await repos.accessRecords.recordView(record, decision.path === "known_session_view");
       }
 
       // Too many challenges pending for this user from this source: deny rather than open another (docs/security.md).
@@ -202,7 +204,8 @@ export class Pipeline {
       // The user's own from the start: its familiar values are theirs, and, vouched for by the backend on a device the
       // user had not signed in on yet (or recognised by its fingerprint, which then takes the request's token), now they
       // have.
-      if (row.confirmed === 1) await repos.evaluations.trustAtInsert(row, decision.signedIn === true);
+      if (row.confirmed === 1)
+        await repos.evaluations.trustAtInsert(row, decision.signedIn === true, decision.path === "known_session_view");
       // Under the internal user id, known only now for a new user: the same id content_repetition_count excludes.
       if (decision.contentHash) await repos.history.recordContent(input.env.id, decision.contentHash, userRow?.id ?? null, at);
 

@@ -1,6 +1,7 @@
 // Repository of evaluations: insert, read, atomic consume (the wire object is wire/evaluations.ts's).
 import type { Selectable } from "kysely";
 import { now } from "../time.js";
+import { FamiliarSightings } from "./familiarity.js";
 import { ADMITTED, trust } from "./history.js";
 import { prepared, queueInsert } from "./prepared.js";
 import type { EvaluationsTable } from "./tables/core.js";
@@ -49,6 +50,9 @@ const challengeOf = prepared((db, p: { id: string; challenge: string; redirect: 
 export type ConsumeResult = { ok: true; row: EvaluationRow } | { ok: false; reason: "not_found" | "already_consumed" };
 
 export class EvaluationsRepo extends Repository {
+  /** The familiar values this process wrote lately, by user: what a repeat page view need not write again. */
+  readonly #sightings = new FamiliarSightings();
+
   async insert(row: EvaluationRow): Promise<void> {
     await queueInsert(this.db, "evaluations", row);
   }
@@ -56,10 +60,15 @@ export class EvaluationsRepo extends Repository {
   /**
    * The evaluation, confirmed as it was written (a backend's, a signed user id, or on a device the user signed in on:
    * `deviceSignedIn`), is the user's own: its device and its familiar values are theirs, and a device recognised by
-   * its fingerprint takes the request's token (store/history.ts, trust).
+   * its fingerprint takes the request's token (store/history.ts, trust). `repeatView`: a page view of a known session,
+   * whose values are not written again while this process wrote the same ones for the user lately.
    */
-  async trustAtInsert(row: EvaluationRow, deviceSignedIn: boolean): Promise<void> {
+  async trustAtInsert(row: EvaluationRow, deviceSignedIn: boolean, repeatView = false): Promise<void> {
+    // A page view of a known session (pipeline/page-view.ts) with the values the ledger got from this user lately:
+    // nothing to add but a later `last_seen` (store/familiarity.ts, FamiliarSightings).
+    if (repeatView && deviceSignedIn && this.#sightings.fresh(row)) return;
     await trust(this.db, row, row.created_at, deviceSignedIn);
+    this.transactions.afterCommit(() => this.#sightings.note(row));
   }
 
   async find(environmentId: string, id: string): Promise<EvaluationRow | undefined> {

@@ -145,6 +145,46 @@ export async function recordFamiliar(
   await upsertOf(values.length).queue(db, p);
 }
 
+/**
+ * How long a repeat page view of a browser the user signed in on may leave the ledger as its user's last trusted
+ * evaluation there left it (store/evaluations.ts, trustAtInsert): its values are the rows that evaluation wrote, and
+ * all the view would change is their `last_seen`, which only retention reads (pruneFamiliarity; a retention period is
+ * a day at least: config.ts). A view every few seconds writes its values once per period instead of on every page.
+ */
+export const SIGHTING_REFRESH_MS = 15 * 60 * 1000;
+/** Users' values remembered at most (a busy instance's signed-in browsers of the last minutes); the oldest go first. */
+const SIGHTINGS_KEPT = 50_000;
+
+/**
+ * The familiar values this process wrote to the ledger lately, by user: a repeat page view with the same values
+ * within SIGHTING_REFRESH_MS of their write skips its upsert. It only ever skips a write whose rows are there (a new
+ * value, another user, a lapse of time is written), so on PostgreSQL each instance keeping its own is as sound as one.
+ * Kept per store (Repos), as a process may open several. Nothing needs forgetting: the rows of a user go only with
+ * the user (an erasure, a provisional user's retention: its id never comes back) or once older than a retention
+ * period.
+ */
+export class FamiliarSightings {
+  readonly #written = new Map<string, { values: string; at: number }>();
+
+  /** The user's values `familiar` were written at most SIGHTING_REFRESH_MS before `at`. */
+  fresh(row: { environment_id: string; user_id: string | null; familiar: string | null; created_at: number }): boolean {
+    if (!row.user_id || !row.familiar) return false;
+    const seen = this.#written.get(`${row.environment_id}:${row.user_id}`);
+    return (
+      seen !== undefined && seen.values === row.familiar && row.created_at - seen.at < SIGHTING_REFRESH_MS && row.created_at >= seen.at
+    );
+  }
+
+  /** The user's values `familiar` are in the ledger as of `created_at` (call once the write committed). */
+  note(row: { environment_id: string; user_id: string | null; familiar: string | null; created_at: number }): void {
+    if (!row.user_id || !row.familiar) return;
+    const key = `${row.environment_id}:${row.user_id}`;
+    this.#written.delete(key);
+    if (this.#written.size >= SIGHTINGS_KEPT) this.#written.delete(this.#written.keys().next().value as string);
+    this.#written.set(key, { values: row.familiar, at: row.created_at });
+  }
+}
+
 /** Deletes the rows of these users of one environment (an erasure, provisional users retention forgets). */
 export async function forgetFamiliarity(db: Kysely<Database>, environmentId: string, users: readonly string[]): Promise<void> {
   if (users.length === 0) return;
