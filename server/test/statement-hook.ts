@@ -65,6 +65,28 @@ export async function pgStatementsDuring<T>(fn: () => Promise<T>): Promise<{ sen
   }
 }
 
+/** The text of every statement the embedded store runs while `fn` runs (better-sqlite3's prepared statements). */
+export async function sqliteStatementsDuring<T>(fn: () => Promise<T>): Promise<{ ran: string[]; result: T }> {
+  const ran: string[] = [];
+  const probe = new SQLite(":memory:");
+  const statement = Object.getPrototypeOf(probe.prepare("select 1")) as Record<string, Fn>;
+  probe.close();
+  const originals = new Map<string, Fn>();
+  for (const method of ["run", "all", "get", "iterate"]) {
+    const original = statement[method]!;
+    originals.set(method, original);
+    statement[method] = function (this: { source: string }, ...args: unknown[]) {
+      ran.push(this.source);
+      return original.apply(this, args);
+    };
+  }
+  try {
+    return { ran, result: await fn() };
+  } finally {
+    for (const [method, original] of originals) statement[method] = original;
+  }
+}
+
 /**
  * How many times the event loop turns while `fn` runs (a `setImmediate` chain): on the embedded store a loop of awaited
  * queries never yields, so a job that must let requests in between its steps shows turns only if it yields.

@@ -1,10 +1,12 @@
 // The users and devices lists of an evaluation (store/user-lists.ts): asked together they are sent as one statement on
 // PostgreSQL, and answer exactly what each read sent alone answers — on both stores, with the lists' caps reached.
+
+import { CompiledQuery } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Transactions } from "../src/store/transactions.js";
 import { UserLists } from "../src/store/user-lists.js";
 import { BROWSER_UA, describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
-import { pgStatementsDuring } from "./statement-hook.js";
+import { pgStatementsDuring, sqliteStatementsDuring } from "./statement-hook.js";
 
 const IP = "203.0.113.40";
 
@@ -96,5 +98,20 @@ describeStores("the users and devices lists on %s", (kind) => {
     const all = await lists.userDevices(env, user, 200);
     expect(joined[1].map((d) => d.id)).toEqual(all.slice(0, 2).map((d) => d.id));
     expect(sorted(joined)).toEqual(sorted((await alone(2)) as Awaited<ReturnType<typeof together>>));
+  });
+
+  it.runIf(kind === "sqlite")("reads the users of an IP from the evaluations' index alone (no table row per evaluation)", async () => {
+    const { ran } = await sqliteStatementsDuring(async () => {
+      await lists.ipUsers(env, IP, 0, 200);
+      await lists.confirmedUsersAtIp(env, fingerprint.exact_hash, IP, 0, 200);
+    });
+    expect(ran).toHaveLength(2);
+    for (const text of ran) {
+      // The statement as it ran, a value bound to each placeholder (the plan does not depend on them).
+      const values = Array.from(text.matchAll(/\?/g), () => 1);
+      const plan = await t.services.repos.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${text}`, values));
+      const read = plan.rows.map((r) => r.detail).filter((d) => d.includes("evaluations"));
+      expect(read).toEqual([expect.stringContaining("USING COVERING INDEX evaluations_env_ip_time_users")]);
+    }
   });
 });

@@ -37,7 +37,7 @@ export interface EvaluationFilters {
 function indexFor(f: Omit<EvaluationFilters, "limit">): string {
   if (f.userIds) return "evaluations_env_user_time";
   if (f.deviceId) return "evaluations_env_device_id_time";
-  if (f.ip) return "evaluations_env_ip_time";
+  if (f.ip) return "evaluations_env_ip_time_users";
   if (f.verdict) return "evaluations_env_verdict_time";
   if (f.action) return "evaluations_env_action_time";
   return "evaluations_env_time_id";
