@@ -16,7 +16,8 @@
 //     --browsers=300 --callgrind
 //   then `grep totals: /tmp/cg.<pid>.*` (instructions per phase; divide by its requests).
 // --sql-timing: the time spent inside SQLite per statement during the measured rounds of each kind (bench/sql-timing.cjs,
-// preloaded here), written to bench/results/profiles/inproc-<kind>.sql.json and its heaviest printed.
+// preloaded here), written to bench/results/profiles/inproc-<kind>.sql.json and its heaviest printed; with --pg, each
+// statement's round trip as the instance waited for it, and the statements per request in all and of each text.
 // --pg: on a fresh PostgreSQL database (TEST_DATABASE_URL, else postgres@127.0.0.1:5432) instead, printing also the CPU
 // of the PostgreSQL backends connected to that database (/proc; other databases' backends, such as other sessions'
 // tests, are not counted) per evaluation.
@@ -141,8 +142,11 @@ async function measure(next: () => Generator<ClientRequest>, label: string): Pro
     fs.mkdirSync(path.dirname(file), { recursive: true });
     sqlTiming.dump(file);
     const rows = JSON.parse(fs.readFileSync(file, "utf8")) as Array<{ total_ms: number; calls: number; us_per_call: number; sql: string }>;
-    console.log(`inside SQLite during the ${label} (${file}):`);
-    for (const r of rows.slice(0, 15))
+    const calls = rows.reduce((n, r) => n + r.calls, 0);
+    console.log(
+      `${PG ? "round trips to PostgreSQL" : "inside SQLite"} during the ${label} (${file}): ${(calls / done).toFixed(2)} statements per request`,
+    );
+    for (const r of rows.slice(0, PG ? 30 : 15))
       console.log(
         `${String(Math.round((r.total_ms * 1000) / done)).padStart(5)} µs/request  ${String(r.us_per_call).padStart(6)} µs × ${(r.calls / done).toFixed(2)}  ${r.sql.slice(0, 110)}`,
       );

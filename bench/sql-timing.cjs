@@ -1,5 +1,7 @@
 // Preloaded into the bench's profiled server (node --require): time spent inside SQLite per SQL text, written as
-// JSON to $SQL_TIMING_FILE at exit. Wraps better-sqlite3's Statement methods; no effect unless preloaded.
+// JSON to $SQL_TIMING_FILE at exit. Wraps better-sqlite3's Statement methods; no effect unless preloaded. On PostgreSQL
+// (inproc.ts --pg) pg's Client.query instead: each statement's time is then its round trip as the instance waits for it
+// (the backend's work, the network, and any wait for the event loop), and its calls per request are the figure to read.
 const path = require("node:path");
 const fs = require("node:fs");
 const SQLite = require(path.join(__dirname, "..", "node_modules", "better-sqlite3"));
@@ -27,6 +29,28 @@ const wrap = (target, method, sourceOf) => {
 for (const method of ["all", "get", "run", "iterate"]) wrap(proto, method, (st) => st.source);
 // Transaction control (begin, commit, savepoints) goes through exec.
 wrap(SQLite.prototype, "exec", (_db, args) => String(args[0]).replace(/\d+$/, "N"));
+// PostgreSQL: a statement's time runs from its query() until its answer settles.
+const pg = require(path.join(__dirname, "..", "node_modules", "pg"));
+const pgQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function timedQuery(...args) {
+  const out = pgQuery.apply(this, args);
+  if (!out || typeof out.then !== "function") return out;
+  const t0 = process.hrtime.bigint();
+  const q = args[0];
+  const text = (typeof q === "string" ? q : (q?.text ?? ""))
+    .replace(/\s+/g, " ")
+    .replace(/pg_advisory_xact_lock\(-?\d+\)/g, "pg_advisory_xact_lock(N)");
+  const note = () => {
+    const ns = Number(process.hrtime.bigint() - t0);
+    const s = stats.get(text) ?? { calls: 0, ns: 0, samples: [] };
+    s.calls++;
+    s.ns += ns;
+    if (s.samples.length < 20000) s.samples.push(ns);
+    stats.set(text, s);
+  };
+  out.then(note, note);
+  return out;
+};
 function dump() {
   if (stats.size === 0) return;
   const rows = [...stats.entries()]

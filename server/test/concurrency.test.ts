@@ -1,7 +1,8 @@
 // Counts and claims that stay exact under concurrency (docs/storage.md, "Concurrency on PostgreSQL"): a burst sent in
 // parallel gets the answers the same requests get in sequence, and concurrent resends of one challenge send one code.
 // On PostgreSQL, without the per-key advisory locks, 12 parallel sign-ups from one browser all read 1 for every
-// per-browser count and were all let in; without the claimed send, 4 of 10 concurrent resends each sent a code.
+// per-browser count and were all let in; without the claimed send, 4 of 10 concurrent resends each sent a code. A user
+// created by another request while an evaluation took it for new fails that evaluation's transaction, stored again.
 import { ChallengeView, Evaluation } from "@tessera/sdk/contract";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -69,6 +70,32 @@ describeStores("parallel bursts count as sequential ones on %s", (kind) => {
       expect([...inParallel].sort()).toEqual([...inSequence].sort());
     });
   }
+
+  it("a user the backend creates between a first login's read and its commit: the login is stored under that user, no second one", async () => {
+    // A new user's insert is sent with the transaction's other writes (on PostgreSQL in its write batch, at the commit:
+    // docs/decisions/write-batch.md); created meanwhile by another request, it fails the transaction, which is stored
+    // again under the user found then.
+    const p = await t.services.repos.projects.create("user race");
+    const env = p.environments.development;
+    const repos = t.services.repos;
+    const transaction = repos.transaction;
+    let created: string | undefined;
+    repos.transaction = async <T>(fn: () => Promise<T>): Promise<T> => {
+      repos.transaction = transaction;
+      created = (await repos.users.upsert(env.id, "race_user", { source: "server", email: "race_user@example.com" })).user.id;
+      return transaction.call(repos, fn) as Promise<T>;
+    };
+    try {
+      await attempt({ clientId: env.client_id, auth: { authorization: `Bearer ${env.secret}` } }, "login", "race_user", `race-${kind}`);
+    } finally {
+      repos.transaction = transaction;
+    }
+    expect(created).toBeDefined();
+    const rows = await repos.db.selectFrom("evaluations").select("user_id").where("environment_id", "=", env.id).execute();
+    expect(rows).toEqual([{ user_id: created }]);
+    const users = await repos.db.selectFrom("users").select("id").where("environment_id", "=", env.id).execute();
+    expect(users).toEqual([{ id: created }]);
+  });
 });
 
 describe.skipIf(!PG_AVAILABLE || !STORES.includes("postgres"))("a parallel burst over two instances of one PostgreSQL database", () => {

@@ -142,6 +142,9 @@ export class UsersService {
    */
   readonly onEvaluation: EvaluationStep = async (result, input, identity) => {
     if (input.action !== "signup") return;
+    // A device this evaluation created has no marker: no read (on PostgreSQL it would send the write batch and open the
+    // transaction, `begin` and `commit` around it: docs/decisions/write-batch.md).
+    if (identity.device?.isNew) return;
     const account = result.evaluation.user?.service_id;
     if (!account) return;
     const deviceId = result.evaluation.device ?? identity.device?.row.id;

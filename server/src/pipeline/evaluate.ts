@@ -9,7 +9,7 @@ import type { EvaluationRow } from "../store/evaluations.js";
 import { ADMITTED } from "../store/history.js";
 import { deviceKey } from "../store/login-attempts.js";
 import type { Repos } from "../store/repos.js";
-import type { UserRow } from "../store/users.js";
+import { isUserTaken, type UserRow } from "../store/users.js";
 import { toWireEvaluation } from "../wire/evaluations.js";
 import { accountEmailKey } from "./account-email.js";
 import type { EvaluationInput } from "./context.js";
@@ -26,11 +26,12 @@ export const TOO_MANY_CHALLENGES = "too_many_challenges";
  * login; an email-only account the same browser signed up with takes the name), or for a request naming no user
  * but an email, the account that email names (docs/identity.md).
  */
-async function persistUser(repos: Repos, input: EvaluationInput, identity: Identity): Promise<UserRow | undefined> {
+async function persistUser(repos: Repos, input: EvaluationInput, identity: Identity, reread: boolean): Promise<UserRow | undefined> {
   const provisional = input.action === "login";
   if (input.user) {
-    // Read by the identity step: a new user (none found under this id) is inserted without a second read.
-    let known: UserRow | null | undefined = identity.user ?? (identity.userIsNew ? null : undefined);
+    // Read by the identity step: a new user (none found under this id) is inserted without a second read, unless
+    // another request created it since (`reread`: the transaction's second attempt).
+    let known: UserRow | null | undefined = identity.user ?? (identity.userIsNew && !reread ? null : undefined);
     if (identity.claim && known) {
       await repos.users.claim(known.id, input.user, input.at);
       known = { ...known, external_id: input.user };
@@ -103,9 +104,10 @@ export class Pipeline {
     const decision = await decide(repos, input, identity, evaluationId);
     let logout = false;
 
-    const result = await repos.transaction(async () => {
+    let reread = false;
+    const store = async () => {
       const at = input.at;
-      const userRow = await persistUser(repos, input, identity);
+      const userRow = await persistUser(repos, input, identity, reread);
       const admitted = ADMITTED.includes(decision.verdict);
       // An email a browser claims finds an account for counting, but never brings its device into an account that has a
       // customer id: only the customer's user id does (a sign-up with a victim's email must not become a known device).
@@ -238,6 +240,17 @@ export class Pipeline {
       // Consequences for other areas, committed with the evaluation (their events, their jobs) or not at all.
       for (const step of this.steps) await step(out, input, identity, decision);
       return out;
+    };
+    const { verdict, reasons } = decision;
+    const result = await repos.transaction(store).catch((e: unknown) => {
+      // Another request created the user this one found new, between the identity step's read and this commit (on
+      // PostgreSQL the insert goes in the write batch, at the commit): the transaction was rolled back whole, and is
+      // stored again with that user, as if it had been there all along. Once: the user exists now.
+      if (!identity.userIsNew || !isUserTaken(e)) throw e;
+      reread = true;
+      decision.verdict = verdict;
+      decision.reasons = reasons;
+      return repos.transaction(store);
     });
     for (const observe of this.observers) observe(result, input);
     return result;

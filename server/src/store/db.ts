@@ -178,6 +178,9 @@ function openPostgres(opts: StoreOptions & { databaseUrl: string }): Store {
       if (event.level === "error") onError(event.error);
     },
   });
+  // A prepared query outside a transaction (most of an evaluation's reads) goes straight to a client of the pool, as
+  // Kysely's driver would send it (store/prepared.ts).
+  registerDirectRunner(db, (on, text, parameters) => (on.isTransaction ? undefined : queryOnPool(pool, text, parameters, onError)));
   const advisory = postgresAdvisoryLocks(lockPool);
   return {
     db,
@@ -189,6 +192,28 @@ function openPostgres(opts: StoreOptions & { databaseUrl: string }): Store {
       await db.destroy();
     },
   };
+}
+
+/** The statements whose row count Kysely answers as numAffectedRows (its PostgreSQL driver). */
+const COUNTED = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
+
+/**
+ * One statement on a client of the pool, answered as Kysely's PostgreSQL driver does; the client's query() names it
+ * (a prepared query's text) and bounds it in time (deadlineClient). A failure is reported as Kysely's log would.
+ */
+async function queryOnPool(pool: pg.Pool, text: string, parameters: readonly unknown[], onError: (e: unknown) => void) {
+  let client: pg.PoolClient | undefined;
+  try {
+    client = await pool.connect();
+    const { command, rowCount, rows } = await client.query(text, parameters as unknown[]);
+    return { rows: rows ?? [], numAffectedRows: COUNTED.has(command) ? BigInt(rowCount ?? 0) : undefined };
+  } catch (e) {
+    onError(e);
+    throw e;
+  } finally {
+    // A client whose connection broke is not queryable any more: the pool discards it.
+    client?.release();
+  }
 }
 
 export function openStore(opts: StoreOptions): Store {

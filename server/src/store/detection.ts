@@ -7,10 +7,11 @@
 //   account's: `browser_impossible_travel`).
 import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
+import type { Dialect } from "./db.js";
 import { prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { VelocityTables } from "./tables/velocity.js";
-import { Repository } from "./transactions.js";
+import { Repository, type Transactions } from "./transactions.js";
 
 export interface ChurnKeys {
   ip?: string;
@@ -98,7 +99,6 @@ const bump = (kdb: Kysely<Database>, slots: Array<{ key: string; bucket: number;
     .insertInto("velocity_counters")
     .values(slots.map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
     .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })));
-const churnCount = [1, 2, 3].map((n) => prepared((kdb, p: ChurnParams) => bump(kdb, churnSlots(p, n))));
 
 /**
  * New identifying fingerprints seen from each key within each window before `at`, this request's included when
@@ -106,6 +106,7 @@ const churnCount = [1, 2, 3].map((n) => prepared((kdb, p: ChurnParams) => bump(k
  */
 async function fingerprintChurn(
   db: Kysely<Database>,
+  dialect: Dialect,
   env: string,
   keys: ChurnKeys,
   isNew: boolean,
@@ -124,13 +125,7 @@ async function fingerprintChurn(
   const out: Churn = { hour: { ip: 0, network: 0, provider: 0 }, day: { ip: 0, network: 0, provider: 0 } };
   if (entries.length === 0) return out;
   // Every key's hour starts at the same bucket (one clock, one width).
-  const params: Record<string, string | number> = { hourFrom: entries[0]?.hourFrom ?? 0 };
-  entries.forEach((e, i) => {
-    Object.assign(params, { [`k${i}`]: e.key, [`f${i}`]: e.dayFrom, [`b${i}`]: e.bucket, [`e${i}`]: e.expires });
-  });
-  const n = entries.length - 1;
-  if (isNew) await churnCount[n]!.execute(db, params as unknown as ChurnParams);
-  const rows = await churnRead[n]!.rows(db, params as unknown as ChurnParams);
+  const rows = await countThenRead(db, dialect, entries, isNew ? entries.length : 0, entries[0]?.hourFrom ?? 0);
   const byKey = new Map(rows.map((r) => [r.key, r]));
   for (const e of entries) {
     const r = byKey.get(e.key);
@@ -149,6 +144,7 @@ async function fingerprintChurn(
  */
 async function dayCounts(
   db: Kysely<Database>,
+  dialect: Dialect,
   env: string,
   values: Record<string, string>,
   counted: readonly string[],
@@ -158,9 +154,10 @@ async function dayCounts(
   const entries = Object.entries(values).map(([name, value]) => ({ name, ...churnKey("s", env, value, at, windows) }));
   const out: Record<string, number> = {};
   if (entries.length === 0) return out;
+  // The counted first: countThenRead counts a prefix.
   const counting = entries.filter((e) => counted.includes(e.name));
-  if (counting.length) await dayCount(counting.length).execute(db, slotParams(counting));
-  const rows = await dayRead(entries.length).rows(db, slotParams(entries));
+  const rest = entries.filter((e) => !counted.includes(e.name));
+  const rows = await countThenRead(db, dialect, [...counting, ...rest], counting.length, undefined);
   const byKey = new Map(rows.map((r) => [r.key, Number(r.day ?? 0)]));
   for (const e of entries) out[e.name] = byKey.get(e.key) ?? 0;
   return out;
@@ -218,6 +215,80 @@ function dayCount(n: number) {
   return q;
 }
 
+/**
+ * PostgreSQL: the counting upsert of the first `counted` keys and the day sums of all `n` keys as one statement, the
+ * upsert a data-modifying CTE (one round trip where the embedded store makes two calls). The read's snapshot is taken
+ * before the upsert: it sums each key's buckets up to `u<i>` (a counted key's stop before its current bucket) and the
+ * upsert answers a counted key's current bucket as it left it, this request's count included and any other committed
+ * before it, as the read after the upsert saw it (the current bucket is within the hour). With `hourFrom`, the hour's
+ * sums too. Compiled once per shape (a farm asks 1 to 13 keys, the churn 1 to 3).
+ */
+const countedReads = new Map<string, ReturnType<typeof countedReadOf>>();
+const countedReadOf = (counted: number, n: number, hour: boolean) =>
+  prepared((kdb, p: SlotParams) =>
+    kdb
+      .withTables<VelocityTables>()
+      .with("bumped", (d) =>
+        d
+          .insertInto("velocity_counters")
+          .values(slots(p, counted).map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
+          .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })))
+          .returning(["key", "bucket", "count"]),
+      )
+      .selectFrom((qb) =>
+        qb
+          .selectFrom("velocity_counters")
+          .select(["key", "bucket", "count"])
+          .where((eb) =>
+            eb.or(
+              slots(p, n).map((e, i) =>
+                eb.and([eb("key", "=", e.key), eb("bucket", ">=", e.from), eb("bucket", "<=", p[`u${i}`] as number)]),
+              ),
+            ),
+          )
+          .unionAll(qb.selectFrom("bumped").select(["key", "bucket", "count"]))
+          .as("c"),
+      )
+      .select([
+        "c.key",
+        sql<number>`sum(c.count)`.as("day"),
+        hour ? sql<number>`sum(case when c.bucket >= ${p.hourFrom} then c.count else 0 end)`.as("hour") : sql<null>`null`.as("hour"),
+      ])
+      .groupBy("c.key"),
+  );
+function countedRead(counted: number, n: number, hour: boolean) {
+  const shape = `${counted}/${n}${hour ? "h" : ""}`;
+  const q = countedReads.get(shape) ?? countedReadOf(counted, n, hour);
+  countedReads.set(shape, q);
+  return q;
+}
+
+/**
+ * Counts the first `counted` entries and reads every entry's sums, this request's counts included: one statement on
+ * PostgreSQL (countedRead), the upsert then the read on the embedded store.
+ */
+async function countThenRead(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  entries: ReadonlyArray<{ key: string; dayFrom: number; bucket: number; expires: number }>,
+  counted: number,
+  hourFrom: number | undefined,
+): Promise<Array<{ key: string; day: number; hour: number | null }>> {
+  const p: SlotParams = slotParams(entries);
+  if (hourFrom !== undefined) p.hourFrom = hourFrom;
+  if (dialect === "postgres" && counted > 0) {
+    for (let i = 0; i < entries.length; i++) p[`u${i}`] = entries[i]!.bucket - (i < counted ? 1 : 0);
+    return countedRead(counted, entries.length, hourFrom !== undefined).rows(db, p);
+  }
+  if (counted > 0) await dayCount(counted).execute(db, slotParams(entries.slice(0, counted)));
+  if (hourFrom !== undefined) {
+    const rows = await churnRead[entries.length - 1]!.rows(db, p as unknown as ChurnParams);
+    return rows.map((r) => ({ key: r.key, day: Number(r.day ?? 0), hour: Number(r.hour ?? 0) }));
+  }
+  const rows = await dayRead(entries.length).rows(db, p);
+  return rows.map((r) => ({ key: r.key, day: Number(r.day ?? 0), hour: null }));
+}
+
 /** Where a browser was: an address at a time (its coordinates when the evaluation stored them). */
 export interface BrowserPlace {
   ip: string;
@@ -254,8 +325,15 @@ async function fingerprintPlaces(db: Kysely<Database>, env: string, fingerprint:
 
 /** The detection queries above on the open transaction (store/transactions.ts), as every repository runs. */
 export class DetectionRepo extends Repository {
+  constructor(
+    transactions: Transactions,
+    private readonly dialect: Dialect,
+  ) {
+    super(transactions);
+  }
+
   fingerprintChurn(env: string, keys: ChurnKeys, isNew: boolean, at: number, windows: ChurnWindows): Promise<Churn> {
-    return fingerprintChurn(this.db, env, keys, isNew, at, windows);
+    return fingerprintChurn(this.db, this.dialect, env, keys, isNew, at, windows);
   }
 
   dayCounts(
@@ -265,7 +343,7 @@ export class DetectionRepo extends Repository {
     at: number,
     windows: ChurnWindows,
   ): Promise<Record<string, number>> {
-    return dayCounts(this.db, env, values, counted, at, windows);
+    return dayCounts(this.db, this.dialect, env, values, counted, at, windows);
   }
 
   fingerprintPlaces(env: string, fingerprint: string, since: number): Promise<BrowserPlace[]> {

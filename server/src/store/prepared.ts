@@ -16,11 +16,17 @@ class Slot {
 }
 
 /**
- * Runs compiled SQL synchronously on the embedded store, skipping Kysely's executor (its connection mutex and layers of
- * promises cost as much as a simple indexed read). Registered by openStore for SQLite (store/db.ts); answers undefined
- * when it may not run the query now (another flow's transaction holds the connection), and Kysely's path is taken.
+ * Runs compiled SQL skipping Kysely's executor (its connection mutex and layers of promises cost as much as a simple
+ * indexed read on the embedded store; on PostgreSQL a dozen promises per statement, each through the async hooks).
+ * Registered by openStore (store/db.ts): synchronously on the embedded store, on a client of the pool on PostgreSQL.
+ * Answers undefined when it may not run the query now (SQLite: another flow's transaction holds the connection;
+ * PostgreSQL: inside a transaction, whose connection and write batch Kysely holds), and Kysely's path is taken.
  */
-export type DirectRunner = (db: Kysely<Database>, sql: string, parameters: readonly unknown[]) => QueryResult<unknown> | undefined;
+export type DirectRunner = (
+  db: Kysely<Database>,
+  sql: string,
+  parameters: readonly unknown[],
+) => QueryResult<unknown> | Promise<QueryResult<unknown>> | undefined;
 
 /** Direct runners by Kysely adapter: one adapter per Kysely instance, shared by its transactions. */
 const directs = new WeakMap<object, DirectRunner>();

@@ -106,7 +106,7 @@ export function createRepos(store: Store, rules: StoreRules): Repos {
     lists: new ListsRepo(db),
     history: new HistoryRepo(db, store.dialect, lists),
     loginAttempts: new LoginAttemptsRepo(db),
-    detection: new DetectionRepo(db),
+    detection: new DetectionRepo(db, store.dialect),
     operators: new OperatorsRepo(db),
     auditLog: new AuditLogRepo(db),
     evaluationSearch: new EvaluationSearchRepo(db, store.dialect),

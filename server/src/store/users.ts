@@ -212,7 +212,8 @@ export class UsersRepo extends Repository {
     fields: { source: "client" | "server"; email?: string; phone?: string; metadata?: Record<string, unknown>; provisional?: boolean },
     /**
      * The row as the caller already read it (the evaluation's identity step), to spare a second read; null: the caller
-     * read it and found none (the insert below still resolves a concurrent creation).
+     * read it and found none, and retries its transaction if the insert fails because another request created the user
+     * meanwhile (isUserTaken).
      */
     known?: UserRow | null,
   ): Promise<{ user: UserRow; created: boolean }> {
@@ -238,6 +239,13 @@ export class UsersRepo extends Repository {
       return { user: { ...existing, ...patch }, created: false };
     }
     const row = this.newRow(environmentId, newId("usr"), { ...fields, external: externalId });
+    if (known === null) {
+      // The caller read no user under this id and retries its transaction when another request created one meanwhile
+      // (isUserTaken): a plain insert, which may join the transaction's write batch on PostgreSQL (store/write-batch.ts)
+      // instead of a statement of its own whose answer is read. A concurrent creation then fails the transaction whole.
+      await queueInsert(this.db, "users", row);
+      return { user: row, created: true };
+    }
     if (!(await insertRow(this.db, "users", row, ["environment_id", "external_id"]))) {
       // Another request created it first.
       const other = await byExternal.first(this.db, { env: environmentId, external: externalId });
@@ -246,4 +254,15 @@ export class UsersRepo extends Repository {
     }
     return { user: row, created: true };
   }
+}
+
+/**
+ * Whether `e` is the failure of a user's insert because another request created the same user first (the unique
+ * constraint users_env_external of migration 001): on PostgreSQL at the statement that sent the insert, possibly the
+ * transaction's write batch at its commit; on the embedded store at the insert.
+ */
+export function isUserTaken(e: unknown): boolean {
+  const err = e as { code?: string; constraint?: string; message?: string } | undefined;
+  if (err?.code === "23505") return err.constraint === "users_env_external";
+  return err?.code === "SQLITE_CONSTRAINT_UNIQUE" && /users\.environment_id, users\.external_id/.test(err.message ?? "");
 }
