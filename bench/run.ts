@@ -166,7 +166,8 @@ function postgresCpuMs(): number {
 /** The p99 bound at half of saturation: the larger of 10 ms and 3 × the bare route's p99 paced at the same rate. */
 function halfBound(kind: StoreKind): number {
   const control = halfControl[kind]?.p99_ms;
-  return Math.max(10, control === undefined ? 0 : 3 * control);
+  // Rounded to the hundredth the p99s are printed with (3 × 4.7 is 14.100000000000001 in floating point).
+  return Math.round(Math.max(10, control === undefined ? 0 : 3 * control) * 100) / 100;
 }
 
 const mib = (b: number) => +(b / 1024 / 1024).toFixed(1);
