@@ -157,6 +157,31 @@ const BOUNDS: Record<string, Record<string, { total: number; inside: number }>> 
   },
 };
 
+/**
+ * The statements one request sends, the work it left for after its commit included (group commit, jobs): printed, held
+ * to BOUNDS[kind][label] in all and inside the transaction, and answered for the caller's own assertions.
+ */
+async function measureStatements(t: TestApp, kind: string, label: string, send: () => Promise<{ statusCode: number }>): Promise<Sent[]> {
+  const rec = recordStatements();
+  let status: number;
+  try {
+    status = (await send()).statusCode;
+    await t.services.repos.durable();
+  } finally {
+    rec.restore();
+  }
+  expect(status).toBe(200);
+  const inside = rec.sent.filter((s) => s.inside).length;
+  const lines = rec.sent.map(
+    (s, i) => `${String(i + 1).padStart(3)} ${s.lock ? "lck" : s.inside ? "in " : "out"}${s.named ? " named" : ""} ${s.sql.slice(0, 100)}`,
+  );
+  console.log(`${kind} ${label}: ${rec.sent.length} statements, ${inside} inside the transaction\n${lines.join("\n")}`);
+  expect(rec.sent.length).toBeGreaterThan(0);
+  expect(rec.sent.length).toBeLessThanOrEqual(BOUNDS[kind]?.[label]?.total ?? 0);
+  expect(inside).toBeLessThanOrEqual(BOUNDS[kind]?.[label]?.inside ?? 0);
+  return rec.sent;
+}
+
 describeStores("round trips per client evaluation on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
@@ -176,28 +201,7 @@ describeStores("round trips per client evaluation on %s", (kind) => {
       },
     });
 
-  async function measure(label: "known" | "new" | "signup", user: string, seed: string): Promise<Sent[]> {
-    const rec = recordStatements();
-    let status: number;
-    try {
-      status = (await evaluate(user, seed, label === "signup" ? "signup" : "login")).statusCode;
-      // Work the evaluation left for after its commit (group commit, jobs) belongs to it too.
-      await t.services.repos.durable();
-    } finally {
-      rec.restore();
-    }
-    expect(status).toBe(200);
-    const inside = rec.sent.filter((s) => s.inside).length;
-    const lines = rec.sent.map(
-      (s, i) =>
-        `${String(i + 1).padStart(3)} ${s.lock ? "lck" : s.inside ? "in " : "out"}${s.named ? " named" : ""} ${s.sql.slice(0, 100)}`,
-    );
-    console.log(`${kind} ${label} user/device: ${rec.sent.length} statements, ${inside} inside the transaction\n${lines.join("\n")}`);
-    expect(rec.sent.length).toBeGreaterThan(0);
-    expect(rec.sent.length).toBeLessThanOrEqual(BOUNDS[kind]?.[label]?.total ?? 0);
-    expect(inside).toBeLessThanOrEqual(BOUNDS[kind]?.[label]?.inside ?? 0);
-    return rec.sent;
-  }
+  const measure = (label: "known" | "new", user: string, seed: string) => measureStatements(t, kind, label, () => evaluate(user, seed));
 
   it("a known user on a known device", async () => {
     // The user and the device are seen twice first, and the backend lets both logins in (consumes them): caches are
@@ -241,29 +245,13 @@ describeStores("round trips per client evaluation on %s", (kind) => {
     // The first view opens the session's access record and writes the values the ledger gets from a view; the measured
     // one is a repeat view, the common one.
     expect((await evaluate("rt-view", "rt-view", "access")).statusCode).toBe(200);
-    const rec = recordStatements();
-    let status: number;
-    try {
-      status = (await evaluate("rt-view", "rt-view", "access")).statusCode;
-      await t.services.repos.durable();
-    } finally {
-      rec.restore();
-    }
-    expect(status).toBe(200);
-    const inside = rec.sent.filter((s) => s.inside).length;
-    console.log(
-      `${kind} page view: ${rec.sent.length} statements, ${inside} inside the transaction\n${rec.sent.map((s, i) => `${String(i + 1).padStart(3)} ${s.inside ? "in " : "out"}${s.named ? " named" : ""} ${s.sql.slice(0, 100)}`).join("\n")}`,
-    );
-    expect(rec.sent.some((s) => /select distinct "user_id" from "evaluations" where "environment_id" = \S+ and "ip"/i.test(s.sql))).toBe(
-      false,
-    );
+    const sent = await measureStatements(t, kind, "view", () => evaluate("rt-view", "rt-view", "access"));
+    expect(sent.some((s) => /select distinct "user_id" from "evaluations" where "environment_id" = \S+ and "ip"/i.test(s.sql))).toBe(false);
     // A repeat view moves its session's access record and writes no familiar value the ledger has
     // (docs/decisions/page-view-light-path.md, "Repeat views store less").
-    expect(rec.sent.some((s) => /insert into "familiarity"/i.test(s.sql))).toBe(false);
-    expect(rec.sent.some((s) => /insert into "access_records"/i.test(s.sql))).toBe(false);
-    expect(rec.sent.some((s) => /update "access_records"/i.test(s.sql))).toBe(true);
-    expect(rec.sent.length).toBeLessThanOrEqual(BOUNDS[kind]?.view?.total ?? 0);
-    expect(inside).toBeLessThanOrEqual(BOUNDS[kind]?.view?.inside ?? 0);
+    expect(sent.some((s) => /insert into "familiarity"/i.test(s.sql))).toBe(false);
+    expect(sent.some((s) => /insert into "access_records"/i.test(s.sql))).toBe(false);
+    expect(sent.some((s) => /update "access_records"/i.test(s.sql))).toBe(true);
   });
 
   it("a new user on a new device", async () => {
@@ -307,33 +295,19 @@ describeStores("round trips per client sign-up on %s", (kind) => {
       },
     });
     expect(warm.statusCode).toBe(200);
-    const rec = recordStatements();
-    let status: number;
-    try {
-      status = (
-        await t.app.inject({
-          method: "POST",
-          url: "/v3/client/evaluate/signup",
-          payload: {
-            client_id: t.clientId,
-            user: "rt-su",
-            email: "rt-su@example.com",
-            signals: { components: fakeComponents("rt-su"), visitor_token: "tok-rt-su-xxxxxxxx" },
-          },
-        })
-      ).statusCode;
-      await t.services.repos.durable();
-    } finally {
-      rec.restore();
-    }
-    expect(status).toBe(200);
-    const inside = rec.sent.filter((s) => s.inside).length;
-    console.log(
-      `${kind} sign-up: ${rec.sent.length} statements, ${inside} inside the transaction\n${rec.sent.map((s, i) => `${String(i + 1).padStart(3)} ${s.lock ? "lck" : s.inside ? "in " : "out"}${s.named ? " named" : ""} ${s.sql.slice(0, 100)}`).join("\n")}`,
+    const sent = await measureStatements(t, kind, "signup", () =>
+      t.app.inject({
+        method: "POST",
+        url: "/v3/client/evaluate/signup",
+        payload: {
+          client_id: t.clientId,
+          user: "rt-su",
+          email: "rt-su@example.com",
+          signals: { components: fakeComponents("rt-su"), visitor_token: "tok-rt-su-xxxxxxxx" },
+        },
+      }),
     );
-    expect(rec.sent.some((s) => /insert into "velocity_counters"/i.test(s.sql))).toBe(true);
-    expect(rec.sent.length).toBeLessThanOrEqual(BOUNDS[kind]?.signup?.total ?? 0);
-    expect(inside).toBeLessThanOrEqual(BOUNDS[kind]?.signup?.inside ?? 0);
+    expect(sent.some((s) => /insert into "velocity_counters"/i.test(s.sql))).toBe(true);
   });
 });
 
