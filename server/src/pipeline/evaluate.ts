@@ -248,6 +248,7 @@ export class Pipeline {
       // stored again with that user, as if it had been there all along. Once: the user exists now.
       if (!identity.userIsNew || !isUserTaken(e)) throw e;
       reread = true;
+      // As decided: the rolled-back attempt may have turned a challenge into a deny (too many challenges, above).
       decision.verdict = verdict;
       decision.reasons = reasons;
       return repos.transaction(store);

@@ -1,6 +1,7 @@
 // Repository of access records (one per `access` evaluation or legacy identification, one per session window for the
 // repeat page views of a known session): the legacy history.
 import type { Selectable } from "kysely";
+import { BoundedMap } from "../caches.js";
 import { queueInsert, queueUpdate } from "./prepared.js";
 import type { AccessRecordsTable } from "./tables/core.js";
 import { Repository } from "./transactions.js";
@@ -19,7 +20,7 @@ const SESSIONS_KEPT = 50_000;
 
 export class AccessRecordsRepo extends Repository {
   /** The access record of each device's current session, by environment and device, as this process wrote it. */
-  readonly #sessions = new Map<string, { id: string; user: string | null; created: number }>();
+  readonly #sessions = new BoundedMap<string, { id: string; user: string | null; created: number }>(SESSIONS_KEPT);
 
   async insert(row: AccessRecordRow): Promise<void> {
     await queueInsert(this.db, "access_records", row);
@@ -48,8 +49,8 @@ export class AccessRecordsRepo extends Repository {
     await this.insert(row);
     if (repeatView)
       this.transactions.afterCommit(() => {
+        // Deleted first, so a session opened anew counts as the newest.
         this.#sessions.delete(key);
-        if (this.#sessions.size >= SESSIONS_KEPT) this.#sessions.delete(this.#sessions.keys().next().value as string);
         this.#sessions.set(key, { id: row.id, user: row.user_id, created: row.created_at });
       });
     return row.id;

@@ -7,6 +7,7 @@
 // A row lives as long as the trusted evaluations that put it there: erasing the user deletes it, and retention deletes
 // it once the latest of them is older than the retention period (UserDataRepo.pruneBefore), as it deletes them.
 import type { ExpressionBuilder, Kysely } from "kysely";
+import { BoundedMap } from "../caches.js";
 import { type Prepared, prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 
@@ -164,7 +165,7 @@ const SIGHTINGS_KEPT = 50_000;
  * period.
  */
 export class FamiliarSightings {
-  readonly #written = new Map<string, { values: string; at: number }>();
+  readonly #written = new BoundedMap<string, { values: string; at: number }>(SIGHTINGS_KEPT);
 
   /** The user's values `familiar` were written at most SIGHTING_REFRESH_MS before `at`. */
   fresh(row: { environment_id: string; user_id: string | null; familiar: string | null; created_at: number }): boolean {
@@ -179,8 +180,8 @@ export class FamiliarSightings {
   note(row: { environment_id: string; user_id: string | null; familiar: string | null; created_at: number }): void {
     if (!row.user_id || !row.familiar) return;
     const key = `${row.environment_id}:${row.user_id}`;
+    // Deleted first, so values written anew count as the newest.
     this.#written.delete(key);
-    if (this.#written.size >= SIGHTINGS_KEPT) this.#written.delete(this.#written.keys().next().value as string);
     this.#written.set(key, { values: row.familiar, at: row.created_at });
   }
 }
