@@ -5,7 +5,8 @@
 // event loop's stalls of the paced run by cause (bench/stalls.ts; STALL_MS the threshold, 20 ms), SQL_TIMING_FILE=<file> each SQL text's time inside SQLite
 // (bench/sql-timing.cjs, written when the server stops), STRACE=1 counts the fsync/fdatasync calls of each of the server's
 // threads during the paced run (STRACE=fsync,pread64,… other calls; strace is attached for that run only and slows the
-// traced process, so read the latencies of a run without it).
+// traced process, so read the latencies of a run without it). SLOW_LIST=1 lists the runs of slow requests (over 20 ms) by when
+// they were due, and the collections of 2 ms or more on the same clock.
 // npx tsx bench/probe-paced.ts <rate=370> <seconds=10> <both|hello|server> <sqlite|postgres>
 import { fork, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -112,6 +113,20 @@ if (which !== "hello") {
   const b: Record<number, number> = {};
   for (const [t] of p.slow) b[Math.floor(t / 250) * 250] = (b[Math.floor(t / 250) * 250] ?? 0) + 1;
   console.log(`evaluate paced @${RATE}:`, { ...p, slow: p.slow.length }, JSON.stringify(b));
+  if (process.env.SLOW_LIST) {
+    for (const g of gcEntries(errDuring).filter((g) => g.durationUs >= 2000))
+      console.log(`  gc ${g.kind} at ${((g.startUs - fromUs) / 1000).toFixed(0)} ms: ${(g.durationUs / 1000).toFixed(1)} ms`);
+    // Runs of slow requests (due within 50 ms of each other): when each began, how many, the worst latency.
+    const runs: Array<{ at: number; n: number; worst: number }> = [];
+    for (const [t, ms] of p.slow) {
+      const last = runs[runs.length - 1];
+      if (last && t - last.at - last.n * (1000 / RATE) < 50) {
+        last.n++;
+        last.worst = Math.max(last.worst, ms);
+      } else runs.push({ at: t, n: 1, worst: ms });
+    }
+    for (const r of runs) console.log(`  slow run at ${r.at} ms: ${r.n} requests, worst ${r.worst} ms`);
+  }
   await server.stop();
   await db.drop();
   if (process.env.PROF) {
@@ -174,7 +189,9 @@ function gcSummary(out: string, requests: number): string {
   return rows.join("\n");
 }
 
-const pauseOf = (l: string) => Number(/ pause=([\d.]+)/.exec(l)?.[1] ?? 0);
+function pauseOf(l: string): number {
+  return Number(/ pause=([\d.]+)/.exec(l)?.[1] ?? 0);
+}
 
 /** strace on every thread of `pid` (fsync and fdatasync, or the calls named); stop() prints each thread's count, total and longest. */
 function traceCalls(pid: number, calls: string) {
