@@ -13,7 +13,8 @@
 //   new on each attempt, no visitor token): logins on a combo list from one residential /24 or through one provider's
 //   ASN (a cloud's, a VPN's or a proxy network's addresses, across its /24s), or sign-ups through one provider's ASN.
 // - anti_detect_slow: the same runs, low and slow: one attempt every 20 to 60 minutes, so that no hour holds more than
-//   three (a run of twenty lasts half a day).
+//   three (a run of twenty lasts half a day). Both keep their operator's zone (Berlin); SCENARIO_RIG_ZONE=proxy sets
+//   each attempt to a zone of its exit's country instead, as anti-detect browsers do by default.
 // - stealth_headless: headless Chromium with its markers removed: a Windows user agent over Linux client hints and
 //   platform, the SwiftShader renderer, an 800×600 frameless window, 2 cores; sign-ups and logins.
 // - account_sharing: an account whose owner shares the password: friends in other cities watch in the same evening,
@@ -31,6 +32,8 @@
 //   signing up one account every 12 minutes for a morning through one home address, or through one residential /24.
 // - multi_accounting_networks: one computer signing up about twenty accounts a day, its storage cleared before each
 //   (no visitor token), alternating its home line and its phone's mobile connection (a new carrier address each time).
+import { geo } from "../src/geo/index.js";
+import { utcOffsetHours, zonesOfCountry } from "../src/signals/timezone.js";
 import { type ClientCall, DAY, type Harness, HOUR, MIN, type Outcome, type Project } from "./harness.js";
 import { components, userAgent } from "./population/browsers.js";
 import { LOCALES } from "./population/catalogue.js";
@@ -217,6 +220,19 @@ export function attackSchedule(h: Harness, opts: { seed: number; days: number; s
       for (let k = 0; k < 20; k++) {
         const b = antiDetect(s, base);
         const ip = asnPool ? pick(s, asnPool) : ip24(s, prefix);
+        if (process.env.SCENARIO_RIG_ZONE === "proxy") {
+          // SCENARIO_RIG_ZONE=proxy: the rig takes a zone of its exit's country nearest its longitude, as anti-detect
+          // browsers do by default (the suite's model keeps Berlin, its operator's).
+          const g = geo().lookup(ip);
+          const zones = [...zonesOfCountry(g.country_code ?? "")];
+          const solar = (g.longitude ?? 0) / 15;
+          const off = (z: string) => Math.abs((utcOffsetHours(z, Date.UTC(2026, 10, 1)) ?? 99) - solar);
+          const zone = zones.sort((x, y) => off(x) - off(y))[0];
+          if (zone) {
+            b.timezone = zone;
+            (b.components as Record<string, unknown>).timezone = zone;
+          }
+        }
         const signup = c === 1;
         steps.push({
           at: t0 + k * int(s, gap[0], gap[1]) * 1000,

@@ -4,7 +4,8 @@
 // anything). Reported: device identity per browser family; one table of recall per attack and honest friction
 // (challenged, denied or restricted visits ÷ visits) per honest group, tuning and held out. Deterministic (seeded).
 // Options: SCENARIO_PEOPLE (default 250 per set), SCENARIO_DAYS (12), SCENARIO_SEEDS (1001,2001); for tuning, SCENARIO_DEBUG (missed attacks with
-// their checks), SCENARIO_WHY (honest friction with its checks), SCENARIO_TRACE (every honest visit).
+// their checks), SCENARIO_WHY (honest friction with its checks), SCENARIO_TRACE (every honest visit); SCENARIO_RIG_ZONE=proxy
+// sets the anti-detect runs' rigs to a zone of their exit's country (as those browsers do by default) instead of Berlin.
 import { ATTACKS } from "./attacks.js";
 import { startHarness } from "./harness.js";
 import { formatIdentity, type IdentityReport, measureIdentity } from "./identity.js";

@@ -326,6 +326,83 @@ describeStores("default rules on %s", (kind) => {
     expect(next.verdict).toBe("challenge");
   });
 
+  // An anti-detect browser's run on a combo list: a new profile for every login (audio and canvas drawn anew on one
+  // Chrome build, no visitor token kept), one address of a residential /24 after another, naming accounts the service
+  // never met; its zone is the proxy country's, so nothing but the profiles gives it away. An office's first morning,
+  // where staff log in on real computers of that build (their own fonts, one audio output, one canvas), and a home where
+  // a Brave (Chrome's user agent, its audio noised by design) logs in beside a Chrome, are let in.
+  it("never-seen browsers of one build whose audio and canvas differ, logging in on one /24, are challenged from the second; an office's staff and a Brave beside a Chrome are not", async () => {
+    const office = net();
+    for (let k = 0; k < 5; k++) {
+      const ev = await own("login", { user: id("staff"), ip: office, browser: browser() });
+      expect(ev.checks).toMatchObject({ ip_new_fingerprints_day: k + 1, login_noisy_siblings_day: 0 });
+      expect(ev.verdict, JSON.stringify(ev.checks)).toBe("allow");
+    }
+    const home = net();
+    expect((await own("login", { user: id("parent"), ip: home, browser: browser() })).verdict).toBe("allow");
+    const chrome = fakeComponents(id("brave"), { audio: 124.04347527516074 + 4e-7 });
+    const uad = chrome.userAgentData?.value as Record<string, unknown>;
+    const brave: Browser = {
+      components: { ...chrome, userAgentData: { value: { ...uad, brands: ["Brave"] } } },
+      token: `tok-${id("brave")}-xxxxxxxx`,
+      ua: BROWSER_UA,
+    };
+    const teen = await own("login", { user: id("teen"), ip: home, browser: brave });
+    expect(teen.checks).toMatchObject({ login_noisy_siblings_day: 0 });
+    expect(teen.verdict).toBe("allow");
+
+    const profile = (k: number): Browser => {
+      const seed = id("profile");
+      const noise = fakeComponents(seed, {
+        audio: 124.04347527516074 + (k + 1) * 1.3e-5,
+        canvas: { winding: true, geometry: `data:image/png;base64,${seed}g`, text: `data:image/png;base64,${seed}t` },
+      });
+      return { components: noise, token: `tok-${seed}-xxxxxxxx`, ua: BROWSER_UA };
+    };
+    const proxy = `10.67.${7 + (kind === "sqlite" ? 0 : 1)}`;
+    const first = await client("login", { user: id("leaked"), ip: `${proxy}.20`, browser: profile(0) });
+    expect(first.verdict).toBe("allow");
+    const second = await client("login", { user: id("leaked"), ip: `${proxy}.21`, browser: profile(1) });
+    expect(second.checks).toMatchObject({ login_noisy_siblings_day: 1, network_provisional_attempts: 2, network_new_fingerprints: 2 });
+    expect(second.verdict, JSON.stringify(second.checks)).toBe("challenge");
+    expect(second.policy?.name).toBe("Verify logins that cycle through accounts");
+  });
+
+  // The farm through a VPN provider: its exits span many /24s, so its profiles of one build meet on the provider's ASN
+  // (one that no other case uses), from the second, before the provider's count of never-seen browsers adds up. Two
+  // people signing up on real browsers of that build through another VPN provider are let in.
+  it("never-seen browsers of one build whose audio differs, signing up through one VPN provider's exits, are challenged from the second; real browsers are not", async () => {
+    for (const ip of ["102.129.143.30", "102.129.204.31"]) {
+      const ev = await own("signup", { user: id("vpn"), email: `${id("vpn")}@gmail.com`, ip, browser: browser() });
+      expect(ev.checks).toMatchObject({ provider_noisy_siblings_day: 0 });
+      expect(ev.verdict, JSON.stringify(ev.checks)).toBe("allow");
+    }
+    const profile = (k: number): Browser => {
+      const seed = id("profile");
+      return {
+        components: fakeComponents(seed, { audio: 124.04347527516074 + (k + 1) * 1.3e-5 }),
+        token: `tok-${seed}-xxxxxxxx`,
+        ua: BROWSER_UA,
+      };
+    };
+    const first = await client("signup", {
+      user: id("farmed"),
+      email: `${id("farm")}@gmail.com`,
+      ip: "2.56.252.40",
+      browser: profile(0),
+    });
+    expect(first.verdict, JSON.stringify(first.checks)).toBe("allow");
+    const second = await client("signup", {
+      user: id("farmed"),
+      email: `${id("farm")}@gmail.com`,
+      ip: "2.58.36.41",
+      browser: profile(1),
+    });
+    expect(second.checks).toMatchObject({ provider_noisy_siblings_day: 1, network_noisy_siblings_day: 0, provider_new_fingerprints: 2 });
+    expect(second.verdict).toBe("challenge");
+    expect(second.policy?.name).toBe("Verify sign-ups from browser farms");
+  });
+
   // A residence's morning: eight students sign up behind its NAT, each on a browser of their own. One of them then logs
   // in on a second, never-seen browser there: amid the residence's churn, on a network the account already used. A
   // known account from elsewhere logging in there from a never-seen browser is still challenged.

@@ -63,6 +63,8 @@ export const CHECKS = {
   // Sign-up farms
   ip_noisy_siblings_day: "number",
   network_noisy_siblings_day: "number",
+  provider_noisy_siblings_day: "number",
+  login_noisy_siblings_day: "number",
   fingerprint_signups_day: "number",
   fingerprint_signups_elsewhere_day: "number",
   fingerprint_ip_reused_tokens_day: "number",

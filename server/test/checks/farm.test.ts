@@ -1,13 +1,21 @@
 // The checks of one family through the real HTTP API on both stores (harness.ts): each check set and not set.
-// Sign-up farms (server/src/checks/families/farm.ts): noisy siblings of one build on an address, one device's sign-ups
-// of the day across its networks, tokens reused for accounts on one fingerprint at one IP.
-import { describeChecks } from "./harness.js";
+// Sign-up farms (server/src/checks/families/farm.ts): noisy siblings of one build on an address or a provider (sign-ups,
+// and logins apart), one device's sign-ups of the day across its networks, tokens reused for accounts on one
+// fingerprint at one IP.
+import { type Browser, describeChecks, type Harness } from "./harness.js";
 
 /** A profile of one Chrome build whose audio and canvas an anti-detect browser drew anew (`k`: its draw). */
 const generated = (k: number) => ({
   audio: 124.04347527516074 + (k + 1) * 1.3e-5,
   canvas: { winding: true, geometry: `data:image/png;base64,g${k}`, text: `data:image/png;base64,t${k}` },
 });
+
+/** A Brave of the same version on the test browsers' machine: Chrome's user agent, its own brand, its audio noised. */
+const brave = (h: Harness): Browser => {
+  const b = h.browser(undefined, { audio: 124.04347527516074 + 4e-7 });
+  const uad = b.components.userAgentData?.value as Record<string, unknown>;
+  return { ...b, components: { ...b.components, userAgentData: { value: { ...uad, brands: ["Brave"] } } } };
+};
 
 describeChecks("farm", [
   {
@@ -61,6 +69,97 @@ describeChecks("farm", [
         return h.client("signup", { ip: `${h.network()}.1`, browser: h.browser(undefined, generated(2)) });
       },
     },
+  },
+  {
+    check: "provider_noisy_siblings_day",
+    set: {
+      why: "profiles of one build with other audio outputs signing up through two exits of one VPN provider, on two /24s",
+      value: 1,
+      run: async (h) => {
+        await h.client("signup", { ip: "89.187.161.20", browser: h.browser(undefined, generated(1)) });
+        return h.client("signup", { ip: "89.187.162.20", browser: h.browser(undefined, generated(2)) });
+      },
+    },
+    unset: [
+      {
+        why: "two real browsers of one build (one audio output, one canvas) signing up through one cloud provider",
+        value: 0,
+        run: async (h) => {
+          await h.client("signup", { ip: "3.5.2.20", browser: h.browser() });
+          return h.client("signup", { ip: "3.5.3.20", browser: h.browser() });
+        },
+      },
+      {
+        why: "the same profiles on an ordinary network's two /24s: no provider",
+        value: 0,
+        run: async (h) => {
+          await h.client("signup", { ip: `${h.network()}.1`, browser: h.browser(undefined, generated(1)) });
+          return h.client("signup", { ip: `${h.network()}.1`, browser: h.browser(undefined, generated(2)) });
+        },
+      },
+    ],
+  },
+  {
+    check: "login_noisy_siblings_day",
+    set: [
+      {
+        why: "a second never-seen browser of one build logging in from one IP with another audio output and canvas (any account)",
+        value: 1,
+        run: async (h) => {
+          const ip = h.net();
+          await h.client("login", { ip, user: h.id("leaked"), browser: h.browser(undefined, generated(1)) });
+          return h.client("login", { ip, user: h.id("leaked"), browser: h.browser(undefined, generated(2)) });
+        },
+      },
+      {
+        why: "profiles of one build logging in through two exits of one VPN provider's ASN, on two /24s",
+        value: 1,
+        run: async (h) => {
+          await h.client("login", { ip: "89.187.170.20", user: h.id("leaked"), browser: h.browser(undefined, generated(3)) });
+          return h.client("login", { ip: "89.187.171.20", user: h.id("leaked"), browser: h.browser(undefined, generated(4)) });
+        },
+      },
+    ],
+    unset: [
+      {
+        why: "an office's first logins: three real browsers of one build (their own fonts, one audio output, one canvas) on one IP",
+        value: 0,
+        run: async (h) => {
+          const ip = h.net();
+          await h.client("login", { ip, user: h.id("staff"), browser: h.browser() });
+          await h.client("login", { ip, user: h.id("staff"), browser: h.browser() });
+          return h.client("login", { ip, user: h.id("staff"), browser: h.browser() });
+        },
+      },
+      {
+        why: "a Brave beside a Chrome of one version (one user agent; Brave noises audio and canvas by design): two builds",
+        value: 0,
+        run: async (h) => {
+          const ip = h.net();
+          await h.client("login", { ip, user: h.id("home"), browser: h.browser() });
+          return h.client("login", { ip, user: h.id("home"), browser: brave(h) });
+        },
+      },
+      {
+        why: "profiles signing up are counted apart, as sign-ups",
+        value: 0,
+        run: async (h) => {
+          const ip = h.net();
+          await h.client("signup", { ip, browser: h.browser(undefined, generated(5)) });
+          return h.client("login", { ip, user: h.id("leaked"), browser: h.browser(undefined, generated(6)) });
+        },
+      },
+      {
+        why: "a profile's second login on its own token is no never-seen browser",
+        value: 0,
+        run: async (h) => {
+          const [ip, b] = [h.net(), h.browser(undefined, generated(7))];
+          await h.client("login", { ip, user: h.id("leaked"), browser: h.browser(undefined, generated(8)) });
+          await h.client("login", { ip, user: h.id("leaked"), browser: b });
+          return h.client("login", { ip, user: h.id("leaked"), browser: b });
+        },
+      },
+    ],
   },
   {
     check: "fingerprint_signups_day",

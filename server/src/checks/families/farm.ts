@@ -1,6 +1,6 @@
 // Checks of sign-up farms (docs/detection.md, "Sign-up farms"): never-seen browsers signing up from one address whose
 // components look generated (noise between profiles of one build), and one device's sign-ups of the day on any of its
-// networks (storage cleared, home line and phone alternating). Sign-ups only; 0 elsewhere.
+// networks (storage cleared, home line and phone alternating). Sign-ups, and the noisy siblings of a login among logins; 0 elsewhere.
 import { signupFarm } from "../../facts/farm.js";
 import { defineCheck } from "../define.js";
 
@@ -10,7 +10,7 @@ export const checks = [
   defineCheck({
     name: "ip_noisy_siblings_day",
     type: "number",
-    doc: "Never-seen browsers that signed up from this IP within the day with this never-seen browser's exact build (user agent, platform, OS version, architecture) but another audio output, or with its GPU too but another canvas, while this build's never-seen browsers are half or more of those that signed up there that day (Brave adds noise by design: a few among a residence's are not counted). 0 for a browser seen before and outside sign-ups.",
+    doc: "Never-seen browsers that signed up from this IP within the day with this never-seen browser's exact build (user agent, brand, platform, OS version, architecture) but another audio output, or with its GPU too but another canvas, while this build's never-seen browsers are half or more of those that signed up there that day (Brave adds noise by design: a few among a residence's are not counted). 0 for a browser seen before and outside sign-ups.",
     reason: "fingerprint_churn",
     needs,
     compute: (c) => c.facts.signupFarm.siblings.ip,
@@ -22,6 +22,22 @@ export const checks = [
     reason: "fingerprint_churn",
     needs,
     compute: (c) => c.facts.signupFarm.siblings.network,
+  }),
+  defineCheck({
+    name: "provider_noisy_siblings_day",
+    type: "number",
+    doc: "The same through this IP's cloud, VPN or proxy provider's ASN (0 on other networks).",
+    reason: "fingerprint_churn",
+    needs,
+    compute: (c) => c.facts.signupFarm.siblings.provider,
+  }),
+  defineCheck({
+    name: "login_noisy_siblings_day",
+    type: "number",
+    doc: "On a login from a never-seen browser: never-seen browsers that logged in (into any account) within the day with its exact build but another audio output, or with its GPU too but another canvas, the most from this IP, its /24 (/48) or its cloud, VPN or proxy provider's ASN, while this build's never-seen browsers are half or more of those that logged in there that day. 0 for a browser seen before and outside logins.",
+    reason: "fingerprint_churn",
+    needs,
+    compute: (c) => c.facts.signupFarm.login,
   }),
   defineCheck({
     name: "fingerprint_signups_day",

@@ -164,6 +164,19 @@ const rigKeepsItsZone = named(
 );
 
 /**
+ * A never-seen browser logging in where, within the day, another never-seen browser of its exact build (user agent,
+ * brand, platform, OS version, architecture) logged in with another audio output, or with its GPU and another canvas:
+ * on its address, its /24 or through its provider. Real browsers of one build agree on both; an anti-detect browser
+ * draws them anew for every profile, so a run on a combo list shows from its second attempt there, whatever zone the
+ * rig is set to and whatever accounts it names. Counted only while that build's never-seen browsers are half or more
+ * of the day's there (the sign-up farm rule's counts, for logins).
+ */
+const generatedProfilesLoggingIn = named(
+  "a never-seen browser whose build logged in there today with another audio output or canvas (an anti-detect browser's profiles)",
+  all(neverSeenBrowser, gte("login_noisy_siblings_day", 1)),
+);
+
+/**
  * A browser new to the account, or naming an account the service never met, whose Chromium runs on a machine's default
  * clock (UTC): a headless browser or a stuffing tool's rig on a server or in a container, from its first attempt,
  * before any count adds up. A person's computer is set to local time; the privacy browsers that report UTC are
@@ -177,7 +190,7 @@ const serverClock = named(
 export default defaultPolicy("challenge-account-cycling", {
   name: "Verify logins that cycle through accounts",
   description:
-    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour (through a datacenter or an anonymising network, two, the second never confirmed after one that was), or that five or more accounts used (three, trying its second unconfirmed account of the day); from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser, on a network new to the account, where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere); or from a Chromium browser set to UTC (a server's or a container's clock, where headless browsers and stuffing rigs run), new to the account or naming an account never met. Whatever the account: the code goes to its owner.",
+    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour (through a datacenter or an anonymising network, two, the second never confirmed after one that was), or that five or more accounts used (three, trying its second unconfirmed account of the day); from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser, on a network new to the account, where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere); or from a Chromium browser set to UTC (a server's or a container's clock, where headless browsers and stuffing rigs run), new to the account or naming an account never met; or from a never-seen browser whose exact build logged in on its address, network or provider that day with another audio output or canvas (an anti-detect browser's profiles). Whatever the account: the code goes to its owner.",
   actions: ["login"],
   priority: 620,
   verdict: "challenge",
@@ -208,5 +221,6 @@ export default defaultPolicy("challenge-account-cycling", {
     unconfirmedAmidProviderChurn,
     rigKeepsItsZone,
     serverClock,
+    generatedProfilesLoggingIn,
   ),
 });

@@ -21,20 +21,21 @@ const farmRigKeepsItsZone = named(
 );
 
 /**
- * A farm's profiles on one address, wherever it comes from (a home line, a residential /24): never-seen browsers of one
- * build (user agent, platform, OS version, architecture) that signed up there within the day with another audio
+ * A farm's profiles on one address, wherever it comes from (a home line, a residential /24), or through one cloud, VPN
+ * or proxy provider's ASN (its exits span many /24s): never-seen browsers of one build (user agent, brand, platform,
+ * OS version, architecture) that signed up there within the day with another audio
  * output, or with the same GPU and another canvas. Real browsers of one build agree on both; an anti-detect browser
  * draws them anew for every profile. A campus, an office or a family signs up on real, consistent devices.
  */
 const generatedSiblings = named(
-  "a farm's profiles: never-seen browsers of one build whose audio or canvas differ, signing up on one address",
-  any(gte("ip_noisy_siblings_day", 1), gte("network_noisy_siblings_day", 1)),
+  "a farm's profiles: never-seen browsers of one build whose audio or canvas differ, signing up on one address or through one provider",
+  any(gte("ip_noisy_siblings_day", 1), gte("network_noisy_siblings_day", 1), gte("provider_noisy_siblings_day", 1)),
 );
 
 export default defaultPolicy("challenge-fingerprint-churn", {
   name: "Verify sign-ups from browser farms",
   description:
-    "A sign-up from a never-seen browser through a cloud, VPN or proxy provider that presented three or more never-seen browsers within an hour, or five or more within a day (an anti-detect browser draws a new canvas, GPU, audio and fonts per attempt); or through a datacenter that presented another within the day, to a browser set to a time zone of no part of the datacenter's country (a farm's rig keeps its own zone), with a clock hours away or a webmail address (a company's gateway in the next country signs its staff up with work addresses); or from any address (a home line, a residential /24) where another never-seen browser of the same build signed up within the day with another audio output, or with the same GPU and another canvas (real browsers of one build agree on both; an anti-detect browser draws them anew for every profile).",
+    "A sign-up from a never-seen browser through a cloud, VPN or proxy provider that presented three or more never-seen browsers within an hour, or five or more within a day (an anti-detect browser draws a new canvas, GPU, audio and fonts per attempt); or through a datacenter that presented another within the day, to a browser set to a time zone of no part of the datacenter's country (a farm's rig keeps its own zone), with a clock hours away or a webmail address (a company's gateway in the next country signs its staff up with work addresses); or from any address (a home line, a residential /24), or through a provider, where another never-seen browser of the same build signed up within the day with another audio output, or with the same GPU and another canvas (real browsers of one build agree on both; an anti-detect browser draws them anew for every profile).",
   actions: ["signup"],
   priority: 520,
   verdict: "challenge",

@@ -16,18 +16,19 @@ import { labelOf } from "./rules.js";
  * account's own browser on a new token through an anonymiser or a new datacenter; then a stranger's language there, a
  * computer's new zone in the account's country whatever its clock, and the account's components through its own VPN
  * provider let in); challenge-fingerprint-churn (a farm's
- * noisy siblings on any address), challenge-repeat-trial (one device's sign-ups across its networks; the fourth account
+ * noisy siblings on any address; then through a provider's ASN too), challenge-repeat-trial (one device's sign-ups across its networks; the fourth account
  * on one token, the third only when storage was cleared between them; a phone model's components at one address
  * only with a reused token) and challenge-account-cycling (a known account amid churn only on a network new to it; a known account then an
  * unconfirmed one from one host; a browser three accounts used, its second unconfirmed one of the day; a Chromium on a
- * server's clock, UTC, new to the account or naming one never met):
+ * server's clock, UTC, new to the account or naming one never met; a never-seen browser whose build logged in there that
+ * day with another audio output or canvas):
  * docs/detection.md, "Sign-up farms".
  */
 const SHIPPED: Record<string, string> = {
   "deny-bots": "GnJpSlOKGFm_EwKh2URS2kWkhfi6MYxNF4R_-1hEJuw",
   "deny-credential-stuffing": "98q1Of1JS1LfLjsVCHnxlDgKWWjPOPJ-yH0ZqgrnOZI",
-  "challenge-account-cycling": "SDRqlixjYzxwxDDSFc6__Qfdhi70ffrZw7eIIorZAAs",
-  "challenge-fingerprint-churn": "yporeo6EsBh4QuN0zaURfSc3c3KADFNsIkqyaBrKeAI",
+  "challenge-account-cycling": "DiDS1HggsxpYuBkfCE2FFBT3wdIVWpU7adQd3ZzirWM",
+  "challenge-fingerprint-churn": "arbuM_eeOQDOisyhwQZ8CBqMwH_5tzXnWLcZKr1EL40",
   "challenge-tor": "F_zdnxE4YbaF7HKjyRCfaD0GVYDWtUVfWqpGTaAQDc0",
   "deny-fake-accounts": "2V3RdIk7gq2-sN72sKV0vGJufdapS-9lPR26pNS-7bw",
   "deny-multi-accounting": "SL55y1myxBViCQe6QerApJNKIwDoXx6O4Rbektr1OkI",
