@@ -7,8 +7,13 @@
 // number, the database size after a commit or 0, the header's salts) and the page. Pages are named with SQLite's
 // `dbstat` at the end (a page keeps its b-tree: nothing is vacuumed meanwhile).
 // `--concurrency=C` requests in flight (default 1: each evaluation has its batch of the group commit to itself, as in a
-// paced run below saturation, where a batch held about one evaluation); the commits per evaluation are printed.
-// Run: npx tsx bench/wal-pages.ts [evaluations per kind=400] [--concurrency=1] [--browsers=6000] [--json=file] [--keep]
+// paced run at 526/s, whose 32 frames per evaluation are this bench's mixed traffic one to a batch); the commits per
+// evaluation are printed.
+// `--rate=R`: R requests a second instead, each sent when due (in process; 526/s saturated the shared 2-core machine,
+// batches of 30 to 100 evaluations, so the rate measures batching only on a machine with room to spare).
+// The last phase is the bench's mixed traffic (bench/traffic.ts), as a paced run sends it.
+// Run: npx tsx bench/wal-pages.ts [evaluations per kind=400] [--concurrency=1 | --rate=R] [--browsers=6000] [--json=file]
+// [--keep]
 import fs from "node:fs";
 import Database from "better-sqlite3";
 import { startInProcess, take } from "./in-process.js";
@@ -17,6 +22,8 @@ import { type ClientRequest, DEFAULT_TRAFFIC, Traffic } from "./traffic.js";
 const N = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 400);
 const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const CONCURRENCY = Number(flag("concurrency") ?? 1);
+/** Requests a second, sent on a clock whatever the answers (an open loop, as bench/paced.ts), instead of CONCURRENCY. */
+const RATE = flag("rate") === undefined ? undefined : Number(flag("rate"));
 const browsers = Number(flag("browsers") ?? DEFAULT_TRAFFIC.browsers);
 const JSON_OUT = flag("json");
 
@@ -56,11 +63,25 @@ interface Phase {
   commits: number;
 }
 const phases: Phase[] = [];
+/** Sends the requests RATE a second, each when due, without waiting for the earlier ones' answers. */
+async function paced(requests: Iterable<ClientRequest>, statuses: Map<number, number> | undefined, rate: number): Promise<number> {
+  const start = performance.now();
+  const inflight: Promise<number>[] = [];
+  for (const request of requests) {
+    const wait = start + (inflight.length * 1000) / rate - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    inflight.push(server.evaluate([request], statuses, 1));
+  }
+  return (await Promise.all(inflight)).length;
+}
+const send = (requests: Iterable<ClientRequest>, statuses?: Map<number, number>) =>
+  RATE ? paced(requests, statuses, RATE) : server.evaluate(requests, statuses, CONCURRENCY);
+
 async function phase(label: string, next: () => ClientRequest) {
-  await server.evaluate(take({ next }, Math.min(200, N)), undefined, CONCURRENCY);
+  await send(take({ next }, Math.min(200, N)));
   const before = walFrames().length;
   const statuses = new Map<number, number>();
-  const n = await server.evaluate(take({ next }, N), statuses, CONCURRENCY);
+  const n = await send(take({ next }, N), statuses);
   await new Promise((r) => setImmediate(r));
   const frames = walFrames().slice(before);
   phases.push({
@@ -76,6 +97,7 @@ await phase("page views (access) of signed-in browsers", traffic.session("access
 await phase("logins of signed-in (returning) browsers", traffic.session("login"));
 await phase("logins of never-seen browsers", traffic.newcomers("login"));
 await phase("sign-ups of never-seen browsers", traffic.newcomers("signup"));
+await phase("the bench's mixed traffic (bench/traffic.ts: returning and new browsers, every action)", () => traffic.next());
 
 pin.exec("commit");
 pin.close();
@@ -110,7 +132,7 @@ const report = phases.map((p) => {
 });
 for (const r of report) {
   console.log(
-    `\n${r.label}: ${r.requests} requests ${JSON.stringify(r.statuses)}, concurrency ${CONCURRENCY}: ` +
+    `\n${r.label}: ${r.requests} requests ${JSON.stringify(r.statuses)}, ${RATE ? `${RATE}/s` : `concurrency ${CONCURRENCY}`}: ` +
       `${r.frames_per_evaluation.toFixed(1)} WAL frames each, ${r.commits_per_evaluation.toFixed(2)} commits each`,
   );
   console.log("frames (of them interior pages) per evaluation, by b-tree:");
@@ -118,6 +140,6 @@ for (const r of report) {
     if (b.per >= 0.05) console.log(`${b.per.toFixed(2).padStart(7)} ${b.interior.toFixed(2).padStart(6)}  ${b.name}`);
 }
 console.log(`\n(freelist pages at the end: ${freelist})`);
-if (JSON_OUT) fs.writeFileSync(JSON_OUT, JSON.stringify({ concurrency: CONCURRENCY, report }, null, 2));
+if (JSON_OUT) fs.writeFileSync(JSON_OUT, JSON.stringify({ concurrency: CONCURRENCY, rate: RATE, report }, null, 2));
 if (process.argv.includes("--keep")) console.log(`store kept: ${server.file}`);
 else fs.rmSync(server.file.replace(/\/tessera\.db$/, ""), { recursive: true, force: true });
