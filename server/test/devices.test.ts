@@ -9,8 +9,10 @@ import {
   IdentifyResponse,
 } from "@tessera/sdk/contract";
 import { userToken } from "@tessera/sdk/node";
+import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
+import { sqliteStatementsDuring } from "./statement-hook.js";
 import { strict } from "./strict.js";
 
 describeStores("devices on %s", (kind) => {
@@ -136,6 +138,44 @@ describeStores("devices on %s", (kind) => {
     const [cur2, last2] = strict(HashResponse).parse((await client("/v3/client/hash", { signals: drifted })).json());
     expect(last2).toBe(current);
     expect(cur2).not.toBe(current);
+  });
+
+  it("looks a token up among the devices' previous and recognised tokens through their partial indexes (migration 36)", async () => {
+    // A new browser's device has neither token: the indexes hold only the devices that have one.
+    for (const name of ["devices_env_previous_token", "devices_env_recognised_token"]) {
+      const def =
+        kind === "sqlite"
+          ? await sql<{ def: string }>`select sql as def from sqlite_master where name = ${name}`.execute(t.services.repos.db)
+          : await sql<{ def: string }>`select indexdef as def from pg_indexes where indexname = ${name}`.execute(t.services.repos.db);
+      expect(def.rows[0]?.def.toLowerCase()).toMatch(/where .*is not null/);
+    }
+    const texts =
+      kind === "sqlite"
+        ? (await sqliteStatementsDuring(() => login("partial-token-user", "partial-token"))).ran.filter((x) =>
+            /"(previous|recognised)_token" = \?/.test(x),
+          )
+        : [
+            'select * from "devices" where "environment_id" = $1 and "previous_token" = $2',
+            'select * from "devices" where "environment_id" = $1 and "recognised_token" = $2',
+          ];
+    expect(texts.length).toBeGreaterThan(0);
+    const plans: string[] = [];
+    await t.services.repos.db.connection().execute(async (c) => {
+      // PostgreSQL: a table this small is read whole; asked not to, it shows which index it can use.
+      if (kind === "postgres") await sql`set enable_seqscan = off`.execute(c);
+      for (const text of texts) {
+        const values = Array.from(text.matchAll(/\?|\$\d+/g), () => "x");
+        const plan = await c.executeQuery<Record<string, string>>(
+          CompiledQuery.raw(`explain ${kind === "sqlite" ? "query plan " : ""}${text}`, values),
+        );
+        plans.push(plan.rows.map((r) => Object.values(r).join(" ")).join(" | "));
+      }
+      if (kind === "postgres") await sql`reset enable_seqscan`.execute(c);
+    });
+    const joined = plans.join("\n");
+    expect(joined).toContain("devices_env_previous_token");
+    expect(joined).toContain("devices_env_recognised_token");
+    expect(joined).not.toMatch(/SCAN devices(?! USING)|Seq Scan/);
   });
 
   it("client identify answers an identification id; a refused origin is 403 and an unknown client id 401", async () => {

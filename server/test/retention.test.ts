@@ -3,10 +3,10 @@
 // it stay — read back through the API where the API shows them. Before, challenges, devices, fingerprints, confirmed
 // users, the development outbox, content hashes, legacy identifications, expired list entries, expired console sessions
 // and the audit log were never pruned.
-import { sql } from "kysely";
+import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
-import { eventLoopTurnsDuring } from "./statement-hook.js";
+import { eventLoopTurnsDuring, sqliteStatementsDuring } from "./statement-hook.js";
 
 const DAY = 86_400_000;
 const DAYS = 90;
@@ -227,5 +227,37 @@ describeStores("retention on %s", (kind) => {
     const { turns, result: pruned } = await eventLoopTurnsDuring(() => t.services.repos.userData.pruneBefore(Date.now() - DAYS * DAY, 1));
     expect(pruned.evaluations).toBeGreaterThanOrEqual(3);
     expect(turns).toBeGreaterThanOrEqual(2);
+  });
+
+  it("prunes the old evaluations of every environment, each read through its (environment, time) index", async () => {
+    // No index leads with the time alone (migration 35): the evaluations are read one environment at a time.
+    const prod = t.project.environments.production;
+    const evaluate = async (clientId: string, user: string) => {
+      const r = await t.app.inject({
+        method: "POST",
+        url: "/v3/client/evaluate/login",
+        payload: { client_id: clientId, user, signals: { components: fakeComponents(user), visitor_token: `tok-${user}-xxxxxxxx` } },
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      return (r.json() as { evaluation_id: string }).evaluation_id;
+    };
+    const oldDev = await evaluate(t.clientId, "envs-old-dev");
+    const oldProd = await evaluate(prod.client_id, "envs-old-prod");
+    const recentProd = await evaluate(prod.client_id, "envs-recent-prod");
+    await db().updateTable("evaluations").set({ created_at: old, updated_at: old }).where("id", "in", [oldDev, oldProd]).execute();
+    const { ran, result: pruned } = await (kind === "sqlite"
+      ? sqliteStatementsDuring
+      : async <T>(fn: () => Promise<T>) => ({ ran: [], result: await fn() }))(() =>
+      t.services.repos.userData.pruneBefore(Date.now() - DAYS * DAY),
+    );
+    expect(pruned.evaluations).toBeGreaterThanOrEqual(2);
+    expect(await count("evaluations", sql`id in (${oldDev}, ${oldProd})`)).toBe(0);
+    expect(await count("evaluations", sql`id = ${recentProd}`)).toBe(1);
+    for (const text of ran.filter((x) => /^select .* from "evaluations"/.test(x))) {
+      const values = Array.from(text.matchAll(/\?/g), () => "x");
+      const plan = await db().executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${text}`, values));
+      expect(plan.rows.map((r) => r.detail).join(" | ")).toContain("INDEX evaluations_env_time_id");
+    }
+    if (kind === "sqlite") expect(ran.filter((x) => /^select .* from "evaluations"/.test(x)).length).toBeGreaterThanOrEqual(3);
   });
 });

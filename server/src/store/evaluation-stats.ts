@@ -1,3 +1,5 @@
+import type { Kysely } from "kysely";
+import type { Database } from "./schema.js";
 import { nextTurn, Repository } from "./transactions.js";
 
 export const HOUR_MS = 3600 * 1000;
@@ -41,6 +43,23 @@ export function countEvaluations(
   return [...counts.values()];
 }
 
+/**
+ * The environments that hold evaluations, in id order, each found by one seek of an index led by the environment (no
+ * index leads with the time alone: migration 35). An environment deleted with its evaluations left behind is one too,
+ * so what reads every environment's evaluations through this misses none.
+ */
+export async function* evaluationEnvironments(db: Kysely<Database>): AsyncGenerator<string> {
+  let after: string | undefined;
+  for (;;) {
+    let q = db.selectFrom("evaluations").select("environment_id").orderBy("environment_id").limit(1);
+    if (after !== undefined) q = q.where("environment_id", ">", after);
+    const row = await q.executeTakeFirst();
+    if (!row) return;
+    after = row.environment_id;
+    yield after;
+  }
+}
+
 export class EvaluationStatsRepo extends Repository {
   /** The first hour not rolled up yet; undefined before the first roll-up. */
   async watermark(): Promise<number | undefined> {
@@ -48,9 +67,20 @@ export class EvaluationStatsRepo extends Repository {
     return row ? Number(row.value) : undefined;
   }
 
+  /** The oldest evaluation's time, over every environment (the oldest of each, read from its first index entry). */
   async oldestEvaluationAt(): Promise<number | undefined> {
-    const row = await this.db.selectFrom("evaluations").select("created_at").orderBy("created_at").limit(1).executeTakeFirst();
-    return row ? Number(row.created_at) : undefined;
+    let oldest: number | undefined;
+    for await (const env of evaluationEnvironments(this.db)) {
+      const row = await this.db
+        .selectFrom("evaluations")
+        .select("created_at")
+        .where("environment_id", "=", env)
+        .orderBy("created_at")
+        .limit(1)
+        .executeTakeFirst();
+      if (row && (oldest === undefined || Number(row.created_at) < oldest)) oldest = Number(row.created_at);
+    }
+    return oldest;
   }
 
   /**
@@ -106,47 +136,51 @@ export class EvaluationStatsRepo extends Repository {
     });
   }
 
-  /** The hour's counts by environment, read `page` evaluations at a time in time order (index evaluations_time). */
+  /**
+   * The hour's counts by environment, each environment's evaluations read `page` at a time in time order (index
+   * evaluations_env_time_id).
+   */
   private async countHour(bucket: number, page: number): Promise<Array<CountRow & { environment_id: string }>> {
-    const byEnv = new Map<string, Map<string, CountRow>>();
-    const add = (rows: Array<{ environment_id: string; created_at: number; action: string; verdict: string; reasons: string }>) => {
-      for (const r of rows) {
-        const counts = byEnv.get(r.environment_id) ?? new Map<string, CountRow>();
-        byEnv.set(r.environment_id, counts);
-        countEvaluations([r], undefined, counts);
+    const out: Array<CountRow & { environment_id: string }> = [];
+    for await (const env of evaluationEnvironments(this.db)) {
+      const counts = new Map<string, CountRow>();
+      const add = (rows: Array<{ created_at: number; action: string; verdict: string; reasons: string }>) => {
+        countEvaluations(rows, undefined, counts);
+      };
+      const read = (from: number, to: number, limit?: number) => {
+        let q = this.db
+          .selectFrom("evaluations")
+          .select(["created_at", "action", "verdict", "reasons"])
+          .where("environment_id", "=", env)
+          .where("created_at", ">=", from)
+          .where("created_at", "<", to)
+          .orderBy("created_at");
+        if (limit !== undefined) q = q.limit(limit);
+        return q.execute();
+      };
+      const end = bucket + HOUR_MS;
+      for (let from = bucket; from < end; ) {
+        const got = await read(from, end, page);
+        if (got.length < page) {
+          add(got);
+          break;
+        }
+        // The page may end inside a millisecond: its last millisecond is read again from its start by the next page.
+        const last = Number(got[got.length - 1]!.created_at);
+        const before = got.filter((r) => Number(r.created_at) < last);
+        if (before.length > 0) {
+          add(before);
+          from = last;
+        } else {
+          // A whole page in one millisecond: read that millisecond whole.
+          add(await read(last, last + 1));
+          from = last + 1;
+        }
+        await nextTurn();
       }
-    };
-    const read = (from: number, to: number, limit?: number) => {
-      let q = this.db
-        .selectFrom("evaluations")
-        .select(["environment_id", "created_at", "action", "verdict", "reasons"])
-        .where("created_at", ">=", from)
-        .where("created_at", "<", to)
-        .orderBy("created_at");
-      if (limit !== undefined) q = q.limit(limit);
-      return q.execute();
-    };
-    const end = bucket + HOUR_MS;
-    for (let from = bucket; from < end; ) {
-      const got = await read(from, end, page);
-      if (got.length < page) {
-        add(got);
-        break;
-      }
-      // The page may end inside a millisecond: its last millisecond is read again from its start by the next page.
-      const last = Number(got[got.length - 1]!.created_at);
-      const before = got.filter((r) => Number(r.created_at) < last);
-      if (before.length > 0) {
-        add(before);
-        from = last;
-      } else {
-        // A whole page in one millisecond: read that millisecond whole.
-        add(await read(last, last + 1));
-        from = last + 1;
-      }
-      await nextTurn();
+      for (const c of counts.values()) out.push({ environment_id: env, ...c });
     }
-    return [...byEnv].flatMap(([environment_id, counts]) => [...counts.values()].map((c) => ({ environment_id, ...c })));
+    return out;
   }
 
   /** Sets the watermark when nothing is stored yet, so that the job does not walk empty history. */

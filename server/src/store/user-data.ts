@@ -1,4 +1,5 @@
 import type { DeviceRow } from "./devices.js";
+import { evaluationEnvironments } from "./evaluation-stats.js";
 import { forgetFamiliarity, pruneFamiliarity } from "./familiarity.js";
 import { nextTurn, Repository } from "./transactions.js";
 import type { UserRow } from "./users.js";
@@ -194,34 +195,32 @@ export class UserDataRepo extends Repository {
    */
   async pruneBefore(before: number, batch = 1000): Promise<{ evaluations: number; access_records: number }> {
     const out = { evaluations: 0, access_records: 0 };
-    for (;;) {
-      const rows = await this.db
-        .selectFrom("evaluations")
-        .select(["id", "environment_id", "user_id", "confirmed"])
-        .where("created_at", "<", before)
-        .limit(batch)
-        .execute();
-      if (rows.length === 0) break;
-      const res = await this.db
-        .deleteFrom("evaluations")
-        .where(
-          "id",
-          "in",
-          rows.map((r) => r.id),
-        )
-        .executeTakeFirst();
-      out.evaluations += n(res);
-      const trustedUsers = new Map<string, Set<string>>();
-      for (const r of rows)
-        if (r.user_id && Number(r.confirmed) === 1) {
-          const users = trustedUsers.get(r.environment_id) ?? new Set<string>();
-          users.add(r.user_id);
-          trustedUsers.set(r.environment_id, users);
-        }
-      for (const [env, users] of trustedUsers) await pruneFamiliarity(this.db, env, [...users], before);
-      if (rows.length < batch) break;
-      await nextTurn();
-    }
+    // One environment at a time, through its (environment, time) index: no index leads with the time alone (migration 35).
+    for await (const env of evaluationEnvironments(this.db))
+      for (;;) {
+        const rows = await this.db
+          .selectFrom("evaluations")
+          .select(["id", "user_id", "confirmed"])
+          .where("environment_id", "=", env)
+          .where("created_at", "<", before)
+          .limit(batch)
+          .execute();
+        if (rows.length === 0) break;
+        const res = await this.db
+          .deleteFrom("evaluations")
+          .where(
+            "id",
+            "in",
+            rows.map((r) => r.id),
+          )
+          .executeTakeFirst();
+        out.evaluations += n(res);
+        const trustedUsers = new Set<string>();
+        for (const r of rows) if (r.user_id && Number(r.confirmed) === 1) trustedUsers.add(r.user_id);
+        if (trustedUsers.size > 0) await pruneFamiliarity(this.db, env, [...trustedUsers], before);
+        await nextTurn();
+        if (rows.length < batch) break;
+      }
     for (;;) {
       const ids = await this.db.selectFrom("access_records").select("id").where("created_at", "<", before).limit(batch).execute();
       if (ids.length === 0) break;

@@ -22,6 +22,8 @@ import * as m27 from "./27-recognised-tokens.js";
 import * as m30 from "./30-familiarity.js";
 import * as m33 from "./33-key-last-used.js";
 import * as m34 from "./34-evaluation-indexes.js";
+import * as m35 from "./35-drop-evaluations-time.js";
+import * as m36 from "./36-partial-token-indexes.js";
 import * as m001 from "./001-core.js";
 import * as m002 from "./002-risk.js";
 import * as m003 from "./003-challenges.js";
@@ -57,6 +59,8 @@ const migrations: Record<string, Migration> = {
   "30-familiarity": m30,
   "33-key-last-used": m33,
   "34-evaluation-indexes": m34,
+  "35-drop-evaluations-time": m35,
+  "36-partial-token-indexes": m36,
 };
 
 /** Every migration this version knows: a store lacking one is not ready (store/readiness.ts). */
