@@ -6,7 +6,10 @@
 // (bench/sql-timing.cjs, written when the server stops), STRACE=1 counts the fsync/fdatasync calls of each of the server's
 // threads during the paced run (STRACE=fsync,pread64,… other calls; strace is attached for that run only and slows the
 // traced process, so read the latencies of a run without it). SLOW_LIST=1 lists the runs of slow requests (over 20 ms) by when
-// they were due, and the collections of 2 ms or more on the same clock.
+// they were due, and the collections of 2 ms or more on the same clock. GC_FILE=<file> keeps the paced run's GC lines.
+// HEAP_SAMPLE=1: what the paced run promoted, by allocation site (bench/heap-sample.cjs; HEAP_SAMPLE_INTERVAL bytes between
+// samples, 4096; the sampler slows the server, so read the latencies of a run without it); HEAP_SAMPLE_SNAPSHOT=<ms> a
+// heap snapshot that long into the paced run instead.
 // npx tsx bench/probe-paced.ts <rate=370> <seconds=10> <both|hello|server> <sqlite|postgres>
 import { fork, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -14,6 +17,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { freshDatabase } from "../server/test/helpers.js";
 import { createProjectCli, ROOT, startServer } from "../server/test/server-process.js";
+import { summariseHeapSample } from "./heap-sample-summary.js";
 import { pacedLoad, pacedLoadInWorker } from "./paced.js";
 import { gcEntries, segmentTable, stallsOf, stallTable } from "./stalls.js";
 import { BENCH_ENV, DEFAULT_TRAFFIC, Traffic } from "./traffic.js";
@@ -23,6 +27,8 @@ const SECS = Number(process.argv[3] ?? 10);
 const which = process.argv[4] ?? "both";
 /** PROF=1: each run's profiles, emptied first. */
 const PROF_DIR = `/tmp/probe-prof-${process.pid}`;
+/** HEAP_SAMPLE=1: where the server writes the paced run's sampled survivors (bench/heap-sample.cjs). */
+const HEAP_SAMPLE_FILE = `/tmp/probe-heap-sample-${process.pid}.json`;
 if (which !== "server") {
   const child = fork(path.join(ROOT, "bench", "hello.mjs"), [], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
   const port = await new Promise<number>((r) => child.once("message", (m) => r((m as { port: number }).port)));
@@ -38,7 +44,13 @@ if (which !== "hello") {
   const db = await freshDatabase((process.argv[5] as "sqlite" | "postgres") ?? "sqlite");
   const project = await createProjectCli(db.env, "bench");
   const server = await startServer(
-    { ...db.env, ...BENCH_ENV, ...(process.env.SQL_TIMING_FILE ? { SQL_TIMING_FILE: process.env.SQL_TIMING_FILE } : {}) },
+    {
+      ...db.env,
+      ...BENCH_ENV,
+      ...(process.env.HEAP_SAMPLE ? { HEAP_SAMPLE: HEAP_SAMPLE_FILE } : {}),
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^HEAP_SAMPLE_(INTERVAL|SNAPSHOT)$/.test(k))),
+      ...(process.env.SQL_TIMING_FILE ? { SQL_TIMING_FILE: process.env.SQL_TIMING_FILE } : {}),
+    },
     {
       nodeArgs: [
         "--require",
@@ -47,6 +59,7 @@ if (which !== "hello") {
         ...(process.env.NODE_FLAGS ? process.env.NODE_FLAGS.split(" ") : []),
         ...(process.env.SQL_TIMING_FILE ? ["--require", path.join(ROOT, "bench", "sql-timing.cjs")] : []),
         ...(process.env.PROF ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`, "--cpu-prof-interval=500"] : []),
+        ...(process.env.HEAP_SAMPLE ? ["--require", path.join(ROOT, "bench", "heap-sample.cjs")] : []),
       ],
     },
   );
@@ -94,13 +107,22 @@ if (which !== "hello") {
   const fromUs = Number(process.hrtime.bigint() / 1000n);
   // IN_PROCESS=1: the paced client on this process's event loop, as before (bench/paced.ts, pacedLoadInWorker).
   const paced = process.env.IN_PROCESS ? pacedLoad : pacedLoadInWorker;
+  if (process.env.HEAP_SAMPLE) server.child.kill("SIGUSR2");
   const p = await paced(server.url, { rate: RATE, seconds: SECS, next: req });
+  if (process.env.HEAP_SAMPLE) {
+    server.child.kill("SIGUSR2");
+    for (let i = 0; i < 100 && !fs.existsSync(HEAP_SAMPLE_FILE); i++) await new Promise((r) => setTimeout(r, 100));
+  }
   const toUs = Number(process.hrtime.bigint() / 1000n);
   const c1 = process.cpuUsage(c0);
   server.child.stdout?.off("data", onOut);
   server.child.stderr?.off("data", onErr);
   if (trace) console.log(await trace.stop(server.child.pid!));
   if (process.env.GC) console.log(gcSummary(outDuring, p.sent));
+  // GC_FILE=<file>: the paced run's collections as node printed them.
+  if (process.env.GC_FILE) fs.writeFileSync(process.env.GC_FILE, outDuring);
+  if (process.env.HEAP_SAMPLE_SNAPSHOT) console.log(`heap snapshot: ${HEAP_SAMPLE_FILE}.heapsnapshot`);
+  else if (process.env.HEAP_SAMPLE) console.log(summariseHeapSample(HEAP_SAMPLE_FILE, p.sent, Number(process.env.HEAP_SAMPLE_ROWS ?? 25)));
   console.log(`client cpu ${((c1.user + c1.system) / 1e4 / SECS).toFixed(0)}%`);
   console.log(
     server
