@@ -70,6 +70,15 @@ describeStores("default rules on %s", (kind) => {
     const seed = id("browser");
     return { components: fakeComponents(seed), token: `tok-${seed}-xxxxxxxx`, ua: BROWSER_UA };
   };
+  /** An anti-detect browser's k-th profile: one Chrome build, its audio output and canvas drawn anew, no token kept. */
+  const noisyProfile = (k: number): Browser => {
+    const seed = id("profile");
+    const noise = fakeComponents(seed, {
+      audio: 124.04347527516074 + (k + 1) * 1.3e-5,
+      canvas: { winding: true, geometry: `data:image/png;base64,${seed}g`, text: `data:image/png;base64,${seed}t` },
+    });
+    return { components: noise, token: `tok-${seed}-xxxxxxxx`, ua: BROWSER_UA };
+  };
   /** Firefox on Windows, whose components say so (no client hints). */
   const firefox = (): Browser => {
     const seed = id("browser");
@@ -306,22 +315,14 @@ describeStores("default rules on %s", (kind) => {
       expect(ev.checks).toMatchObject({ ip_new_fingerprints_day: k + 1, ip_noisy_siblings_day: 0 });
       expect(ev.verdict, JSON.stringify(ev.checks)).toBe("allow");
     }
-    const profile = (k: number): Browser => {
-      const seed = id("profile");
-      const noise = fakeComponents(seed, {
-        audio: 124.04347527516074 + (k + 1) * 1.3e-5,
-        canvas: { winding: true, geometry: `data:image/png;base64,${seed}g`, text: `data:image/png;base64,${seed}t` },
-      });
-      return { components: noise, token: `tok-${seed}-xxxxxxxx`, ua: BROWSER_UA };
-    };
     const line = `10.66.${7 + (kind === "sqlite" ? 0 : 1)}`;
-    const first = await client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip: `${line}.20`, browser: profile(0) });
+    const first = await client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip: `${line}.20`, browser: noisyProfile(0) });
     expect(first.verdict).toBe("allow");
-    const second = await client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip: `${line}.20`, browser: profile(1) });
+    const second = await client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip: `${line}.20`, browser: noisyProfile(1) });
     expect(second.checks).toMatchObject({ ip_noisy_siblings_day: 1, network_noisy_siblings_day: 1 });
     expect(second.verdict).toBe("challenge");
     expect(second.policy?.name).toBe("Verify sign-ups from browser farms");
-    const next = await client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip: `${line}.21`, browser: profile(2) });
+    const next = await client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip: `${line}.21`, browser: noisyProfile(2) });
     expect(next.checks).toMatchObject({ ip_noisy_siblings_day: 0, network_noisy_siblings_day: 2 });
     expect(next.verdict).toBe("challenge");
   });
@@ -351,18 +352,10 @@ describeStores("default rules on %s", (kind) => {
     expect(teen.checks).toMatchObject({ login_noisy_siblings_day: 0 });
     expect(teen.verdict).toBe("allow");
 
-    const profile = (k: number): Browser => {
-      const seed = id("profile");
-      const noise = fakeComponents(seed, {
-        audio: 124.04347527516074 + (k + 1) * 1.3e-5,
-        canvas: { winding: true, geometry: `data:image/png;base64,${seed}g`, text: `data:image/png;base64,${seed}t` },
-      });
-      return { components: noise, token: `tok-${seed}-xxxxxxxx`, ua: BROWSER_UA };
-    };
     const proxy = `10.67.${7 + (kind === "sqlite" ? 0 : 1)}`;
-    const first = await client("login", { user: id("leaked"), ip: `${proxy}.20`, browser: profile(0) });
+    const first = await client("login", { user: id("leaked"), ip: `${proxy}.20`, browser: noisyProfile(0) });
     expect(first.verdict).toBe("allow");
-    const second = await client("login", { user: id("leaked"), ip: `${proxy}.21`, browser: profile(1) });
+    const second = await client("login", { user: id("leaked"), ip: `${proxy}.21`, browser: noisyProfile(1) });
     expect(second.checks).toMatchObject({ login_noisy_siblings_day: 1, network_provisional_attempts: 2, network_new_fingerprints: 2 });
     expect(second.verdict, JSON.stringify(second.checks)).toBe("challenge");
     expect(second.policy?.name).toBe("Verify logins that cycle through accounts");
@@ -389,14 +382,14 @@ describeStores("default rules on %s", (kind) => {
       user: id("farmed"),
       email: `${id("farm")}@gmail.com`,
       ip: "2.56.252.40",
-      browser: profile(0),
+      browser: noisyProfile(0),
     });
     expect(first.verdict, JSON.stringify(first.checks)).toBe("allow");
     const second = await client("signup", {
       user: id("farmed"),
       email: `${id("farm")}@gmail.com`,
       ip: "2.58.36.41",
-      browser: profile(1),
+      browser: noisyProfile(1),
     });
     expect(second.checks).toMatchObject({ provider_noisy_siblings_day: 1, network_noisy_siblings_day: 0, provider_new_fingerprints: 2 });
     expect(second.verdict).toBe("challenge");

@@ -87,8 +87,7 @@ class StoredEvaluation implements EvaluationResult {
   }
 
   get evaluation(): EvaluationResult["evaluation"] {
-    const challenge = this.#challenge;
-    this.#wire ??= toWireEvaluation(this.#row, this.#user, challenge ? { ...challenge, type: challenge.type } : undefined);
+    this.#wire ??= toWireEvaluation(this.#row, this.#user, this.#challenge);
     return this.#wire;
   }
 }
