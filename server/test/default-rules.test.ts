@@ -316,13 +316,28 @@ describeStores("default rules on %s", (kind) => {
       expect(ev.verdict, JSON.stringify(ev.checks)).toBe("allow");
     }
     const line = `10.66.${7 + (kind === "sqlite" ? 0 : 1)}`;
-    const first = await client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip: `${line}.20`, browser: noisyProfile(0) });
+    const first = await client("signup", {
+      user: id("farmed"),
+      email: `${id("farm")}@gmail.com`,
+      ip: `${line}.20`,
+      browser: noisyProfile(0),
+    });
     expect(first.verdict).toBe("allow");
-    const second = await client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip: `${line}.20`, browser: noisyProfile(1) });
+    const second = await client("signup", {
+      user: id("farmed"),
+      email: `${id("farm")}@gmail.com`,
+      ip: `${line}.20`,
+      browser: noisyProfile(1),
+    });
     expect(second.checks).toMatchObject({ ip_noisy_siblings_day: 1, network_noisy_siblings_day: 1 });
     expect(second.verdict).toBe("challenge");
     expect(second.policy?.name).toBe("Verify sign-ups from browser farms");
-    const next = await client("signup", { user: id("farmed"), email: `${id("farm")}@gmail.com`, ip: `${line}.21`, browser: noisyProfile(2) });
+    const next = await client("signup", {
+      user: id("farmed"),
+      email: `${id("farm")}@gmail.com`,
+      ip: `${line}.21`,
+      browser: noisyProfile(2),
+    });
     expect(next.checks).toMatchObject({ ip_noisy_siblings_day: 0, network_noisy_siblings_day: 2 });
     expect(next.verdict).toBe("challenge");
   });
@@ -382,14 +397,14 @@ describeStores("default rules on %s", (kind) => {
       user: id("farmed"),
       email: `${id("farm")}@gmail.com`,
       ip: "2.56.252.40",
-      browser: noisyProfile(0),
+      browser: profile(0),
     });
     expect(first.verdict, JSON.stringify(first.checks)).toBe("allow");
     const second = await client("signup", {
       user: id("farmed"),
       email: `${id("farm")}@gmail.com`,
       ip: "2.58.36.41",
-      browser: noisyProfile(1),
+      browser: profile(1),
     });
     expect(second.checks).toMatchObject({ provider_noisy_siblings_day: 1, network_noisy_siblings_day: 0, provider_new_fingerprints: 2 });
     expect(second.verdict).toBe("challenge");
