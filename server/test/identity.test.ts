@@ -217,6 +217,42 @@ describeStores("device identity on %s", (kind) => {
     expect(mineDrifted.fingerprint?.id).not.toBe(other.fingerprint?.id);
   });
 
+  it("a browser recognised on its new token, drifting while another account's twin holds its record, takes a record of its own", async () => {
+    // Two accounts' laptops of one configuration share a fingerprint; A's storage is cleared, and its pages on the new
+    // token are recognised (nothing vouched for them). Docked: the twin holds the record back, so A's drifted browser
+    // gets a record of its own, and its device follows it there, as a device of its own token would.
+    const twin = fakeComponents("recognised-twin");
+    const docked = fakeComponents("recognised-twin", { screenResolution: [2560, 1440], screenFrame: [0, 0, 0, 0] });
+    const user = id("u");
+    const first = await evaluate("login", { user, components: twin, token: token(), ip: "10.79.1.1" });
+    await consume(first);
+    const neighbourUser = id("u");
+    const neighbour = await evaluate("login", { user: neighbourUser, components: twin, token: token(), ip: "10.79.2.1" });
+    await consume(neighbour);
+    expect(neighbour.fingerprint?.id).toBe(first.fingerprint?.id);
+    const tok = token();
+    const page = await evaluate("access", { user, components: twin, token: tok, ip: "10.79.1.1" });
+    expect(page.device).toBe(first.device);
+    const dock = await evaluate("access", { user, components: docked, token: tok, ip: "10.79.1.1" });
+    expect(dock.device).toBe(first.device);
+    expect(dock.fingerprint?.id).not.toBe(first.fingerprint?.id);
+    // Undocked on the same token: still the browser's own record (before, the record it left, the twin's: the browser's
+    // fingerprint changed at every dock), which follows it back; the twin keeps its own.
+    const undock = await evaluate("access", { user, components: twin, token: tok, ip: "10.79.1.1" });
+    expect(undock.device).toBe(first.device);
+    expect(undock.fingerprint?.id).toBe(dock.fingerprint?.id);
+    expect(undock.fingerprint?.confidence).toBeLessThan(1);
+    const twinAgain = await evaluate("access", { user: neighbourUser, components: twin, ip: "10.79.2.1" });
+    expect(twinAgain.fingerprint?.id).toBe(first.fingerprint?.id);
+    // Docked again, then its storage cleared while docked: found by its components as the user's device (before, a new
+    // device: the docked components' record was no device's).
+    const redock = await evaluate("access", { user, components: docked, token: tok, ip: "10.79.1.1" });
+    expect(redock.fingerprint?.id).toBe(dock.fingerprint?.id);
+    const lost = await evaluate("access", { user, components: docked, token: token(), ip: "10.79.1.1" });
+    expect(lost.device).toBe(first.device);
+    expect(lost.fingerprint?.id).toBe(dock.fingerprint?.id);
+  });
+
   it("without its token, an identifying browser finds the named user's own device, never another account's or an anonymous one", async () => {
     const [user, comps] = [id("u"), fakeComponents("cleared-storage")];
     const first = await evaluate("login", { user, components: comps, token: token() });

@@ -58,6 +58,12 @@ export interface Identity {
    * confirmDevice).
    */
   device?: { row: DeviceRow; isNew: boolean; wasDetached: boolean; retoken?: boolean; recognised?: boolean };
+  /**
+   * The device whose browser these components are a drift of (its token's, or the named user's found through the drift
+   * without a token): its fingerprint becomes the request's even when the device was only recognised, as the record
+   * itself would have moved had no other live token's device held it back (persistIdentity).
+   */
+  follows?: string;
   /** The devices sharing the request's visitor token, most recently seen first (DevicesRepo.byToken). */
   tokenDevices?: DeviceRow[];
   deviceInfo: Record<string, string>;
@@ -265,6 +271,7 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
       // The token vouches for the browser: half its information agreeing is enough, and less when nothing that only
       // changes with the machine changed (an update, a trip and a dock at once; fingerprint/reid.ts).
       const same = s >= TOKEN_MATCH || (s >= TOKEN_STABLE_MATCH && stableMismatch(normalised, ownParsed) === undefined);
+      if (same) id.follows = tokenDevice.id;
       if (same && (await ownedAlone(repos, envId, own.row.id, tokenDevice, token, input.at))) {
         id.fingerprint = {
           ...known(own.row, Math.round(s * 1000) / 1000),
@@ -313,6 +320,7 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
             drift: { exact_hash: hash, coarse_key: coarse(), components: components() },
           };
         id.device = { row: found.device, isNew: false, wasDetached: found.device.status === "detached", recognised: true };
+        id.follows = found.device.id;
       }
     }
     id.fingerprint ??= {

@@ -60,6 +60,11 @@ export async function persistIdentity(
     // on it is the device's own. Until then the token is only remembered as one the device was recognised on, so that
     // the same browser is recognised again, drifted or not (store/devices.ts, byToken).
     if (token && row.recognised_token !== token) patch.recognised_token = token;
+    // Its fingerprint follows the browser as on a device of its own token: a drift of the device's browser that another
+    // live token's device held the record back from (identical components there) has a record of its own, and the
+    // device takes it, as the record would have moved. Else the next request on this token compares with the record
+    // the browser left, and a browser that then loses this token too is not found by its components.
+    if (identity.follows === row.id && fp && row.fingerprint_id !== fp.row.id) patch.fingerprint_id = fp.row.id;
     if (user && joins && row.logout_pending !== 1 && (row.user_id !== user.id || row.status === "detached"))
       Object.assign(patch, { user_id: user.id, status: "attached", attached_at: at, detached_at: null });
   } else {
