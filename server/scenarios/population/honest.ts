@@ -478,8 +478,14 @@ export function* honestTraffic(opts: PopulationOptions): Generator<HonestVisit> 
   for (const p of people) {
     const r = stream(opts.seed, "travel", p.id);
     if (chance(r, 0.1)) {
-      const from = int(r, 1, opts.days - 2);
-      travel.set(p.id, { from, to: from + int(r, 1, 4), locale: weighted(r, LOCALES) });
+      let from = int(r, 1, opts.days - 2);
+      const days = int(r, 1, 4);
+      // A cohort's sign-up is made at its place, at its hour: the residence's network that morning, the family's home
+      // line, the shop (where a new phone is set up to the shop's zone). Its member is there that day, not abroad: the
+      // trip leaves after it. (Before, a trip could span that day, and the sign-up came from a phone set to the trip's
+      // zone on the shop's or the home line's network, which no phone does, or from abroad rather than the residence.)
+      if (p.signupAt !== undefined && p.signsUpOn !== null && p.signsUpOn > from && p.signsUpOn <= from + days + 1) from = p.signsUpOn;
+      travel.set(p.id, { from, to: from + days, locale: weighted(r, LOCALES) });
     }
   }
   const signedUp = new Set<string>();
