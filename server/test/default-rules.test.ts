@@ -70,11 +70,11 @@ describeStores("default rules on %s", (kind) => {
     const seed = id("browser");
     return { components: fakeComponents(seed), token: `tok-${seed}-xxxxxxxx`, ua: BROWSER_UA };
   };
-  /** An anti-detect browser's k-th profile: one Chrome build, its audio output and canvas drawn anew, no token kept. */
+  /** An anti-detect browser's k-th profile: one Chrome build, its audio output and canvas drawn anew (no other profile's), no token kept. */
   const noisyProfile = (k: number): Browser => {
     const seed = id("profile");
     const noise = fakeComponents(seed, {
-      audio: 124.04347527516074 + (k + 1) * 1.3e-5,
+      audio: 124.04347527516074 + (k + 1) * 1.3e-5 + seq * 1e-9,
       canvas: { winding: true, geometry: `data:image/png;base64,${seed}g`, text: `data:image/png;base64,${seed}t` },
     });
     return { components: noise, token: `tok-${seed}-xxxxxxxx`, ua: BROWSER_UA };
@@ -388,7 +388,7 @@ describeStores("default rules on %s", (kind) => {
     const profile = (k: number): Browser => {
       const seed = id("profile");
       return {
-        components: fakeComponents(seed, { audio: 124.04347527516074 + (k + 1) * 1.3e-5 }),
+        components: fakeComponents(seed, { audio: 124.04347527516074 + (k + 1) * 1.3e-5 + seq * 1e-9 }),
         token: `tok-${seed}-xxxxxxxx`,
         ua: BROWSER_UA,
       };

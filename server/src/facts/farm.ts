@@ -6,7 +6,12 @@
 //   and one GPU of one build one canvas; an anti-detect browser draws both anew for every profile. Counted only while
 //   this build's never-seen browsers are half or more of the never-seen browsers that signed up there that day: a
 //   farm's are all of them, while a build whose CPUs differ is a few browsers among a residence's or an office's (and
-//   Brave, which adds noise to both by design, is a build of its own: its brand).
+//   Brave, which adds noise to both by design, is a build of its own: its brand). And only where this browser itself
+//   looks generated: its audio output is compared with its siblings' only when no other never-seen browser (sign-ups
+//   and logins together, over the deployment) presented it with its build within 30 days, its canvas only when none
+//   presented it with its GPU. A real browser's values are every browser of its build's, so a stranger sending
+//   forged requests of the most common build with drawn audio and canvas, on an address, a /24 or a provider that
+//   honest people share, cannot make their browsers siblings of a farm (docs/decisions/noisy-siblings-poisoning.md).
 // - A device's sign-ups: sign-ups from this identifying fingerprint within the day, on any network, popular or not
 //   (counting only: a fingerprint never makes a login familiar), and how many of them came from another network than
 //   this one: one computer clearing its storage between accounts and alternating its home line and its phone's
@@ -58,8 +63,15 @@ function buildOf(userAgent: string | undefined, components: Parameters<typeof no
  * never-seen browsers are half or more of those counted there that day.
  */
 function siblingValues(kind: string, scopes: ReadonlyArray<readonly [Scope, string | undefined]>, b: ReturnType<typeof buildOf>) {
+  // Whether this browser's own audio output and canvas are real browsers' (OWN_VALUES): counted once per never-seen
+  // browser, sign-ups and logins together, over the deployment.
   const values: Record<string, string> = {};
   const counted: string[] = [];
+  if (scopes.length > 0) {
+    values.ownAudio = `farm-own-audio|${b.build}|${b.audio}`;
+    values.ownCanvas = `farm-own-canvas|${b.gpu}|${b.canvas}`;
+    counted.push("ownAudio", "ownCanvas");
+  }
   for (const [scope, at] of scopes) {
     if (!at) continue;
     values[`${scope}.new`] = `${kind}-new|${at}`;
@@ -69,13 +81,27 @@ function siblingValues(kind: string, scopes: ReadonlyArray<readonly [Scope, stri
     values[`${scope}.canvas`] = `${kind}-canvas|${at}|${b.gpu}|${b.canvas}`;
     counted.push(`${scope}.new`, `${scope}.build`, `${scope}.audio`, `${scope}.gpu`, `${scope}.canvas`);
   }
+  // Another never-seen browser presented this audio output with this build (this canvas with this GPU): a real
+  // browser's, so siblings that differ in it say nothing about this one (a stranger's forged requests least of all).
+  const generated = (n: Record<string, number>) => ({ audio: (n.ownAudio ?? 0) <= 1, canvas: (n.ownCanvas ?? 0) <= 1 });
   const sib = (n: Record<string, number>, scope: Scope) => {
     const [all, same] = [n[`${scope}.new`] ?? 0, n[`${scope}.build`] ?? 0];
     if (2 * same < all) return 0;
-    return Math.max(same - (n[`${scope}.audio`] ?? 0), (n[`${scope}.gpu`] ?? 0) - (n[`${scope}.canvas`] ?? 0));
+    const own = generated(n);
+    return Math.max(
+      own.audio ? same - (n[`${scope}.audio`] ?? 0) : 0,
+      own.canvas ? (n[`${scope}.gpu`] ?? 0) - (n[`${scope}.canvas`] ?? 0) : 0,
+    );
   };
-  return { values, counted, sib };
+  return { values, counted, sib, longer: { names: ["ownAudio", "ownCanvas"], windows: OWN_VALUES } };
 }
+
+/**
+ * How long a real browser's audio output and canvas are remembered: day-wide buckets over a month (a build's major
+ * version lasts about four weeks).
+ */
+const DAY = 24 * 60 * 60 * 1000;
+const OWN_VALUES = { hour: 12 * DAY, day: 30 * DAY };
 
 export const signupFarm = defineFacts({
   name: "signupFarm",
@@ -95,7 +121,7 @@ export const signupFarm = defineFacts({
       // every owner's; a browser seen before is no new profile).
       if (!fp.identifying || !fp.isNew) return NONE;
       const s = siblingValues("farm-login", scopes, buildOf(input.userAgent, input.signals.components));
-      const n = await repos.detection.dayCounts(env, s.values, s.counted, input.at, CHURN_WINDOWS);
+      const n = await repos.detection.dayCounts(env, s.values, s.counted, input.at, CHURN_WINDOWS, s.longer);
       return { ...NONE, login: Math.max(s.sib(n, "ip"), s.sib(n, "network"), s.sib(n, "provider")) };
     }
     if (input.action !== "signup") return NONE;
@@ -128,7 +154,7 @@ export const signupFarm = defineFacts({
     const s = siblingValues("farm", fp.isNew ? scopes : [], buildOf(input.userAgent, input.signals.components));
     Object.assign(values, s.values);
     counted.push(...s.counted);
-    const n = await repos.detection.dayCounts(env, values, counted, input.at, CHURN_WINDOWS);
+    const n = await repos.detection.dayCounts(env, values, counted, input.at, CHURN_WINDOWS, s.longer);
     return {
       siblings: { ip: s.sib(n, "ip"), network: s.sib(n, "network"), provider: s.sib(n, "provider") },
       login: 0,

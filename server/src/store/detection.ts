@@ -140,7 +140,8 @@ async function fingerprintChurn(
  * velocity counters, as churn's): each value named in `counted` is counted once for this request, then every
  * named value's day sum is read, this request's included. The caller names what it counts (a build on an address, the
  * same build with this audio output, a fingerprint's sign-ups, the same on this network), so differences of two sums
- * say how many of the day's others differed.
+ * say how many of the day's others differed. The names in `longer` are summed over its windows instead (a day-wide bucket
+ * over a month: whether real browsers present an audio output or a canvas).
  */
 async function dayCounts(
   db: Kysely<Database>,
@@ -150,8 +151,12 @@ async function dayCounts(
   counted: readonly string[],
   at: number,
   windows: ChurnWindows,
+  longer?: { names: readonly string[]; windows: ChurnWindows },
 ): Promise<Record<string, number>> {
-  const entries = Object.entries(values).map(([name, value]) => ({ name, ...churnKey("s", env, value, at, windows) }));
+  const entries = Object.entries(values).map(([name, value]) => ({
+    name,
+    ...churnKey("s", env, value, at, longer?.names.includes(name) ? longer.windows : windows),
+  }));
   const out: Record<string, number> = {};
   if (entries.length === 0) return out;
   // The counted first: countThenRead counts a prefix.
@@ -188,7 +193,7 @@ const slots = (p: SlotParams, n: number) =>
 
 /**
  * A day count's read and its counting upsert, compiled once per number of keys (prepared.ts; on PostgreSQL named
- * statements) rather than built by Kysely on every sign-up: a farm asks 1 to 13 keys, so a dozen texts at most.
+ * statements) rather than built by Kysely on every sign-up: a farm asks 1 to 20 keys, so twenty texts at most.
  */
 const dayReads = new Map<number, ReturnType<typeof dayReadOf>>();
 const dayUpserts = new Map<number, ReturnType<typeof dayCountOf>>();
@@ -221,7 +226,7 @@ function dayCount(n: number) {
  * before the upsert: it sums each key's buckets up to `u<i>` (a counted key's stop before its current bucket) and the
  * upsert answers a counted key's current bucket as it left it, this request's count included and any other committed
  * before it, as the read after the upsert saw it (the current bucket is within the hour). With `hourFrom`, the hour's
- * sums too. Compiled once per shape (a farm asks 1 to 13 keys, the churn 1 to 3).
+ * sums too. Compiled once per shape (a farm asks 1 to 20 keys, the churn 1 to 3).
  */
 const countedReads = new Map<string, ReturnType<typeof countedReadOf>>();
 const countedReadOf = (counted: number, n: number, hour: boolean) =>
@@ -342,8 +347,9 @@ export class DetectionRepo extends Repository {
     counted: readonly string[],
     at: number,
     windows: ChurnWindows,
+    longer?: { names: readonly string[]; windows: ChurnWindows },
   ): Promise<Record<string, number>> {
-    return dayCounts(this.db, this.dialect, env, values, counted, at, windows);
+    return dayCounts(this.db, this.dialect, env, values, counted, at, windows, longer);
   }
 
   fingerprintPlaces(env: string, fingerprint: string, since: number): Promise<BrowserPlace[]> {

@@ -4,11 +4,18 @@
 // fingerprint at one IP.
 import { type Browser, describeChecks, type Harness } from "./harness.js";
 
-/** A profile of one Chrome build whose audio and canvas an anti-detect browser drew anew (`k`: its draw). */
-const generated = (k: number) => ({
-  audio: 124.04347527516074 + (k + 1) * 1.3e-5,
-  canvas: { winding: true, geometry: `data:image/png;base64,g${k}`, text: `data:image/png;base64,t${k}` },
-});
+let draws = 0;
+/**
+ * A profile of one Chrome build whose audio and canvas an anti-detect browser drew anew: no other profile's, in this
+ * case or another (a browser's own values that others present are a real browser's: server/src/facts/farm.ts).
+ */
+const generated = () => {
+  const k = ++draws;
+  return {
+    audio: 124.04347527516074 + k * 1.3e-5,
+    canvas: { winding: true, geometry: `data:image/png;base64,g${k}`, text: `data:image/png;base64,t${k}` },
+  };
+};
 
 /** A Brave of the same version on the test browsers' machine: Chrome's user agent, its own brand, its audio noised. */
 const brave = (h: Harness): Browser => {
@@ -25,8 +32,8 @@ describeChecks("farm", [
       value: 1,
       run: async (h) => {
         const ip = h.ip();
-        await h.client("signup", { ip, browser: h.browser(undefined, generated(1)) });
-        return h.client("signup", { ip, browser: h.browser(undefined, generated(2)) });
+        await h.client("signup", { ip, browser: h.browser(undefined, generated()) });
+        return h.client("signup", { ip, browser: h.browser(undefined, generated()) });
       },
     },
     unset: [
@@ -40,12 +47,22 @@ describeChecks("farm", [
         },
       },
       {
+        why: "a real browser of the build after a stranger's forged sign-up of it there: its audio and canvas are other browsers' too",
+        value: 0,
+        run: async (h) => {
+          const ip = h.ip();
+          await h.client("signup", { ip: h.ip() });
+          await h.client("signup", { ip, browser: h.browser(undefined, generated()) });
+          return h.client("signup", { ip });
+        },
+      },
+      {
         why: "a profile's page view is no sign-up",
         value: 0,
         run: async (h) => {
           const ip = h.ip();
-          await h.client("signup", { ip, browser: h.browser(undefined, generated(1)) });
-          return h.client("visit", { ip, browser: h.browser(undefined, generated(2)) });
+          await h.client("signup", { ip, browser: h.browser(undefined, generated()) });
+          return h.client("visit", { ip, browser: h.browser(undefined, generated()) });
         },
       },
     ],
@@ -57,16 +74,16 @@ describeChecks("farm", [
       value: 1,
       run: async (h) => {
         const net = h.network();
-        await h.client("signup", { ip: `${net}.1`, browser: h.browser(undefined, generated(1)) });
-        return h.client("signup", { ip: `${net}.2`, browser: h.browser(undefined, generated(2)) });
+        await h.client("signup", { ip: `${net}.1`, browser: h.browser(undefined, generated()) });
+        return h.client("signup", { ip: `${net}.2`, browser: h.browser(undefined, generated()) });
       },
     },
     unset: {
       why: "the same profiles from two /24s",
       value: 0,
       run: async (h) => {
-        await h.client("signup", { ip: `${h.network()}.1`, browser: h.browser(undefined, generated(1)) });
-        return h.client("signup", { ip: `${h.network()}.1`, browser: h.browser(undefined, generated(2)) });
+        await h.client("signup", { ip: `${h.network()}.1`, browser: h.browser(undefined, generated()) });
+        return h.client("signup", { ip: `${h.network()}.1`, browser: h.browser(undefined, generated()) });
       },
     },
   },
@@ -76,8 +93,8 @@ describeChecks("farm", [
       why: "profiles of one build with other audio outputs signing up through two exits of one VPN provider, on two /24s",
       value: 1,
       run: async (h) => {
-        await h.client("signup", { ip: "89.187.161.20", browser: h.browser(undefined, generated(1)) });
-        return h.client("signup", { ip: "89.187.162.20", browser: h.browser(undefined, generated(2)) });
+        await h.client("signup", { ip: "89.187.161.20", browser: h.browser(undefined, generated()) });
+        return h.client("signup", { ip: "89.187.162.20", browser: h.browser(undefined, generated()) });
       },
     },
     unset: [
@@ -93,8 +110,8 @@ describeChecks("farm", [
         why: "the same profiles on an ordinary network's two /24s: no provider",
         value: 0,
         run: async (h) => {
-          await h.client("signup", { ip: `${h.network()}.1`, browser: h.browser(undefined, generated(1)) });
-          return h.client("signup", { ip: `${h.network()}.1`, browser: h.browser(undefined, generated(2)) });
+          await h.client("signup", { ip: `${h.network()}.1`, browser: h.browser(undefined, generated()) });
+          return h.client("signup", { ip: `${h.network()}.1`, browser: h.browser(undefined, generated()) });
         },
       },
     ],
@@ -107,16 +124,16 @@ describeChecks("farm", [
         value: 1,
         run: async (h) => {
           const ip = h.net();
-          await h.client("login", { ip, user: h.id("leaked"), browser: h.browser(undefined, generated(1)) });
-          return h.client("login", { ip, user: h.id("leaked"), browser: h.browser(undefined, generated(2)) });
+          await h.client("login", { ip, user: h.id("leaked"), browser: h.browser(undefined, generated()) });
+          return h.client("login", { ip, user: h.id("leaked"), browser: h.browser(undefined, generated()) });
         },
       },
       {
         why: "profiles of one build logging in through two exits of one VPN provider's ASN, on two /24s",
         value: 1,
         run: async (h) => {
-          await h.client("login", { ip: "89.187.170.20", user: h.id("leaked"), browser: h.browser(undefined, generated(3)) });
-          return h.client("login", { ip: "89.187.171.20", user: h.id("leaked"), browser: h.browser(undefined, generated(4)) });
+          await h.client("login", { ip: "89.187.170.20", user: h.id("leaked"), browser: h.browser(undefined, generated()) });
+          return h.client("login", { ip: "89.187.171.20", user: h.id("leaked"), browser: h.browser(undefined, generated()) });
         },
       },
     ],
@@ -129,6 +146,16 @@ describeChecks("farm", [
           await h.client("login", { ip, user: h.id("staff"), browser: h.browser() });
           await h.client("login", { ip, user: h.id("staff"), browser: h.browser() });
           return h.client("login", { ip, user: h.id("staff"), browser: h.browser() });
+        },
+      },
+      {
+        why: "a real browser of the build after a stranger's forged login of it there: its audio and canvas are other browsers' too",
+        value: 0,
+        run: async (h) => {
+          const ip = h.net();
+          await h.client("login", { ip: h.net(), user: h.id("staff") });
+          await h.client("login", { ip, user: h.id("leaked"), browser: h.browser(undefined, generated()) });
+          return h.client("login", { ip, user: h.id("staff") });
         },
       },
       {
@@ -145,16 +172,16 @@ describeChecks("farm", [
         value: 0,
         run: async (h) => {
           const ip = h.net();
-          await h.client("signup", { ip, browser: h.browser(undefined, generated(5)) });
-          return h.client("login", { ip, user: h.id("leaked"), browser: h.browser(undefined, generated(6)) });
+          await h.client("signup", { ip, browser: h.browser(undefined, generated()) });
+          return h.client("login", { ip, user: h.id("leaked"), browser: h.browser(undefined, generated()) });
         },
       },
       {
         why: "a profile's second login on its own token is no never-seen browser",
         value: 0,
         run: async (h) => {
-          const [ip, b] = [h.net(), h.browser(undefined, generated(7))];
-          await h.client("login", { ip, user: h.id("leaked"), browser: h.browser(undefined, generated(8)) });
+          const [ip, b] = [h.net(), h.browser(undefined, generated())];
+          await h.client("login", { ip, user: h.id("leaked"), browser: h.browser(undefined, generated()) });
           await h.client("login", { ip, user: h.id("leaked"), browser: b });
           return h.client("login", { ip, user: h.id("leaked"), browser: b });
         },

@@ -10,7 +10,7 @@ export const checks = [
   defineCheck({
     name: "ip_noisy_siblings_day",
     type: "number",
-    doc: "Never-seen browsers that signed up from this IP within the day with this never-seen browser's exact build (user agent, brand, platform, OS version, architecture) but another audio output, or with its GPU too but another canvas, while this build's never-seen browsers are half or more of those that signed up there that day (Brave adds noise by design: a few among a residence's are not counted). 0 for a browser seen before and outside sign-ups.",
+    doc: "Never-seen browsers that signed up from this IP within the day with this never-seen browser's exact build (user agent, brand, platform, OS version, architecture) but another audio output, or with its GPU too but another canvas, while this build's never-seen browsers are half or more of those that signed up there that day (Brave adds noise by design: a few among a residence's are not counted). Only where this browser itself looks generated: the audio outputs are compared only when no other never-seen browser presented its own with its build within 30 days, the canvases only when none presented its own with its GPU (a real browser's values are others' too, so a stranger's forged requests cannot make it a farm's). 0 for a browser seen before and outside sign-ups.",
     reason: "fingerprint_churn",
     needs,
     compute: (c) => c.facts.signupFarm.siblings.ip,
@@ -34,7 +34,7 @@ export const checks = [
   defineCheck({
     name: "login_noisy_siblings_day",
     type: "number",
-    doc: "On a login from a never-seen browser: never-seen browsers that logged in (into any account) within the day with its exact build but another audio output, or with its GPU too but another canvas, the most from this IP, its /24 (/48) or its cloud, VPN or proxy provider's ASN, while this build's never-seen browsers are half or more of those that logged in there that day. 0 for a browser seen before and outside logins.",
+    doc: "On a login from a never-seen browser: never-seen browsers that logged in (into any account) within the day with its exact build but another audio output, or with its GPU too but another canvas, the most from this IP, its /24 (/48) or its cloud, VPN or proxy provider's ASN, while this build's never-seen browsers are half or more of those that logged in there that day, and only where its own audio output (canvas) no other never-seen browser presented with its build (GPU) within 30 days. 0 for a browser seen before and outside logins.",
     reason: "fingerprint_churn",
     needs,
     compute: (c) => c.facts.signupFarm.login,

@@ -169,7 +169,9 @@ const rigKeepsItsZone = named(
  * on its address, its /24 or through its provider. Real browsers of one build agree on both; an anti-detect browser
  * draws them anew for every profile, so a run on a combo list shows from its second attempt there, whatever zone the
  * rig is set to and whatever accounts it names. Counted only while that build's never-seen browsers are half or more
- * of the day's there (the sign-up farm rule's counts, for logins).
+ * of the day's there (the sign-up farm rule's counts, for logins), and only for a browser whose own audio output
+ * (canvas) no other never-seen browser presented with its build (GPU) within 30 days: a stranger's forged logins of a
+ * common build cannot reach real browsers (docs/decisions/noisy-siblings-poisoning.md).
  */
 const generatedProfilesLoggingIn = named(
   "a never-seen browser whose build logged in there today with another audio output or canvas (an anti-detect browser's profiles)",
