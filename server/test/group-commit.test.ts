@@ -84,6 +84,33 @@ describe("group commit on the embedded store", () => {
     expect(seen()).toEqual(["solo"]);
   });
 
+  it("runs a read outside any transaction inside the turn's batch: the write lock is taken once for the turn", async () => {
+    const other = new SQLite(path.join(dir, "t.db"), { timeout: 0 });
+    try {
+      expect((await sql<{ n: number }>`select count(*) as n from t`.execute(store.db)).rows[0]?.n).toBe(0);
+      // The read opened the batch (BEGIN IMMEDIATE): another writer is kept out until the batch's commit.
+      expect(() => other.exec("begin immediate")).toThrow(/locked|busy/i);
+      await store.durable();
+      other.exec("begin immediate");
+      other.exec("rollback");
+    } finally {
+      other.close();
+    }
+  });
+
+  it("answers a read outside any transaction while another process holds the write lock (the read runs alone)", async () => {
+    const other = new SQLite(path.join(dir, "t.db"));
+    try {
+      other.exec("begin immediate");
+      other.exec("insert into t (id, v) values ('other', 1)");
+      expect((await sql<{ n: number }>`select count(*) as n from t`.execute(store.db)).rows[0]?.n).toBe(0);
+      other.exec("commit");
+      expect((await sql<{ n: number }>`select count(*) as n from t`.execute(store.db)).rows[0]?.n).toBe(1);
+    } finally {
+      other.close();
+    }
+  });
+
   it("never commits half of a transaction that spans event-loop turns", async () => {
     const later = () => new Promise((r) => setTimeout(r, 10));
     const failing = db()

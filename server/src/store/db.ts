@@ -442,8 +442,10 @@ function withStatementCache(sqlite: SQLite.Database, group: GroupCommit | undefi
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       }
       cache.set(sqlText, st);
-      // A write outside any transaction joins the open batch too (it is committed, and acknowledged, with it).
+      // A write outside any transaction joins the open batch too (it is committed, and acknowledged, with it); a read
+      // opens it too, so that the turn takes its locks once, not per statement (docs/decisions/paced-commit-cost.md).
       if (group && !st.reader) group.open();
+      else if (group) group.openForRead();
       return st;
     },
   };
@@ -508,6 +510,19 @@ export class GroupCommit {
     done.catch(() => {});
     this.batch = { done, resolve, reject };
     setImmediate(() => this.flush());
+  }
+
+  /**
+   * Before a read outside any transaction: opens the turn's batch, unless another process holds the write lock (the
+   * read then runs by itself, as SQLite's own read transaction).
+   */
+  openForRead(): void {
+    if ((this.batch && this.sqlite.inTransaction) || Date.now() < this.busyUntil) return;
+    try {
+      this.open();
+    } catch (e) {
+      if (!/^SQLITE_BUSY/.test(String((e as { code?: unknown }).code))) throw e;
+    }
   }
 
   /** Commits the open batch now (also at close), or as soon as the transaction in progress ends. */
