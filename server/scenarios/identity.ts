@@ -372,6 +372,20 @@ export async function measureIdentity(
         if (out.verdict !== "allow") {
           f.friction++;
           f.policies.set(out.policy ?? "?", (f.policies.get(out.policy ?? "?") ?? 0) + 1);
+          if (process.env.SCENARIO_WHY) {
+            const c = out.checks ?? {};
+            const keys = ["is_new_user", "is_provisional_user", "is_new_fingerprint", "is_new_network", "is_new_provider"];
+            const counts = Object.entries(c).filter(([k, n]) => /^(ip|network|provider)_/.test(k) && typeof n === "number" && n > 0);
+            console.log(
+              "poisoned",
+              t.kind,
+              t.key,
+              v.person.id,
+              v.action,
+              out.policy,
+              [...keys.map((k) => [k, c[k]]), ...counts].map((x) => x.join("=")).join(" "),
+            );
+          }
         }
       }
     }
