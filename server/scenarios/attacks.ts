@@ -74,7 +74,7 @@ export interface AttackStep {
   run(ctx: AttackContext): Promise<void>;
 }
 
-type Browser = Pick<ClientCall, "userAgent" | "components" | "timezone"> & { token?: string };
+export type Browser = Pick<ClientCall, "userAgent" | "components" | "timezone"> & { token?: string };
 
 const COUNTRIES = ["US", "GB", "FR", "DE", "ES", "BR", "JP", "IN", "AU"];
 const tzOf = (country: string) => LOCALES.find(([l]) => l.country === country)?.[0].tz ?? "UTC";
@@ -103,7 +103,7 @@ const DISPOSABLE = ["mailinator.com", "guerrillamail.com", "10minutemail.com", "
  * A real browser of the population model (a computer's, else the first), in the attacker's time zone. `rig`: a
  * Chromium on Windows, what stuffing and farming tools drive (OpenBullet, anti-detect browsers, Puppeteer farms).
  */
-function realBrowser(seed: number, tz: string, token?: string, rig = false, locale?: (typeof LOCALES)[number][0]): Browser {
+export function realBrowser(seed: number, tz: string, token?: string, rig = false, locale?: (typeof LOCALES)[number][0]): Browser {
   let b: ReturnType<typeof population>[number]["browsers"][number] | undefined;
   for (let k = 0; !b || (rig && (b.model.os !== "windows" || b.state.browser === "firefox")); k++) {
     const person = population({ seed: seed * 1000 + k, people: 1, days: 1, heldOut: false, start: 0 })[0];
@@ -116,7 +116,7 @@ function realBrowser(seed: number, tz: string, token?: string, rig = false, loca
 }
 
 /** A Windows Chrome of the model whose identifying components an anti-detect browser draws anew. */
-function antiDetect(r: Rng, base: Browser): Browser {
+export function antiDetect(r: Rng, base: Browser): Browser {
   const c = structuredClone(base.components) as Record<string, unknown>;
   const n = int(r, 1, 1e9);
   c.canvas = { winding: true, geometry: `data:image/png;base64,${digest("adg", n)}`, text: `data:image/png;base64,${digest("adt", n)}` };

@@ -15,6 +15,7 @@ import { geo } from "../src/geo/index.js";
 import { parseUserAgent } from "../src/pipeline/identity.js";
 import { type AttackLabel, attackSchedule } from "./attacks.js";
 import { DAY, type Harness, type Outcome, type Project } from "./harness.js";
+import { type PoisonFigures, type PoisonTarget, poisonSchedule, poisonTargets, type SharedVisit } from "./poison.js";
 import { GROUPS, type Group, type HonestVisit, honestTraffic, type PopulationOptions } from "./population/honest.js";
 import { chance, int, pick, stream } from "./population/random.js";
 
@@ -127,6 +128,8 @@ export interface IdentityReport {
   /** Friction by policy and group, for tuning. */
   groupPolicies: Map<string, number>;
   attacks: Map<AttackLabel, AttackFigures>;
+  /** With `poison`: the honest friction on each poisoned network that day (poison.ts). */
+  poison: PoisonFigures[];
 }
 
 /**
@@ -157,7 +160,15 @@ function empty(family: string): FamilyFigures {
   };
 }
 
-export async function measureIdentity(h: Harness, label: string, opts: PopulationOptions & { attacks?: boolean }): Promise<IdentityReport> {
+/**
+ * `poison`: "measure" picks the networks a stranger would poison (poison.ts) and measures the honest friction there
+ * without sending anything (the other figures unchanged); "send" adds the stranger's requests to the schedule.
+ */
+export async function measureIdentity(
+  h: Harness,
+  label: string,
+  opts: PopulationOptions & { attacks?: boolean; poison?: "measure" | "send" },
+): Promise<IdentityReport> {
   const p: Project = await h.project(`population ${label}`);
   const ipOf = new Map<string, string>();
   const stable = (key: string, pool: string[]) => {
@@ -222,7 +233,50 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
   const groupPolicies = new Map<string, number>();
   const attacks = new Map<AttackLabel, AttackFigures>();
   const known = new Set<string>();
-  const schedule = opts.attacks ? attackSchedule(h, { seed: opts.seed, days: opts.days, start: opts.start }) : [];
+  // The networks honest people share, for the stranger's targeting (poison.ts).
+  const sharedOf = (v: HonestVisit): SharedVisit | undefined => {
+    const n = v.network;
+    const base = { day: v.day, at: v.at, action: v.action, tz: v.timezone };
+    if (n.kind === "home" && n.id.startsWith("campus-")) return { ...base, kind: "campus NAT", key: n.id, ip: ipFor(v) };
+    if (n.kind === "work" && n.id.startsWith(`work-${opts.seed}-`)) return { ...base, kind: "office NAT", key: n.id, ip: ipFor(v) };
+    if (n.kind === "vpn" && n.id === "consumer-vpn") {
+      const ip = ipFor(v);
+      return { ...base, kind: "consumer VPN", key: `AS${geo().lookup(ip).asn}`, ip };
+    }
+    if (n.kind === "cellular") {
+      const ip = ipFor(v);
+      return { ...base, kind: "carrier", key: `AS${geo().lookup(ip).asn}`, ip };
+    }
+    return undefined;
+  };
+  const targets: PoisonTarget[] = [];
+  if (opts.poison) {
+    const shared: SharedVisit[] = [];
+    for (const v of honestTraffic(opts)) {
+      const x = sharedOf(v);
+      if (x) shared.push(x);
+    }
+    targets.push(...poisonTargets(shared, opts.days));
+  }
+  const poison: PoisonFigures[] = targets.map((target) => ({
+    target,
+    visits: 0,
+    friction: 0,
+    policies: new Map(),
+    forged: 0,
+    forgedChallenged: 0,
+  }));
+  const figuresOf = (t: PoisonTarget) => poison.find((x) => x.target === t) as PoisonFigures;
+  const schedule = [
+    ...(opts.attacks ? attackSchedule(h, { seed: opts.seed, days: opts.days, start: opts.start }) : []),
+    ...(opts.poison === "send"
+      ? poisonSchedule(opts.seed, targets, (t, out) => {
+          const x = figuresOf(t);
+          x.forged++;
+          if (out.verdict !== "allow") x.forgedChallenged++;
+        })
+      : []),
+  ].sort((a, b) => a.at - b.at);
   let next = 0;
   const ctx = {
     h,
@@ -309,6 +363,32 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
         new Date(v.at).toISOString(),
       );
     outcomes.push({ verdict: out.verdict, policy: out.policy });
+    if (targets.length) {
+      const x = sharedOf(v);
+      const t = x && targets.find((t) => t.kind === x.kind && t.key === x.key && t.day === v.day);
+      if (t) {
+        const f = figuresOf(t);
+        f.visits++;
+        if (out.verdict !== "allow") {
+          f.friction++;
+          f.policies.set(out.policy ?? "?", (f.policies.get(out.policy ?? "?") ?? 0) + 1);
+          if (process.env.SCENARIO_WHY) {
+            const c = out.checks ?? {};
+            const keys = ["is_new_user", "is_provisional_user", "is_new_fingerprint", "is_new_network", "is_new_provider"];
+            const counts = Object.entries(c).filter(([k, n]) => /^(ip|network|provider)_/.test(k) && typeof n === "number" && n > 0);
+            console.log(
+              "poisoned",
+              t.kind,
+              t.key,
+              v.person.id,
+              v.action,
+              out.policy,
+              [...keys.map((k) => [k, c[k]]), ...counts].map((x) => x.join("=")).join(" "),
+            );
+          }
+        }
+      }
+    }
     for (const g of [...v.groups, "all" as const]) {
       const x = groups.get(g) as Friction;
       x.visits++;
@@ -498,6 +578,7 @@ export async function measureIdentity(h: Harness, label: string, opts: Populatio
     groups,
     groupPolicies,
     attacks,
+    poison,
   };
 }
 

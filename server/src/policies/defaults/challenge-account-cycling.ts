@@ -7,22 +7,39 @@ import {
   neverSeenBrowser,
   newBrowserOrAccount,
   notAnonymising,
+  placeNewToAccount,
   unconfirmedAccount,
   zoneOutsideCountry,
 } from "./conditions.js";
-import { all, any, defaultPolicy, emailChallenge, eq, gte, lte, named, not } from "./rules.js";
+import { all, any, defaultPolicy, emailChallenge, eq, gte, lte, named } from "./rules.js";
 
-/** From a datacenter or an anonymising network, a few unconfirmed accounts are enough. */
+/**
+ * From a datacenter or an anonymising network, a few unconfirmed accounts are enough, for an account never let in
+ * through it (a VPN's exit is shared with strangers: placeNewToAccount).
+ */
 const fewFromDatacenter = named(
   "a few unconfirmed accounts from a datacenter or an anonymising network",
-  all(gte("ip_provisional_attempts", 3), datacenterOrAnonymous),
+  all(gte("ip_provisional_attempts", 3), datacenterOrAnonymous, placeNewToAccount),
 );
 
-/** Unconfirmed accounts tried from never-seen browsers, several of each on one network within the hour. */
+/**
+ * Many unconfirmed accounts tried from one address or one /24 within the hour, whatever the browser: for an account
+ * never let in there (a stranger behind a campus's NAT can name made-up accounts too: placeNewToAccount).
+ */
+const manyUnconfirmedHere = named(
+  "many unconfirmed accounts tried from this address or network within the hour, into an account never let in there",
+  all(any(gte("ip_provisional_attempts", 10), gte("network_provisional_attempts", 20)), placeNewToAccount),
+);
+
+/**
+ * Unconfirmed accounts tried from never-seen browsers, several of each on one network within the hour; into an account
+ * never let in from there (placeNewToAccount: the counts are of requests a stranger on the network can send too).
+ */
 const newBrowsersTryingOnANetwork = named(
   "unconfirmed accounts tried from never-seen browsers on one network within the hour",
   all(
     neverSeenBrowser,
+    placeNewToAccount,
     any(
       all(gte("network_provisional_attempts", 5), any(gte("network_new_fingerprints", 5), gte("provider_new_fingerprints", 5))),
       all(gte("network_provisional_attempts", 2), gte("network_new_fingerprints", 3)),
@@ -99,7 +116,7 @@ const knownAccountAmidChurn = named(
   all(
     knownAccount,
     neverSeenBrowser,
-    not(eq("is_new_network", false)),
+    placeNewToAccount,
     any(gte("ip_new_fingerprints", 4), gte("network_new_fingerprints", 6), gte("network_new_fingerprints_day", 8)),
   ),
 );
@@ -107,23 +124,26 @@ const knownAccountAmidChurn = named(
 /**
  * Any account, known or never met, from a never-seen browser through a cloud, VPN or proxy provider where never-seen
  * browsers keep appearing. A provider's pool spans many /24s, so unconfirmed accounts counted per network do not add up
- * there; and a provider is no office: its new browsers are strangers'.
+ * there; and a provider is no office: its new browsers are strangers'. Not for an account already let in through the
+ * provider (or from its network): a stranger among its subscribers can send never-seen browsers too.
  */
 const anyAccountAmidProviderChurn = named(
   "any account from a never-seen browser through a provider where never-seen browsers keep appearing",
-  all(neverSeenBrowser, any(gte("provider_new_fingerprints", 6), gte("provider_new_fingerprints_day", 8))),
+  all(neverSeenBrowser, placeNewToAccount, any(gte("provider_new_fingerprints", 6), gte("provider_new_fingerprints_day", 8))),
 );
 
 /**
  * Unconfirmed accounts tried from never-seen browsers on one network over the day (three, and four new browsers; or
  * two where never-seen browsers keep appearing, six): the same run, low and slow, most of whose attempts name known
  * accounts. An office's first day names accounts never met too, but each is confirmed at its login; a household's
- * mistyped login leaves one, among its three or four new browsers.
+ * mistyped login leaves one, among its three or four new browsers. Into an account never let in from there, as within
+ * the hour.
  */
 const newBrowsersTryingOverTheDay = named(
   "unconfirmed accounts tried from never-seen browsers on one network over the day",
   all(
     neverSeenBrowser,
+    placeNewToAccount,
     any(
       all(gte("network_provisional_attempts_day", 3), gte("network_new_fingerprints_day", 4)),
       all(gte("network_provisional_attempts_day", 2), gte("network_new_fingerprints_day", 6)),
@@ -192,7 +212,7 @@ const serverClock = named(
 export default defaultPolicy("challenge-account-cycling", {
   name: "Verify logins that cycle through accounts",
   description:
-    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour (through a datacenter or an anonymising network, two, the second never confirmed after one that was), or that five or more accounts used (three, trying its second unconfirmed account of the day); from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser, on a network new to the account, where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere); or from a Chromium browser set to UTC (a server's or a container's clock, where headless browsers and stuffing rigs run), new to the account or naming an account never met; or from a never-seen browser whose exact build logged in on its address, network or provider that day with another audio output or canvas (an anti-detect browser's profiles). Whatever the account: the code goes to its owner.",
+    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour (through a datacenter or an anonymising network, two, the second never confirmed after one that was), or that five or more accounts used (three, trying its second unconfirmed account of the day); from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser, on a network new to the account, where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere); or from a Chromium browser set to UTC (a server's or a container's clock, where headless browsers and stuffing rigs run), new to the account or naming an account never met; or from a never-seen browser whose exact build logged in on its address, network or provider that day with another audio output or canvas (an anti-detect browser's profiles). A network's or provider's counts: only for an account never let in there. Whatever the account: the code goes to its owner.",
   actions: ["login"],
   priority: 620,
   verdict: "challenge",
@@ -203,8 +223,7 @@ export default defaultPolicy("challenge-account-cycling", {
     // The same browser over the day, one more: a run through rotating proxies paced under the hour's count.
     gte("device_provisional_attempts_day", 4),
     gte("fingerprint_provisional_attempts_day", 4),
-    gte("ip_provisional_attempts", 10),
-    gte("network_provisional_attempts", 20),
+    manyUnconfirmedHere,
     fewFromDatacenter,
     newBrowsersTryingOnANetwork,
     gte("device_user_count", 5),

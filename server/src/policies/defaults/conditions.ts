@@ -1,6 +1,6 @@
 // Parts of conditions that several default policies share, by name (policies/defaults/rules.ts): one definition each,
 // so that a fix to what "a datacenter or an anonymising network" means reaches every policy that says it.
-import { any, eq, named } from "./rules.js";
+import { all, any, eq, named, not } from "./rules.js";
 
 /** A browser the account never signed in on (is_new_fingerprint: docs/identity.md). */
 export const neverSeenBrowser = eq("is_new_fingerprint", true);
@@ -28,3 +28,16 @@ export const zoneOutsideCountry = eq("timezone_in_ip_country", false);
 
 /** Not through a VPN, a proxy network or Tor, whose exit its user picks anywhere. */
 export const notAnonymising = eq("ip_is_anonymous", false);
+
+/**
+ * A place new to the account: neither its network (/24, /48, or the ASN of a network its users own) nor its cloud, VPN
+ * or proxy provider is one the account was let in from (trusted history), or no account the service ever let in. What
+ * a network's or a provider's counts may challenge: those counts are of requests anyone there can send with the public
+ * client id, so a stranger sharing a campus's NAT, a carrier's or a VPN's exits could otherwise inflate them and
+ * challenge everyone there. A stuffer's victims never were let in from its proxy or its rig's network; a stranger
+ * cannot make an honest account's own network new to it (docs/decisions/shared-network-poisoning.md).
+ */
+export const placeNewToAccount = named(
+  "a network and a provider the account was never let in from",
+  all(not(eq("is_new_network", false)), not(eq("is_new_provider", false))),
+);

@@ -21,13 +21,14 @@ import { labelOf } from "./rules.js";
  * only with a reused token) and challenge-account-cycling (a known account amid churn only on a network new to it; a known account then an
  * unconfirmed one from one host; a browser three accounts used, its second unconfirmed one of the day; a Chromium on a
  * server's clock, UTC, new to the account or naming one never met; a never-seen browser whose build logged in there that
- * day with another audio output or canvas):
+ * day with another audio output or canvas; the counts of a network or a provider only for an account never let in
+ * there) and deny-credential-stuffing (the same: not for an account let in from that network or provider):
  * docs/detection.md, "Sign-up farms".
  */
 const SHIPPED: Record<string, string> = {
   "deny-bots": "GnJpSlOKGFm_EwKh2URS2kWkhfi6MYxNF4R_-1hEJuw",
-  "deny-credential-stuffing": "98q1Of1JS1LfLjsVCHnxlDgKWWjPOPJ-yH0ZqgrnOZI",
-  "challenge-account-cycling": "DiDS1HggsxpYuBkfCE2FFBT3wdIVWpU7adQd3ZzirWM",
+  "deny-credential-stuffing": "NL4pa711gU4lDw32mO7nJu_XrKIfF3ARWw0PC3QoYnc",
+  "challenge-account-cycling": "KgJU60eU3KcoYWmnXJ5Jy9cOn92rikkciSLZuxBOxVk",
   "challenge-fingerprint-churn": "arbuM_eeOQDOisyhwQZ8CBqMwH_5tzXnWLcZKr1EL40",
   "challenge-tor": "F_zdnxE4YbaF7HKjyRCfaD0GVYDWtUVfWqpGTaAQDc0",
   "deny-fake-accounts": "2V3RdIk7gq2-sN72sKV0vGJufdapS-9lPR26pNS-7bw",
