@@ -1,5 +1,6 @@
 // Prepared queries (store/prepared.ts): built and compiled once per dialect, run with each call's values, in or out
 // of a transaction, on both stores.
+import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../src/store/db.js";
 import { migrate } from "../src/store/migrations/index.js";
@@ -148,5 +149,36 @@ describe("prepared queries on the embedded store with group commit (run on the c
     });
     await store.durable();
     expect(await byKey.first(store.db, { key: "inside" })).toEqual({ key: "inside", value: "3" });
+  });
+
+  it("runs a LIMIT given as a parameter with its value in the text, and the same rows", async () => {
+    for (const key of ["l1", "l2", "l3"]) await insertRow(store.db, "settings", { key, value: key });
+    await store.durable();
+    // What SQLite was asked to run: each statement's text (a bound LIMIT made SQLite prepare it again at every run).
+    const texts: string[] = [];
+    const probe = new SQLite(":memory:");
+    const proto = Object.getPrototypeOf(probe.prepare("select 1")) as { all: (...a: unknown[]) => unknown };
+    probe.close();
+    const all = proto.all;
+    proto.all = function (this: { source: string }, ...args: unknown[]) {
+      texts.push(this.source);
+      return all.apply(this, args);
+    };
+    const keys = prepared((db, p: { prefix: string; limit: number }) =>
+      db.selectFrom("settings").select("key").where("key", "like", p.prefix).orderBy("key").limit(p.limit),
+    );
+    try {
+      expect((await keys.rows(store.db, { prefix: "l%", limit: 2 })).map((r) => r.key)).toEqual(["l1", "l2"]);
+      expect((await keys.rows(store.db, { prefix: "l%", limit: 0 })).map((r) => r.key)).toEqual([]);
+      // Kysely's own path (not a prepared query) goes through the same statement cache.
+      const viaKysely = await store.db.selectFrom("settings").select("key").where("key", "like", "l%").orderBy("key").limit(1).execute();
+      expect(viaKysely.map((r) => r.key)).toEqual(["l1"]);
+      // Not a small whole number: bound as before.
+      expect((await keys.rows(store.db, { prefix: "l%", limit: 5000 })).map((r) => r.key)).toEqual(["l1", "l2", "l3"]);
+    } finally {
+      proto.all = all;
+    }
+    const limits = texts.map((t) => /limit (\S+)$/.exec(t)?.[1]);
+    expect(limits).toEqual(["2", "0", "1", "?"]);
   });
 });

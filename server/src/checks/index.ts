@@ -82,12 +82,33 @@ export function computeChecks(
 ): ChecksSnapshot {
   // One context for every check (derived values are kept per context: checks/define.ts, derived).
   const ctx: CheckContext = { input, identity, signals, facts: facts as CheckContext["facts"], deviceLimit: options.deviceLimit };
-  const out: ChecksSnapshot = {};
   // `only`: a page view of a known session computes the checks it re-checks, whose facts alone were loaded
   // (pipeline/page-view.ts).
   const only = options.only;
+  const out = { ...snapshotShape(only) };
   for (const check of REGISTERED_CHECKS) if (!only || only.has(check.name)) out[check.name] = check.compute(ctx);
   return out;
+}
+
+/** The snapshot's keys for each set of checks computed (the registry's, or a page view's subset), keyed by that set. */
+const SHAPES = new WeakMap<object, Readonly<ChecksSnapshot>>();
+
+/**
+ * An object holding the snapshot's keys in registry order (their values null), which computeChecks copies and fills:
+ * the keys, their order and the values are those of a snapshot built key by key on an empty object. Built that way, its
+ * hundred keys made V8 hold the snapshot as a dictionary, slow to fill, to copy (the policies read it with the risks
+ * added) and to write as JSON; a copy of an object parsed from JSON keeps V8's fast layout
+ * (docs/decisions/checks-snapshot-shape.md).
+ */
+function snapshotShape(only: ReadonlySet<string> | undefined): Readonly<ChecksSnapshot> {
+  const key = only ?? REGISTERED_CHECKS;
+  let shape = SHAPES.get(key);
+  if (!shape) {
+    const names = REGISTERED_CHECKS.filter((c) => !only || only.has(c.name)).map((c) => JSON.stringify(c.name));
+    shape = JSON.parse(`{${names.map((n) => `${n}:null`).join(",")}}`) as ChecksSnapshot;
+    SHAPES.set(key, shape);
+  }
+  return shape;
 }
 
 const BY_NAME = new Map<string, CheckDefinition>(REGISTERED_CHECKS.map((c) => [c.name, c]));

@@ -5,11 +5,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import v8 from "node:v8";
 import { CHECKS, type Condition } from "@tessera/sdk/contract";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { defaultPolicies } from "../policies/defaults.js";
 import { RISKS } from "../risks/table.js";
-import { checkReason, FAMILIES, NEEDED_FACTS, RECORDED_DIMENSIONS, REGISTERED_CHECKS } from "./index.js";
+import { checkReason, computeChecks, FAMILIES, NEEDED_FACTS, RECORDED_DIMENSIONS, REGISTERED_CHECKS } from "./index.js";
 
 function checksOf(c: Condition): string[] {
   if ("all" in c) return c.all.flatMap(checksOf);
@@ -68,6 +69,46 @@ describe("the registry of checks", () => {
     const names = RECORDED_DIMENSIONS.map((d) => d.name);
     expect(new Set(names).size).toBe(names.length);
     expect(names).toEqual(expect.arrayContaining(["ip", "network", "network_asn", "provider_asn", "country", "timezone", "language"]));
+  });
+});
+
+describe("the checks snapshot computeChecks builds", () => {
+  // Checks that read the request alone (checks/families/lists.ts): enough to compute a view's subset without facts.
+  const only = new Set(["ip", "action", "user_id"]);
+  const input = { action: "access", user: "u1", ip: "203.0.113.9" } as unknown as Parameters<typeof computeChecks>[0];
+  const compute = () =>
+    computeChecks(input, {} as Parameters<typeof computeChecks>[1], {} as Parameters<typeof computeChecks>[2], {} as never, {
+      deviceLimit: 3,
+      only,
+    });
+
+  it("holds the checks computed, in the registry's order, each with its value", () => {
+    const snapshot = compute();
+    expect(Object.keys(snapshot)).toEqual(REGISTERED_CHECKS.map((c) => c.name).filter((n) => only.has(n)));
+    expect(snapshot).toEqual({ action: "access", user_id: "u1", ip: "203.0.113.9" });
+    expect(JSON.stringify(snapshot)).toBe('{"action":"access","user_id":"u1","ip":"203.0.113.9"}');
+    // Each evaluation has a snapshot of its own.
+    expect(compute()).not.toBe(snapshot);
+  });
+
+  it("is held in V8's fast layout, not as a dictionary (copied from a shape of the registry's keys)", () => {
+    v8.setFlagsFromString("--allow-natives-syntax");
+    const fast = new Function("o", "return %HasFastProperties(o)") as (o: object) => boolean;
+    // A hundred keys set one by one on an empty object: the dictionary that the snapshot was.
+    const keyed: Record<string, unknown> = {};
+    for (const c of REGISTERED_CHECKS) keyed[c.name] = 1;
+    expect(fast(keyed)).toBe(false);
+    expect(fast(compute())).toBe(true);
+    // Every check of the registry (their values stubbed: they would need an evaluation's facts).
+    const spies = REGISTERED_CHECKS.map((c, i) => vi.spyOn(c, "compute").mockReturnValue(i % 2 === 0 ? i : `v${i}`));
+    try {
+      const all = computeChecks(input, {} as never, {} as never, {} as never, { deviceLimit: 3 });
+      expect(Object.keys(all)).toEqual(REGISTERED_CHECKS.map((c) => c.name));
+      expect(Object.values(all)).toEqual(REGISTERED_CHECKS.map((_, i) => (i % 2 === 0 ? i : `v${i}`)));
+      expect(fast(all)).toBe(true);
+    } finally {
+      for (const s of spies) s.mockRestore();
+    }
   });
 });
 

@@ -5,6 +5,8 @@ export type IpKey = { v: 4; n: number } | { v: 6; n: bigint };
 
 /** The address, IPv4-mapped IPv6 as IPv4; undefined for a string that is no address. */
 export function parseIp(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  const octets = dottedQuad(ip);
+  if (octets) return new ipaddr.IPv4(octets);
   let addr: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     // parse checks the syntax itself (and throws): asking isValid first would parse the string twice more.
@@ -14,6 +16,21 @@ export function parseIp(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
   }
   if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
   return addr;
+}
+
+/** Four decimal octets without leading zeros: the IPv4 form a socket gives, which ipaddr.parse reads the same. */
+const DOTTED_QUAD = /^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})$/;
+
+/**
+ * The octets of an IPv4 address in its usual form, read directly; undefined for any other string, which parseIp leaves
+ * to ipaddr.parse. That tries the string as IPv6 first and then reads it twice as IPv4 (its check, then its parse):
+ * ~0.7 µs, several times per evaluation. Octal (`010.…`), hex and short forms still go to ipaddr.parse.
+ */
+function dottedQuad(ip: string): number[] | undefined {
+  const m = DOTTED_QUAD.exec(ip);
+  if (!m) return undefined;
+  const octets = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
+  return octets.every((o) => o <= 255) ? octets : undefined;
 }
 
 export function keyOf(addr: ipaddr.IPv4 | ipaddr.IPv6): IpKey {

@@ -86,7 +86,15 @@ export class Prepared<P extends object, R> {
 
 export const prepared = <P extends object, R>(build: (db: Kysely<Database>, p: P) => Compilable<R>) => new Prepared(build);
 
-const inserts = new Map<string, Prepared<Record<string, unknown>, unknown>>();
+/** A statement compiled for one table and one set of columns (the keys a row or patch defines, in their order). */
+interface Shaped {
+  columns: readonly string[];
+  ignoreConflictOn: readonly string[] | undefined;
+  prepared: Prepared<Record<string, unknown>, unknown>;
+}
+
+/** Compiled inserts by table: a table has a few shapes of row (one per writer, mostly). */
+const inserts = new Map<string, Shaped[]>();
 
 /**
  * Inserts one row, compiled once per table and set of columns (a column left undefined keeps its default, as with
@@ -118,27 +126,41 @@ function insertOf<T extends keyof Database & string>(
   ignoreConflictOn?: ReadonlyArray<keyof Database[T] & string>,
 ): Prepared<Record<string, unknown>, unknown> {
   const values = row as Record<string, unknown>;
-  const shape = ignoreConflictOn ? `${shapeOf(table, values)} ignore ${ignoreConflictOn.join(",")}` : shapeOf(table, values);
-  let insert = inserts.get(shape);
-  if (!insert) {
-    const columns = Object.keys(values).filter((k) => values[k] !== undefined);
-    insert = prepared((d, p: Record<string, unknown>) => {
-      const q = d.insertInto(table).values(Object.fromEntries(columns.map((c) => [c, p[c]])) as never);
-      return ignoreConflictOn ? q.onConflict((oc) => oc.columns(ignoreConflictOn as never).doNothing()) : q;
-    });
-    inserts.set(shape, insert);
+  let shapes = inserts.get(table);
+  if (!shapes) {
+    shapes = [];
+    inserts.set(table, shapes);
   }
+  for (const s of shapes) if (sameColumns(s.columns, values) && sameList(s.ignoreConflictOn, ignoreConflictOn)) return s.prepared;
+  const columns = Object.keys(values).filter((k) => values[k] !== undefined);
+  const insert = prepared((d, p: Record<string, unknown>) => {
+    const q = d.insertInto(table).values(Object.fromEntries(columns.map((c) => [c, p[c]])) as never);
+    return ignoreConflictOn ? q.onConflict((oc) => oc.columns(ignoreConflictOn as never).doNothing()) : q;
+  });
+  shapes.push({ columns, ignoreConflictOn: ignoreConflictOn && [...ignoreConflictOn], prepared: insert });
   return insert;
 }
 
-/** A table and the columns a row defines, as one key: built without intermediate arrays, on every write. */
-function shapeOf(table: string, values: Record<string, unknown>): string {
-  let shape = table;
-  for (const k in values) if (values[k] !== undefined) shape += `,${k}`;
-  return shape;
+/**
+ * Whether the keys `values` defines (not undefined), in their order, are `columns`: compared in place, where joining
+ * them into a key string for a map cost ~2.8 µs and 1–2 KiB of strings for an evaluation's row of 34 columns.
+ */
+function sameColumns(columns: readonly string[], values: Record<string, unknown>): boolean {
+  let i = 0;
+  for (const k in values) {
+    if (values[k] === undefined) continue;
+    if (columns[i++] !== k) return false;
+  }
+  return i === columns.length;
 }
 
-const updates = new Map<string, Prepared<Record<string, unknown>, unknown>>();
+function sameList(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Compiled updates by table, each for one set of columns set. */
+const updates = new Map<string, Shaped[]>();
 
 /**
  * Updates the row with this id, compiled once per table and set of columns (a column left undefined is not set).
@@ -166,20 +188,22 @@ export async function queueUpdate<T extends keyof Database & string>(
 
 function updateOf(table: string, patch: object): Prepared<Record<string, unknown>, unknown> | undefined {
   const values = patch as Record<string, unknown>;
-  const shape = shapeOf(table, values);
-  let update = updates.get(shape);
-  if (!update) {
-    const columns = Object.keys(values).filter((k) => values[k] !== undefined && k !== "id");
-    if (columns.length === 0) return undefined;
-    // Typed loosely: Kysely cannot type a `set` over a table chosen at run time.
-    update = prepared((d, p: Record<string, unknown>) =>
-      (d as unknown as Kysely<Record<string, { id: string }>>)
-        .updateTable(table as string)
-        .set(Object.fromEntries(columns.map((c) => [c, p[c]])))
-        .where("id", "=", p.id as string),
-    );
-    updates.set(shape, update);
+  let shapes = updates.get(table);
+  if (!shapes) {
+    shapes = [];
+    updates.set(table, shapes);
   }
+  for (const s of shapes) if (sameColumns(s.columns, values)) return s.prepared;
+  const columns = Object.keys(values).filter((k) => values[k] !== undefined && k !== "id");
+  if (columns.length === 0) return undefined;
+  // Typed loosely: Kysely cannot type a `set` over a table chosen at run time.
+  const update = prepared((d, p: Record<string, unknown>) =>
+    (d as unknown as Kysely<Record<string, { id: string }>>)
+      .updateTable(table as string)
+      .set(Object.fromEntries(columns.map((c) => [c, p[c]])))
+      .where("id", "=", p.id as string),
+  );
+  shapes.push({ columns: Object.keys(values).filter((k) => values[k] !== undefined), ignoreConflictOn: undefined, prepared: update });
   return update;
 }
 
