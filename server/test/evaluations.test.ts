@@ -1,6 +1,5 @@
 // Evaluations API (docs/client-api.md, docs/server-api.md): client evaluate → read → consume once; errors; isolation; on both stores.
 import { ClientEvaluateResponse, ErrorBody, Evaluation } from "@tessera/sdk/contract";
-import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
 import { strict } from "./strict.js";
@@ -36,37 +35,6 @@ describeStores("evaluations on %s", (kind) => {
     expect(ev.device).toMatch(/^dev_/);
     expect(ev.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(ev.consumed).toBe(false);
-  });
-
-  it("stores an evaluation's checks and risks compressed with lz4 on PostgreSQL, and reads them back (migration 37)", async () => {
-    const res = await clientEvaluate({
-      user: "acct_lz4",
-      email: "lz4@example.com",
-      signals: { components: fakeComponents("lz4"), visitor_token: "tok-lz4-aaaaaaaa" },
-    });
-    const { evaluation_id } = strict(ClientEvaluateResponse).parse(res.json());
-    const got = strict(Evaluation).parse(
-      (await t.app.inject({ method: "GET", url: `/v3/evaluations/${evaluation_id}`, headers: t.auth })).json(),
-    );
-    expect(got.id).toBe(evaluation_id);
-    expect(got.risks?.length).toBeGreaterThan(0);
-    if (kind !== "postgres") return;
-    const db = t.services.repos.db;
-    const offered = await sql<{ lz4: boolean }>`
-      select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(db);
-    // A PostgreSQL built without lz4 keeps pglz (the migration leaves the columns alone).
-    if (!offered.rows[0]?.lz4) return;
-    const columns = await sql<{ attname: string; attcompression: string }>`
-      select attname, attcompression from pg_attribute
-       where attrelid = 'evaluations'::regclass and attname in ('checks', 'risks') order by attname`.execute(db);
-    expect(columns.rows).toEqual([
-      { attname: "checks", attcompression: "l" },
-      { attname: "risks", attcompression: "l" },
-    ]);
-    // An evaluation's row is over the size past which PostgreSQL compresses its largest values.
-    const stored = await sql<{ method: string | null }>`
-      select pg_column_compression(checks) as method from evaluations where id = ${evaluation_id}`.execute(db);
-    expect(stored.rows[0]?.method).toBe("lz4");
   });
 
   it("risks carry stable ids: the definition per category, the risk's own id per evaluation, the same on every read", async () => {
