@@ -21,13 +21,17 @@
 // --pg: on a fresh PostgreSQL database (TEST_DATABASE_URL, else postgres@127.0.0.1:5432) instead, printing also the CPU
 // of the PostgreSQL backends connected to that database (/proc; other databases' backends, such as other sessions'
 // tests, are not counted) per evaluation.
+// --pg-statements (with --pg): what each statement cost inside PostgreSQL during the measured rounds, from
+// pg_stat_statements (the server must preload it: shared_preload_libraries; the extension is created in the admin
+// database if missing): per request, calls, execution and planning time, buffers hit, WAL records, full-page images
+// and bytes, heaviest first.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { Session } from "node:inspector/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import pg from "pg";
-import { freshDatabase } from "../server/test/helpers.js";
+import { ADMIN_URL, freshDatabase } from "../server/test/helpers.js";
 import { startInProcess, take } from "./in-process.js";
 import { summariseProfile } from "./profile.js";
 import { type ClientRequest, DEFAULT_TRAFFIC, Traffic } from "./traffic.js";
@@ -54,6 +58,7 @@ const SESSIONS = process.argv.includes("--sessions");
 const PROFILE = process.argv.includes("--profile");
 const SQL_TIMING = process.argv.includes("--sql-timing");
 const CALLGRIND = process.argv.includes("--callgrind");
+const PG_STATEMENTS = PG && process.argv.includes("--pg-statements");
 /** Tells the callgrind running this process to start or stop counting, or to dump what it counted under a label. */
 const callgrind = (...args: string[]) => spawnSync("callgrind_control", [...args, String(process.pid)], { stdio: "ignore" });
 if (SQL_TIMING) createRequire(import.meta.url)("./sql-timing.cjs");
@@ -120,6 +125,7 @@ async function measure(next: () => Generator<ClientRequest>, label: string): Pro
     await inspector.post("Profiler.start");
   }
   sqlTiming?.reset();
+  if (PG_STATEMENTS) await pgStatements("reset");
   if (CALLGRIND) callgrind("-i", "on");
   const t0 = Date.now();
   let done = 0;
@@ -133,6 +139,7 @@ async function measure(next: () => Generator<ClientRequest>, label: string): Pro
     done += n;
   }
   const wall = Date.now() - t0;
+  if (PG_STATEMENTS) await pgStatements(label, done);
   if (CALLGRIND) {
     callgrind("-i", "off");
     callgrind(`--dump=${slug(label)} ${done}`);
@@ -172,6 +179,50 @@ async function measure(next: () => Generator<ClientRequest>, label: string): Pro
     );
   statuses.clear();
   return Math.min(...perRound);
+}
+
+/** --pg-statements: empties pg_stat_statements ("reset"), or prints what the statements of this database cost since. */
+async function pgStatements(label: string, done = 1): Promise<void> {
+  const c = new pg.Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  try {
+    await c.query("create extension if not exists pg_stat_statements");
+    if (label === "reset") {
+      await c.query("select pg_stat_statements_reset()");
+      return;
+    }
+    const { rows } = await c.query(
+      `select s.calls, s.total_exec_time, s.total_plan_time, s.rows, s.shared_blks_hit, s.shared_blks_read, s.shared_blks_dirtied,
+              s.wal_records, s.wal_fpi, s.wal_bytes, s.query
+         from pg_stat_statements s join pg_database d on d.oid = s.dbid
+        where d.datname = $1 order by s.total_exec_time + s.total_plan_time desc`,
+      [dbName],
+    );
+    const per = (v: unknown) => Number(v) / done;
+    const sum = (k: string) => rows.reduce((n, r) => n + Number(r[k]), 0);
+    console.log(
+      `pg_stat_statements, ${label}: ${per(sum("calls")).toFixed(2)} statements, ${Math.round(per(sum("total_exec_time")) * 1000)} µs executing, ${Math.round(per(sum("total_plan_time")) * 1000)} µs planning, ${per(sum("shared_blks_hit")).toFixed(1)} buffers hit, ${per(sum("shared_blks_dirtied")).toFixed(2)} dirtied, ${per(sum("wal_records")).toFixed(1)} WAL records, ${per(sum("wal_fpi")).toFixed(2)} full-page images, ${Math.round(per(sum("wal_bytes")))} WAL bytes per request`,
+    );
+    console.log("   µs exec  µs plan  calls  rows  hit  dirtied  WAL rec  fpi  WAL B  (per request)  statement");
+    /** A figure per request, right-aligned: µs for times (ms in the view), else with `digits` decimals. */
+    const col = (v: unknown, width: number, digits = 0, scale = 1) => (per(v) * scale).toFixed(digits).padStart(width);
+    for (const r of rows.slice(0, 25)) {
+      const figures = [
+        col(r.total_exec_time, 10, 0, 1000),
+        col(r.total_plan_time, 8, 0, 1000),
+        col(r.calls, 6, 2),
+        col(r.rows, 5, 2),
+        col(r.shared_blks_hit, 4, 1),
+        col(r.shared_blks_dirtied, 8, 2),
+        col(r.wal_records, 8, 1),
+        col(r.wal_fpi, 4, 2),
+        col(r.wal_bytes, 6),
+      ];
+      console.log(`${figures.join(" ")}  ${String(r.query).replace(/\s+/g, " ").slice(0, 150)}`);
+    }
+  } finally {
+    await c.end();
+  }
 }
 
 const per = Math.ceil(N / ROUNDS);

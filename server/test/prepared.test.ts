@@ -1,6 +1,7 @@
 // Prepared queries (store/prepared.ts): built and compiled once per dialect, run with each call's values, in or out
 // of a transaction, on both stores.
 import SQLite from "better-sqlite3";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../src/store/db.js";
 import { migrate } from "../src/store/migrations/index.js";
@@ -33,6 +34,15 @@ describeStores("prepared queries on %s", (kind) => {
     expect(await byKey.first(store.db, { key: "b" })).toEqual({ key: "b", value: "2" });
     expect(await byKey.first(store.db, { key: "zzz" })).toBeUndefined();
     expect(builds).toBe(1);
+  });
+
+  it("plans a statement once per connection on PostgreSQL (generic plans), in and out of a transaction", async () => {
+    if (kind !== "postgres") return;
+    // A prepared query runs on a client of the pool (store/db.ts), a transaction on another: both planned alike.
+    const shown = await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(store.db);
+    expect(shown.rows[0]?.plan_cache_mode).toBe("force_generic_plan");
+    const inTx = await store.db.transaction().execute((tx) => sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(tx));
+    expect(inTx.rows[0]?.plan_cache_mode).toBe("force_generic_plan");
   });
 
   it("runs inside a transaction, which sees its own writes and rolls them back", async () => {

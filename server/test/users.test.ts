@@ -1,7 +1,9 @@
 // Users (docs/server-api.md): POST /v3/user/:id/update changes only the sent fields and answers 204.
 import { ErrorBody } from "@tessera/sdk/contract";
+import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeStores, startTestApp, type TestApp } from "./helpers.js";
+import { pgStatementsDuring } from "./statement-hook.js";
 import { strict } from "./strict.js";
 
 describeStores("users on %s", (kind) => {
@@ -62,5 +64,37 @@ describeStores("users on %s", (kind) => {
     });
     expect(r.statusCode).toBe(200);
     expect((await t.services.repos.users.findByExternal(env(), "pushed"))?.email).toBe("pushed@example.com");
+  });
+});
+
+describeStores("accounts among users on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind, { WORKERS: "0" });
+  });
+  afterAll(async () => t?.close());
+
+  it("finds the accounts among ids by primary key, even when the statistics hold almost no account", async () => {
+    const env = t.project.environments.development.id;
+    const db = t.services.repos.db;
+    // Two thousand provisional users and one account, statistics taken now: on PostgreSQL `provisional = 0` then looks
+    // like one row, and a statement naming it could read every account through users_provisional_created.
+    await sql`with recursive s(n) as (select 1 union all select n + 1 from s where n < 2000)
+      insert into users (id, environment_id, external_id, created_at, updated_at, provisional)
+      select 'usr_prov_' || n, ${env}, 'prov-' || n, 1, 1, 1 from s`.execute(db);
+    await sql`insert into users (id, environment_id, external_id, created_at, updated_at, provisional)
+      values ('usr_account', ${env}, 'account', 1, 1, 0)`.execute(db);
+    await sql`analyze`.execute(db);
+    const ids = ["usr_account", "usr_prov_7", "usr_missing"];
+    const { sent, result } = await pgStatementsDuring(() => t.services.repos.users.confirmedAmong(ids));
+    expect(result).toEqual(["usr_account"]);
+    if (kind !== "postgres") return;
+    const texts = sent.filter((x) => x.includes('from "users"'));
+    expect(texts).toHaveLength(1);
+    const values = Array.from(texts[0]!.matchAll(/\$\d+/g), (_, i) => ids[i] ?? 0);
+    const plan = await db.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain ${texts[0]}`, values));
+    const lines = plan.rows.map((r) => Object.values(r).join(" ")).join("\n");
+    expect(lines).toContain("users_pkey");
+    expect(lines).not.toContain("users_provisional_created");
   });
 });
