@@ -366,6 +366,34 @@ describeStores("identity is not trust on %s", (kind) => {
     expect([page.device, page.fingerprint?.id]).toEqual([signup.device, signup.fingerprint?.id]);
   });
 
+  it("a stranger's chain of drifts of the owner's copied components, naming the account, moves nothing the owner's token vouches for", async () => {
+    // A recognised device's record follows its browser's drift (docs/decisions/recognised-device-follows-drift.md), so
+    // a stranger who collected the owner's components can walk the record away from them, one drift per fresh token.
+    // The owner's own browser, on the token the backend vouched for, stays its familiar device whatever the record says.
+    const [user, mine, home] = [id("owner"), browser(), HOMES[4] as string];
+    const signup = await owner({ user, ip: home, browser: mine });
+    ahead += DAY;
+    // What changes on one machine (a dock, another monitor), never a stable trait (fingerprint/reid.ts).
+    const drifts: Array<Record<string, unknown>> = [
+      { screenResolution: { value: [2560, 1440] } },
+      { screenResolution: { value: [3440, 1440] } },
+      { screenResolution: { value: [1920, 1200] } },
+    ];
+    let forged = mine.components;
+    for (const change of drifts) {
+      forged = { ...forged, ...change } as Wire;
+      const step = await client("login", { user, ip: home, browser: { components: forged, token: newToken(mine).token } });
+      expect(step.checks, JSON.stringify(step.checks)).toMatchObject({ is_new_device: true, is_new_fingerprint: true });
+      // Recognised as the owner's device (for counting), its record walked to these components.
+      expect([step.device, step.fingerprint?.id]).toEqual([signup.device, signup.fingerprint?.id]);
+    }
+    const back = await client("login", { user, ip: home, browser: mine });
+    expect(back.checks, JSON.stringify(back.checks)).toMatchObject({ is_new_device: false, is_new_fingerprint: false });
+    expect(back.verdict).toBe("allow");
+    expect(back.device).toBe(signup.device);
+    expect(await tokenOf(signup.device)).toBe(mine.token);
+  });
+
   it("a browser that drifted and kept its token stays familiar, abroad too", async () => {
     const [user, mine] = [id("owner"), browser()];
     const signup = await owner({ user, ip: HOMES[4] as string, browser: mine });

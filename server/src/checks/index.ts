@@ -98,7 +98,7 @@ const SHAPES = new WeakMap<object, Readonly<ChecksSnapshot>>();
  * the keys, their order and the values are those of a snapshot built key by key on an empty object. Built that way, its
  * hundred keys made V8 hold the snapshot as a dictionary, slow to fill, to copy (the policies read it with the risks
  * added) and to write as JSON; a copy of an object parsed from JSON keeps V8's fast layout
- * (docs/decisions/checks-snapshot-shape.md).
+ * (docs/decisions/evaluation-allocations.md).
  */
 function snapshotShape(only: ReadonlySet<string> | undefined): Readonly<ChecksSnapshot> {
   const key = only ?? REGISTERED_CHECKS;

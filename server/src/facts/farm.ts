@@ -98,7 +98,8 @@ function siblingValues(kind: string, scopes: ReadonlyArray<readonly [Scope, stri
 
 /**
  * How long a real browser's audio output and canvas are remembered: day-wide buckets over a month (a build's major
- * version lasts about four weeks).
+ * version lasts about four weeks). The counters' "hour" window is twelve buckets (store/detection.ts, churnKey), so
+ * twelve days make each bucket a day.
  */
 const DAY = 24 * 60 * 60 * 1000;
 const OWN_VALUES = { hour: 12 * DAY, day: 30 * DAY };
