@@ -4,7 +4,7 @@
 
 import { WebhookPayload } from "@tessera/sdk/contract";
 import type { InjectOptions } from "fastify";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { buildApp } from "../src/app.js";
 import { createServices, type Services } from "../src/services.js";
 import { ADMIN_EMAIL_JOB } from "../src/webhooks/account-sharing.js";
@@ -125,6 +125,33 @@ describeStores("account sharing on %s", (kind) => {
     await eventually(async () => (await t.services.repos.jobs.pending()).length === 0, "the job outbox to drain");
     expect(await eventsOf("account_sharing.admin_notified")).toHaveLength(1);
     expect(adminMails()).toHaveLength(1);
+  });
+
+  it("reads back only the account's newest evaluation when that one was measured", async () => {
+    const user = "sharer-again";
+    for (const n of [1, 2, 3]) await login(user, n);
+    expect(["high", "maximum"]).toContain(await login(user, 4));
+    const signals = (await eventsOf("account_sharing.signal")).length;
+    // Browser 4 again: its previous evaluation, the newest of the account, was measured and raised.
+    const reads = vi.spyOn(t.services.repos.evaluations, "recentRisks");
+    try {
+      const r = await t.app.inject({
+        method: "POST",
+        url: "/v3/client/evaluate/login",
+        headers: { "x-forwarded-for": "10.77.4.1" },
+        payload: {
+          client_id: t.clientId,
+          user,
+          signals: { components: fakeComponents(`${user}-browser-4`), visitor_token: `tok-${user}-4-xxxxxxxx` },
+        },
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      // One row read, not the ten of the look-back (the old code read ten at once); still no second signal.
+      expect(reads.mock.calls.map((c) => c[3])).toEqual([1]);
+      expect(await eventsOf("account_sharing.signal")).toHaveLength(signals);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   async function envId(): Promise<string> {

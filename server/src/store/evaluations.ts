@@ -47,6 +47,17 @@ const challengeOf = prepared((db, p: { id: string; challenge: string; redirect: 
   db.updateTable("evaluations").set({ challenge_id: p.challenge, redirect: p.redirect, updated_at: p.at }).where("id", "=", p.id),
 );
 
+const recentRisksOf = prepared((db, p: { env: string; user: string; id: string; limit: number }) =>
+  db
+    .selectFrom("evaluations")
+    .select(["risks", "checks"])
+    .where("environment_id", "=", p.env)
+    .where("user_id", "=", p.user)
+    .where("id", "!=", p.id)
+    .orderBy("created_at", "desc")
+    .limit(p.limit),
+);
+
 export type ConsumeResult = { ok: true; row: EvaluationRow } | { ok: false; reason: "not_found" | "already_consumed" };
 
 export class EvaluationsRepo extends Repository {
@@ -105,22 +116,17 @@ export class EvaluationsRepo extends Repository {
     if (row) await trust(this.db, { ...row, created_at: Number(row.created_at) }, at);
   }
 
-  /** The risks and checks of the user's latest evaluations other than `evaluationId`, newest first (at most `limit`). */
+  /**
+   * The risks and checks of the user's latest evaluations other than `evaluationId`, newest first (at most `limit`).
+   * Prepared: the account-sharing step reads it on every evaluation of an account whose risk is raised.
+   */
   async recentRisks(
     environmentId: string,
     userId: string,
     evaluationId: string,
     limit: number,
   ): Promise<Array<{ risks: string | null; checks: string | null }>> {
-    return this.db
-      .selectFrom("evaluations")
-      .select(["risks", "checks"])
-      .where("environment_id", "=", environmentId)
-      .where("user_id", "=", userId)
-      .where("id", "!=", evaluationId)
-      .orderBy("created_at", "desc")
-      .limit(limit)
-      .execute();
+    return recentRisksOf.rows(this.db, { env: environmentId, user: userId, id: evaluationId, limit });
   }
 
   async setChallenge(id: string, challengeId: string, redirect: string | null): Promise<void> {

@@ -57,8 +57,14 @@ export class AccountSharingNotifier {
     if (!user || user.provisional === 1) return;
     // A signal marks the rise: while the account stays shared, every evaluation of its sessions carries the raised
     // risk (the risk is measured only on those: a stranger naming the account in between is low and no fall).
-    const recent = await this.repos.evaluations.recentRisks(input.env.id, user.id, result.id, LOOK_BACK);
-    const previous = recent.find((r) => r.risks && r.checks && measuredOn("account_sharing", JSON.parse(r.checks)));
+    // The newest evaluation first, alone: it is nearly always the one measured (a session's previous request), and the
+    // ten read at once were ~25 KB of checks and risks copied out of the store per evaluation of a shared account.
+    const measured = (r: { risks: string | null; checks: string | null }) =>
+      !!r.risks && !!r.checks && measuredOn("account_sharing", JSON.parse(r.checks));
+    const newest = await this.repos.evaluations.recentRisks(input.env.id, user.id, result.id, 1);
+    let previous = newest.find(measured);
+    if (!previous && newest.length > 0)
+      previous = (await this.repos.evaluations.recentRisks(input.env.id, user.id, result.id, LOOK_BACK)).slice(1).find(measured);
     const before = previous?.risks ? riskLevels(previous.risks) : [];
     if (before.some((r) => r.name === "account_sharing" && RAISED.has(r.severity))) return;
     const deviceRow = identity.device?.row;
