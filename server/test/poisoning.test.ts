@@ -249,4 +249,50 @@ describeStores("noisy siblings poisoned by a stranger on %s", (kind) => {
     expect(second.verdict).toBe("challenge");
     expect(second.policy?.name).toBe("Verify logins that cycle through accounts");
   });
+  // Ten accounts named on one address deny a login only from a datacenter; on a NAT, a carrier's address or a VPN's
+  // exit, which strangers share with honest people, they challenge it: the owner passes the code, a stuffer cannot
+  // (docs/decisions/stuffing-deny-on-rented-hosts.md). Both tests below fail on the old rule (denied).
+  it("ten forged logins on an office's NAT address no longer deny an honest account new to the office: challenged, a code to its owner", async () => {
+    const office = `${net()}.1`;
+    const visitor = id("visitor");
+    await consume(await client("login", `${net()}.5`, honest(), visitor));
+    for (let k = 0; k < 10; k++) await client("login", office, firefox());
+    const ev = await client("login", office, honest(), visitor);
+    expect((ev.checks as Record<string, number>).ip_user_count, JSON.stringify(ev.checks)).toBeGreaterThanOrEqual(10);
+    expect(ev.checks).toMatchObject({ is_new_network: true, is_new_fingerprint: true, ip_is_hosting: false, ip_is_anonymous: false });
+    expect(ev.verdict, JSON.stringify([ev.policy?.name, ev.checks])).toBe("challenge");
+    expect(ev.policy?.name).toBe("Verify logins that cycle through accounts");
+  });
+
+  it("ten forged logins on a VPN's exit no longer deny a subscriber new to the provider: challenged", async () => {
+    const exit = "89.187.178.9";
+    const subscriber = id("subscriber");
+    await consume(await client("login", `${net()}.5`, honest(), subscriber));
+    for (let k = 0; k < 10; k++) await client("login", exit, firefox());
+    const ev = await client("login", exit, honest(), subscriber);
+    expect((ev.checks as Record<string, number>).ip_user_count, JSON.stringify(ev.checks)).toBeGreaterThanOrEqual(10);
+    expect(ev.checks).toMatchObject({ is_new_provider: true, ip_is_anonymous: true, ip_is_hosting: false });
+    expect(ev.verdict, JSON.stringify([ev.policy?.name, ev.checks])).toBe("challenge");
+  });
+
+  // What the stuffer keeps: a run from one rented host is denied once it named ten accounts there; from a home
+  // machine's address, with a new browser on every attempt (an anti-detect profile each: no browser count adds up),
+  // the tenth account is challenged, the code going to the owner the stuffer is not.
+  it("a combo list from a datacenter is still denied from its tenth account; from a home address it is still stopped, challenged", async () => {
+    const host = "3.5.1.9";
+    let last: Evaluation | undefined;
+    for (let k = 0; k < 11; k++) last = await client("login", host, firefox());
+    expect(last?.checks).toMatchObject({ ip_is_hosting: true });
+    expect(last?.verdict, JSON.stringify([last?.policy?.name, last?.checks])).toBe("deny");
+    expect(last?.policy?.name).toBe("Deny credential stuffing");
+    const home = `${net()}.77`;
+    const known = id("victim");
+    await consume(await client("login", `${net()}.5`, honest(), known));
+    for (let k = 0; k < 10; k++) await client("login", home, forged());
+    const hit = await client("login", home, forged(), known);
+    expect((hit.checks as Record<string, number>).ip_user_count).toBeGreaterThanOrEqual(10);
+    expect(hit.checks).toMatchObject({ ip_is_hosting: false, ip_is_anonymous: false });
+    expect(hit.verdict, JSON.stringify([hit.policy?.name, hit.checks])).toBe("challenge");
+    expect(hit.policy?.name).toBe("Verify logins that cycle through accounts");
+  });
 });

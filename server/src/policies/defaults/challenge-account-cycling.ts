@@ -4,6 +4,7 @@
 import {
   datacenterOrAnonymous,
   knownAccount,
+  manyAccountsOnOneAddress,
   neverSeenBrowser,
   newBrowserOrAccount,
   notAnonymising,
@@ -29,6 +30,18 @@ const fewFromDatacenter = named(
 const manyUnconfirmedHere = named(
   "many unconfirmed accounts tried from this address or network within the hour, into an account never let in there",
   all(any(gte("ip_provisional_attempts", 10), gte("network_provisional_attempts", 20)), placeNewToAccount),
+);
+
+/**
+ * Ten or more accounts named from this address within the hour, from a datacenter, an anonymising network or a
+ * never-seen browser (an office behind one NAT is none of these), into an account never let in there: what "Deny
+ * credential stuffing" denies from a datacenter, challenged everywhere else. A stranger sharing a campus's or a
+ * carrier's NAT or a VPN's exit can name ten accounts there; the owner passes a code, the stuffer cannot
+ * (docs/decisions/stuffing-deny-on-rented-hosts.md).
+ */
+const manyAccountsHere = named(
+  "ten accounts named from this address within the hour, from a datacenter, an anonymising network or a never-seen browser",
+  all(manyAccountsOnOneAddress, any(eq("ip_is_hosting", true), eq("ip_is_anonymous", true), neverSeenBrowser)),
 );
 
 /**
@@ -212,7 +225,7 @@ const serverClock = named(
 export default defaultPolicy("challenge-account-cycling", {
   name: "Verify logins that cycle through accounts",
   description:
-    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour (through a datacenter or an anonymising network, two, the second never confirmed after one that was), or that five or more accounts used (three, trying its second unconfirmed account of the day); from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; or into a known account from a never-seen browser, on a network new to the account, where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt, and a low and slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its own zone; not through a VPN, whose exit its user picks anywhere); or from a Chromium browser set to UTC (a server's or a container's clock, where headless browsers and stuffing rigs run), new to the account or naming an account never met; or from a never-seen browser whose exact build logged in on its address, network or provider that day with another audio output or canvas (an anti-detect browser's profiles). A network's or provider's counts: only for an account never let in there. Whatever the account: the code goes to its owner.",
+    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour (through a datacenter or an anonymising network, two, the second never confirmed after one that was), or that five or more accounts used (three, trying its second unconfirmed account of the day); from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; from an IP ten accounts were named from within an hour (a datacenter's: denied by Deny credential stuffing); or into a known account from a never-seen browser, on a network new to the account, where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt; a slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its zone; not through a VPN); or from a Chromium browser set to UTC (a server's clock, where stuffing rigs run), new to the account or naming an account never met; or from a never-seen browser whose exact build logged in on its address, network or provider that day with another audio output or canvas (an anti-detect browser's profiles). A network's or provider's counts: only for an account never let in there. The code goes to the account's owner.",
   actions: ["login"],
   priority: 620,
   verdict: "challenge",
@@ -224,6 +237,7 @@ export default defaultPolicy("challenge-account-cycling", {
     gte("device_provisional_attempts_day", 4),
     gte("fingerprint_provisional_attempts_day", 4),
     manyUnconfirmedHere,
+    manyAccountsHere,
     fewFromDatacenter,
     newBrowsersTryingOnANetwork,
     gte("device_user_count", 5),

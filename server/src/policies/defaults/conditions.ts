@@ -1,6 +1,6 @@
 // Parts of conditions that several default policies share, by name (policies/defaults/rules.ts): one definition each,
 // so that a fix to what "a datacenter or an anonymising network" means reaches every policy that says it.
-import { all, any, eq, named, not } from "./rules.js";
+import { all, any, eq, gte, named, not } from "./rules.js";
 
 /** A browser the account never signed in on (is_new_fingerprint: docs/identity.md). */
 export const neverSeenBrowser = eq("is_new_fingerprint", true);
@@ -40,4 +40,16 @@ export const notAnonymising = eq("ip_is_anonymous", false);
 export const placeNewToAccount = named(
   "a network and a provider the account was never let in from",
   all(not(eq("is_new_network", false)), not(eq("is_new_provider", false))),
+);
+
+/**
+ * Ten or more accounts named from this address within the hour, into an account never let in from that network or
+ * provider (anyone there can name accounts: placeNewToAccount). Denied from a datacenter ("Deny credential stuffing"),
+ * challenged elsewhere ("Verify logins that cycle through accounts"): a stranger sharing a NAT, a carrier's address or
+ * a VPN's exit can fill the count, and a code costs the owner one email where a denial locks them out
+ * (docs/decisions/stuffing-deny-on-rented-hosts.md).
+ */
+export const manyAccountsOnOneAddress = named(
+  "ten accounts named from this address within the hour, into an account never let in there",
+  all(gte("ip_user_count", 10), placeNewToAccount),
 );

@@ -2,7 +2,7 @@
 // (and kept in policies/defaults/rendered/<key>.txt, so a change to a rule shows in its diff as the reader reads it), and
 // each rule's digest is the one it shipped with: an environment seeded by an earlier release is upgraded by digest
 // (PoliciesRepo.upgradeDefaults), so a default whose rule did not change must keep its digest byte for byte.
-import type { Comparison, Condition } from "@tessera/sdk/contract";
+import { type Comparison, type Condition, Policy } from "@tessera/sdk/contract";
 import { describe, expect, it } from "vitest";
 import { ruleOf } from "../../store/policies.js";
 import { policyDigest } from "../../store/policy-digest.js";
@@ -22,13 +22,14 @@ import { labelOf } from "./rules.js";
  * unconfirmed one from one host; a browser three accounts used, its second unconfirmed one of the day; a Chromium on a
  * server's clock, UTC, new to the account or naming one never met; a never-seen browser whose build logged in there that
  * day with another audio output or canvas; the counts of a network or a provider only for an account never let in
- * there) and deny-credential-stuffing (the same: not for an account let in from that network or provider):
- * docs/detection.md, "Sign-up farms".
+ * there; ten accounts named on one address, challenged where strangers share it) and deny-credential-stuffing (the
+ * same: not for an account let in from that network or provider; then only from a datacenter:
+ * docs/decisions/stuffing-deny-on-rented-hosts.md): docs/detection.md, "Sign-up farms".
  */
 const SHIPPED: Record<string, string> = {
   "deny-bots": "GnJpSlOKGFm_EwKh2URS2kWkhfi6MYxNF4R_-1hEJuw",
-  "deny-credential-stuffing": "NL4pa711gU4lDw32mO7nJu_XrKIfF3ARWw0PC3QoYnc",
-  "challenge-account-cycling": "KgJU60eU3KcoYWmnXJ5Jy9cOn92rikkciSLZuxBOxVk",
+  "deny-credential-stuffing": "KtLgIuYdpFafX7fsOwp1JS9EcQ8TMk-cGsoZ-4dg4xM",
+  "challenge-account-cycling": "VvfV98gwA6EF7ynOQSRrQXx6k1i0qMfR7lCAP5_FUNQ",
   "challenge-fingerprint-churn": "arbuM_eeOQDOisyhwQZ8CBqMwH_5tzXnWLcZKr1EL40",
   "challenge-tor": "F_zdnxE4YbaF7HKjyRCfaD0GVYDWtUVfWqpGTaAQDc0",
   "deny-fake-accounts": "2V3RdIk7gq2-sN72sKV0vGJufdapS-9lPR26pNS-7bw",
@@ -123,6 +124,13 @@ describe("the default policies", () => {
       const sharing = defaultPolicies(Number(limit)).find((d) => d.key === "challenge-account-sharing");
       expect(sharing && policyDigest(ruleOf(sharing.policy)), `device limit ${limit}`).toBe(digest);
     }
+  });
+
+  // The contract bounds a policy's description (sdk/src/contract/policy.ts): a default over it is seeded, then fails
+  // the answer of GET /v3/policies (a 500).
+  it("keep their descriptions within the contract's bound", () => {
+    for (const d of defaultPolicies())
+      expect(Policy.shape.description.safeParse(d.policy.description).success, `${d.key}: ${d.policy.description?.length}`).toBe(true);
   });
 
   it("keep their keys unique, and their seeding order", () => {

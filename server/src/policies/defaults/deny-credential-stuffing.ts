@@ -1,22 +1,19 @@
-// Deny credential stuffing: one IP logging into many accounts from where no office is (docs/detection.md).
-import { neverSeenBrowser, placeNewToAccount } from "./conditions.js";
-import { all, any, defaultPolicy, eq, gte, named } from "./rules.js";
+// Deny credential stuffing: one IP logging into many accounts from a rented host (docs/detection.md).
+import { manyAccountsOnOneAddress } from "./conditions.js";
+import { all, defaultPolicy, eq } from "./rules.js";
 
 export default defaultPolicy("deny-credential-stuffing", {
   name: "Deny credential stuffing",
   description:
-    "Logins for ten or more accounts from one IP within an hour, from a datacenter, an anonymising network or unfamiliar browsers (an office behind one NAT is none of these), into an account never let in from that network or provider (anyone there can send logins naming accounts).",
+    "Logins for ten or more accounts from one IP within an hour, from a datacenter, into an account never let in from that network or provider. Elsewhere (a NAT, a carrier, a VPN, a proxy network or Tor: addresses strangers share with honest people, where anyone can name accounts) the same count challenges instead, the code going to the account's owner (Verify logins that cycle through accounts).",
   actions: ["login"],
   priority: 850,
   verdict: "deny",
   conditions: all(
-    gte("ip_user_count", 10),
-    // A stranger behind the same NAT or VPN exit can name ten accounts: not for an account at home there.
-    placeNewToAccount,
-    // An office behind one NAT is none of these.
-    named(
-      "a datacenter, an anonymising network or unfamiliar browsers",
-      any(eq("ip_is_hosting", true), eq("ip_is_anonymous", true), neverSeenBrowser),
-    ),
+    manyAccountsOnOneAddress,
+    // A rented host: no crowd shares its address with strangers, so the accounts named there are its tenant's. A VPN's
+    // or a proxy network's exit, a campus's or a carrier's NAT are shared: a stranger there could deny anyone a login
+    // with no code to pass (docs/decisions/stuffing-deny-on-rented-hosts.md).
+    eq("ip_is_hosting", true),
   ),
 });
