@@ -72,6 +72,38 @@ describeStores("device identity on %s", (kind) => {
     expect(again.fingerprint).toEqual({ id: first.fingerprint?.id, confidence: 1 });
   });
 
+  it("a browser's own fingerprint is read without its stored components, which only a drift reads to compare them", async () => {
+    const [user, tok] = [id("u"), token()];
+    const first = await evaluate("login", { user, components: fakeComponents("head-only"), token: tok });
+    const stored = await fingerprintRow(first.fingerprint?.id ?? "");
+    const repo = Object.getPrototypeOf(t.services.repos.fingerprints) as typeof t.services.repos.fingerprints;
+    const whole = vi.spyOn(repo, "findById");
+    // Each row as read (persisting a drift then moves the row the identity holds to the new components).
+    const read: unknown[] = [];
+    const findOwn = repo.findOwn;
+    const own = vi.spyOn(repo, "findOwn").mockImplementation(async function (this: typeof repo, ...args) {
+      const row = await findOwn.apply(this, args);
+      read.push({ ...row });
+      return row;
+    });
+    try {
+      const again = await evaluate("login", { user, components: fakeComponents("head-only"), token: tok });
+      expect(again.fingerprint).toEqual({ id: first.fingerprint?.id, confidence: 1 });
+      const drifted = fakeComponents("head-only", { screenResolution: [2560, 1440], screenFrame: [0, 0, 0, 0], timezone: "Asia/Tokyo" });
+      const after = await evaluate("login", { user, components: drifted, token: tok });
+      expect(after.fingerprint?.id).toBe(first.fingerprint?.id);
+      expect(after.fingerprint?.confidence).toBeLessThan(1);
+      // The evaluation path never read the whole row; the exact match came without components, the drift with them.
+      expect(whole).not.toHaveBeenCalled();
+      expect(read).toHaveLength(2);
+      expect(read[0]).toMatchObject({ id: stored?.id, exact_hash: stored?.exact_hash, components: null });
+      expect(read[1]).toMatchObject({ id: stored?.id, exact_hash: stored?.exact_hash, components: stored?.components });
+    } finally {
+      whole.mockRestore();
+      own.mockRestore();
+    }
+  });
+
   it("an iPhone keeps its device and fingerprint through an iOS update with its token, and gets new ones without it", async () => {
     const [user, tok] = [id("u"), token()];
     const first = await evaluate("login", { user, components: iphoneComponents(), token: tok, ua: IPHONE_UA });

@@ -24,7 +24,7 @@ import { reidentify, stableMismatch, TOKEN_STABLE_MATCH } from "../fingerprint/r
 import { networkOf } from "../geo/ip.js";
 import { newId } from "../ids.js";
 import { type DeviceRow, KEPT_BROWSER_MS } from "../store/devices.js";
-import type { FingerprintRow } from "../store/fingerprints.js";
+import type { FingerprintHead, FingerprintRow } from "../store/fingerprints.js";
 import type { Repos } from "../store/repos.js";
 import type { UserRow } from "../store/users.js";
 import { accountEmailKey } from "./account-email.js";
@@ -38,9 +38,12 @@ export interface Identity {
   /** An email-only account that the named (new) user takes over: the browser of its sign-up now names its id. */
   claim?: boolean;
   fingerprint?: {
-    row: FingerprintRow;
+    /** What the evaluation reads of the fingerprint (a known one's components stay in the store). */
+    row: FingerprintHead;
     confidence: number;
     isNew: boolean;
+    /** A new fingerprint's whole row, to insert (set exactly when isNew). */
+    created?: FingerprintRow;
     /** Enough identifying bits to tell this machine from others of its model (fingerprint/IDENTIFYING_BITS). */
     identifying: boolean;
     /** Presented by many tokens on many networks (FingerprintsRepo.setPopular): links no accounts, merges no devices. */
@@ -252,7 +255,7 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     // own fingerprint, most requests, needs neither.
     const coarse = () => coarseKey(measured);
     const components = () => JSON.stringify(normalised);
-    const known = (row: FingerprintRow, confidence: number): NonNullable<Identity["fingerprint"]> => ({
+    const known = (row: FingerprintHead, confidence: number): NonNullable<Identity["fingerprint"]> => ({
       row,
       confidence,
       isNew: false,
@@ -263,18 +266,20 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     // a device the token was only recognised on is followed too: the record is the device's (no other live token's
     // device presents it), and following the browser is recognition, which trusts nothing (a browser that then loses
     // this token too is found by its drifted components, as it was when the token moved at once).
-    const own = tokenDevice?.fingerprint_id ? await fingerprintOf(repos, envId, tokenDevice.fingerprint_id) : undefined;
-    const ownParsed = own && own.row.exact_hash !== hash ? own.parsed() : undefined;
-    if (own && own.row.exact_hash === hash) id.fingerprint = known(own.row, 1);
+    // Its components are read (and parsed) only when its hash is not the request's: a drift, to compare them.
+    const own = tokenDevice?.fingerprint_id ? await repos.fingerprints.findOwn(envId, tokenDevice.fingerprint_id, hash) : undefined;
+    const ownParsed =
+      own?.components != null ? parsedRow({ id: own.id, exact_hash: own.exact_hash, components: own.components }) : undefined;
+    if (own && own.exact_hash === hash) id.fingerprint = known(own, 1);
     else if (own && ownParsed && tokenDevice) {
       const s = similarity(normalised, ownParsed);
       // The token vouches for the browser: half its information agreeing is enough, and less when nothing that only
       // changes with the machine changed (an update, a trip and a dock at once; fingerprint/reid.ts).
       const same = s >= TOKEN_MATCH || (s >= TOKEN_STABLE_MATCH && stableMismatch(normalised, ownParsed) === undefined);
       if (same) id.follows = tokenDevice.id;
-      if (same && (await ownedAlone(repos, envId, own.row.id, tokenDevice, token, input.at))) {
+      if (same && (await ownedAlone(repos, envId, own.id, tokenDevice, token, input.at))) {
         id.fingerprint = {
-          ...known(own.row, Math.round(s * 1000) / 1000),
+          ...known(own, Math.round(s * 1000) / 1000),
           drift: { exact_hash: hash, coarse_key: coarse(), components: components() },
         };
       }
@@ -323,8 +328,8 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
         id.follows = found.device.id;
       }
     }
-    id.fingerprint ??= {
-      row: {
+    if (!id.fingerprint) {
+      const created: FingerprintRow = {
         id: newId("fp"),
         environment_id: envId,
         coarse_key: coarse(),
@@ -333,12 +338,9 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
         popular: 0,
         created_at: input.at,
         last_seen_at: input.at,
-      },
-      confidence: 1,
-      isNew: true,
-      identifying,
-      popular: false,
-    };
+      };
+      id.fingerprint = { row: created, confidence: 1, isNew: true, created, identifying, popular: false };
+    }
   }
 
   if (!id.device) id.device = await resolveDevice(repos, input, id);

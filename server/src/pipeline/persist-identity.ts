@@ -28,7 +28,7 @@ export async function persistIdentity(
   const at = input.at;
   const fp = identity.fingerprint;
   if (fp) {
-    if (fp.isNew) await repos.fingerprints.insert(fp.row);
+    if (fp.created) await repos.fingerprints.insert(fp.created);
     // A drift of the browser's own fingerprint moves it to the components just seen (a sighting too, in one write).
     else if (fp.drift) {
       await repos.fingerprints.updateComponents(fp.row.id, { ...fp.drift, last_seen_at: at });

@@ -1,5 +1,5 @@
 // Repository of fingerprints: the server's record of each browser fingerprint seen in an environment.
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { prepared, queueInsert, queueUpdate } from "./prepared.js";
 import type { FingerprintsTable } from "./tables/core.js";
 import { Repository, type Transactions } from "./transactions.js";
@@ -7,11 +7,33 @@ import type { FingerprintUsers, UserLists } from "./user-lists.js";
 
 export type FingerprintRow = Selectable<FingerprintsTable>;
 
+/**
+ * What an evaluation reads of a known fingerprint: neither its stored components (~600 bytes in the bench, more from
+ * real browsers) nor its coarse key, which only a drift or a new fingerprint needs
+ * (docs/decisions/evaluation-columns.md). A new fingerprint's row, inserted whole, is a FingerprintRow.
+ */
+export const FINGERPRINT_HEAD = ["id", "exact_hash", "popular", "last_seen_at"] as const;
+export type FingerprintHead = Pick<FingerprintRow, (typeof FINGERPRINT_HEAD)[number]>;
+
 const byId = prepared((db, p: { env: string; id: string }) =>
   db.selectFrom("fingerprints").selectAll().where("environment_id", "=", p.env).where("id", "=", p.id),
 );
 const byExactHash = prepared((db, p: { env: string; hash: string; limit: number }) =>
-  db.selectFrom("fingerprints").selectAll().where("environment_id", "=", p.env).where("exact_hash", "=", p.hash).limit(p.limit),
+  db
+    .selectFrom("fingerprints")
+    .select(FINGERPRINT_HEAD)
+    .where("environment_id", "=", p.env)
+    .where("exact_hash", "=", p.hash)
+    .limit(p.limit),
+);
+/** The head, and the components only when they are not the ones of `hash` (a drift, to compare them): one statement. */
+const ownById = prepared((db, p: { env: string; id: string; hash: string }) =>
+  db
+    .selectFrom("fingerprints")
+    .select(FINGERPRINT_HEAD)
+    .select(sql<string | null>`case when exact_hash = ${p.hash} then null else components end`.as("components"))
+    .where("environment_id", "=", p.env)
+    .where("id", "=", p.id),
 );
 const componentsById = prepared((db, p: { env: string; id: string }) =>
   db.selectFrom("fingerprints").select(["id", "exact_hash", "components"]).where("environment_id", "=", p.env).where("id", "=", p.id),
@@ -46,8 +68,21 @@ export class FingerprintsRepo extends Repository {
     return this.db.selectFrom("fingerprints").selectAll().where("environment_id", "=", environmentId).where("id", "in", ids).execute();
   }
 
+  /**
+   * A browser's own fingerprint as its request presents `exactHash`: its head, with its components (to compare them)
+   * only when its hash is another (a drift), else null: a browser presenting its own fingerprint, most requests,
+   * copies no components out of the store.
+   */
+  async findOwn(
+    environmentId: string,
+    id: string,
+    exactHash: string,
+  ): Promise<(FingerprintHead & { components: string | null }) | undefined> {
+    return ownById.first(this.db, { env: environmentId, id, hash: exactHash });
+  }
+
   /** The fingerprints with this exact hash (a drift can bring a browser's own record onto another's components). */
-  async findExact(environmentId: string, exactHash: string): Promise<FingerprintRow[]> {
+  async findExact(environmentId: string, exactHash: string): Promise<FingerprintHead[]> {
     return byExactHash.rows(this.db, { env: environmentId, hash: exactHash, limit: 8 });
   }
 
@@ -86,7 +121,7 @@ export class FingerprintsRepo extends Repository {
   }
 
   /** Records a sighting of a known fingerprint (`row` as read), unless one was recorded within TOUCH_EVERY_MS. */
-  async touch(row: Pick<FingerprintRow, "id" | "last_seen_at">, at: number): Promise<void> {
+  async touch(row: Pick<FingerprintHead, "id" | "last_seen_at">, at: number): Promise<void> {
     if (at - Number(row.last_seen_at) < TOUCH_EVERY_MS) return;
     await touchAt.queue(this.db, { id: row.id, at });
   }
