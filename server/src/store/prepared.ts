@@ -194,7 +194,8 @@ function updateOf(table: string, patch: object): Prepared<Record<string, unknown
     updates.set(table, shapes);
   }
   for (const s of shapes) if (sameColumns(s.columns, values)) return s.prepared;
-  const columns = Object.keys(values).filter((k) => values[k] !== undefined && k !== "id");
+  const defined = Object.keys(values).filter((k) => values[k] !== undefined);
+  const columns = defined.filter((k) => k !== "id");
   if (columns.length === 0) return undefined;
   // Typed loosely: Kysely cannot type a `set` over a table chosen at run time.
   const update = prepared((d, p: Record<string, unknown>) =>
@@ -203,7 +204,8 @@ function updateOf(table: string, patch: object): Prepared<Record<string, unknown
       .set(Object.fromEntries(columns.map((c) => [c, p[c]])))
       .where("id", "=", p.id as string),
   );
-  shapes.push({ columns: Object.keys(values).filter((k) => values[k] !== undefined), ignoreConflictOn: undefined, prepared: update });
+  // Matched on every key the patch defines, its id included (sameColumns walks them all).
+  shapes.push({ columns: defined, ignoreConflictOn: undefined, prepared: update });
   return update;
 }
 
