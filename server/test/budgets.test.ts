@@ -393,6 +393,34 @@ describeStores("budgets per source on %s", (kind) => {
       expect(smtp.mails.slice(since).filter((m) => m.to.toLowerCase().includes("@gmail.com"))).toHaveLength(5);
     });
 
+    it("spellings of one Gmail inbox whose domain is written in Unicode forms the mailer sends to gmail.com are one recipient", async () => {
+      const ip = "198.51.101.20"; // another /24 than the test above: its budget for jdoe@gmail.com is spent
+      // Fullwidth, circled and upper-case fullwidth letters, a soft hyphen: the mailer maps each domain as IDNA does
+      // (UTS #46) and delivers to gmail.com or googlemail.com, where Gmail's dots and "+tag" reach the same inbox.
+      const spellings = [
+        "jane.roe@ｇｍａｉｌ.com",
+        "janeroe@ⓖⓜⓐⓘⓛ.com",
+        "jane.roe+1@gma\u00adil.com",
+        "j.aneroe@ＧＭＡＩＬ.ＣＯＭ",
+        "janeroe@ｇｏｏｇｌｅｍａｉｌ.com",
+        "jan.eroe@ｇｍａｉｌ.com",
+        "janeroe@gmail.com",
+      ];
+      const since = smtp.mails.length;
+      const statuses: number[] = [];
+      for (const [i, email] of spellings.entries()) {
+        const ev = await client("signup", { user: `idna_${kind}_${i}`, email }, { ip, automation: true });
+        statuses.push((await send(challenged(ev), ip)).statusCode);
+      }
+      const delivered = smtp.mails.slice(since).flatMap((m) => m.rcpt);
+      // What reached the mail server: all to one Gmail inbox.
+      expect(delivered.length).toBeGreaterThan(0);
+      for (const to of delivered) expect(to).toMatch(/^[.a-z+1]+@(gmail|googlemail)\.com$/i);
+      // Before: seven codes (each spelling its own recipient, its dots and tags counted apart).
+      expect(statuses).toEqual([...Array(5).fill(200), 429, 429]);
+      expect(delivered).toHaveLength(5);
+    });
+
     it("a household of two Gmail users on one address gets both their codes", async () => {
       const ip = "198.51.100.30";
       for (const who of ["alice.martin", "bob.martin"]) {

@@ -174,6 +174,23 @@ describe("code destinations", () => {
     expect(destinationKey("email", "j.doe@example.com")).not.toBe(destinationKey("email", "jdoe@example.com"));
   });
 
+  it("destination keys read an email's domain as the mailer delivers to it: IDNA-mapped Unicode forms, punycode", () => {
+    const inbox = destinationKey("email", "jdoe@gmail.com");
+    for (const spelling of [
+      "j.doe@ｇｍａｉｌ.com",
+      "jdoe@ⓖⓜⓐⓘⓛ.com",
+      "jdoe+1@gma\u00adil.com",
+      "jd.oe@ＧＭＡＩＬ.ＣＯＭ",
+      "jdoe@ｇｏｏｇｌｅｍａｉｌ.com",
+    ])
+      expect(destinationKey("email", spelling), spelling).toBe(inbox);
+    const idn = destinationKey("email", "pat@bücher.example");
+    for (const spelling of ["pat@xn--bcher-kva.example", "pat@bu\u0308cher.example", "pat@BÜCHER.example"])
+      expect(destinationKey("email", spelling), spelling).toBe(idn);
+    // Another domain stays another recipient.
+    expect(destinationKey("email", "jdoe@gmai\u0131.com")).not.toBe(inbox);
+  });
+
   it("a phone's country is its ISO code; a non-geographic number has none", () => {
     expect(phoneCountry("+33612345678")).toBe("FR");
     expect(phoneCountry("+14155550199")).toBe("US");
