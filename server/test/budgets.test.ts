@@ -321,6 +321,47 @@ describeStores("budgets per source on %s", (kind) => {
       expect(verified.statusCode, verified.body).toBe(200);
     });
 
+    it("another project's backend raising challenges for the owner's inbox spends none of this project's backend's budgets", async () => {
+      const inbox = "shared.owner@inbox.example";
+      const other = { authorization: `Bearer ${t.otherSecret}` };
+      const policy = await t.app.inject({
+        method: "POST",
+        url: "/v3/policies",
+        headers: other,
+        payload: {
+          name: "Challenge verify_test (test)",
+          actions: ["verify_test"],
+          priority: 1000,
+          conditions: { all: [] },
+          verdict: "challenge",
+          challenge: { type: "account_takeover", channels: ["email"] },
+        },
+      });
+      expect(policy.statusCode, policy.body).toBe(201);
+      /** A backend evaluation naming no browser (no `evaluation`, no `fingerprint`), challenged: its link. */
+      const backend = async (headers: Record<string, string>, user: string): Promise<Link> => {
+        const r = await t.app.inject({
+          method: "POST",
+          url: "/v3/evaluate/verify_test",
+          headers,
+          payload: { user, email: inbox, ip: "203.0.113.77" },
+        });
+        expect(r.statusCode, r.body).toBe(200);
+        return challenged(r.json());
+      };
+      // The other project's backend: five codes to the inbox (each on a new challenge), then its own 429.
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push((await send(await backend(other, "elsewhere"), STRANGER(5, i + 1))).statusCode);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+      // This project's backend challenges its own user with that inbox. Before: 429 for about an hour (one budget,
+      // "backend", for every environment's backend evaluations naming no browser).
+      const owner = await backend(t.auth, "shared_owner");
+      const since = smtp.mails.length;
+      const sent = await send(owner, TOKYO);
+      expect(sent.statusCode, sent.body).toBe(200);
+      expect((await verify(owner, TOKYO, codeFrom(await smtp.next(inbox, { since })))).statusCode).toBe(200);
+    });
+
     it("strangers on the owner's own network spend that network's budgets; the owner's signed-in browser and a browser with a user_token keep theirs", async () => {
       await ownerAccount("lock_home");
       const homeIp = HOMES.lock_home as string;
