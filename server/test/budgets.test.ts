@@ -462,6 +462,19 @@ describeStores("budgets per source on %s", (kind) => {
       expect(delivered).toHaveLength(5);
     });
 
+    it("sub-addresses of one inbox at a company's own domain are one recipient: five codes there from one address", async () => {
+      const ip = "198.51.102.20";
+      const statuses: number[] = [];
+      // Postfix, Exchange Online, Google Workspace and Fastmail deliver "name+anything" to "name" on any domain.
+      for (let i = 0; i < 7; i++) {
+        const email = i === 6 ? "Pat.Lee@corp.example" : `pat.lee+${i}@corp.example`;
+        const ev = await client("signup", { user: `plus_${kind}_${i}`, email }, { ip, automation: true });
+        statuses.push((await send(challenged(ev), ip)).statusCode);
+      }
+      // Before: seven codes to one inbox (each tag its own recipient).
+      expect(statuses).toEqual([...Array(5).fill(200), 429, 429]);
+    });
+
     it("a household of two Gmail users on one address gets both their codes", async () => {
       const ip = "198.51.100.30";
       for (const who of ["alice.martin", "bob.martin"]) {

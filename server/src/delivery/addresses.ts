@@ -117,13 +117,25 @@ function deliveredAddress(email: string): string {
 }
 
 /**
+ * The address less its "+tag" sub-address, on every domain: Postfix, Exchange Online, Google Workspace and Fastmail
+ * deliver "name+tag" to "name" on their customers' own domains. For a send cap only: two mailboxes told apart by a
+ * "+" then share one budget, where keying them apart gave one inbox a budget per tag. Accounts keep the "+" outside
+ * the webmail providers (pipeline/account-email.ts): there, merging would join two accounts.
+ */
+function withoutSubaddress(address: string): string {
+  const at = address.lastIndexOf("@");
+  const plus = address.indexOf("+");
+  return plus > 0 && plus < at ? address.slice(0, plus) + address.slice(at) : address;
+}
+
+/**
  * A stable key for one destination, for the send caps (docs/security.md, "Sends capped where pumping happens"): one
  * inbox is one recipient, so an email's domain is the one the mailer delivers to (deliveredAddress: "ｇｍａｉｌ.com" is
- * gmail.com), and the address is then keyed as accounts are (pipeline/account-email.ts: case, and the spellings a
- * webmail provider delivers to one inbox — Gmail's dots, "+tag" sub-addresses); hashed so that the shared counters
- * hold no address in clear.
+ * gmail.com), the address is keyed as accounts are (pipeline/account-email.ts: case, and the spellings a webmail
+ * provider delivers to one inbox — Gmail's dots, "+tag" sub-addresses), and a "+tag" goes on every domain
+ * (withoutSubaddress); hashed so that the shared counters hold no address in clear.
  */
 export function destinationKey(channel: "email" | "text", to: string): string {
-  const normal = channel === "email" ? accountEmailKey(deliveredAddress(to)) : to;
+  const normal = channel === "email" ? withoutSubaddress(accountEmailKey(deliveredAddress(to))) : to;
   return createHash("sha256").update(`${channel}:${normal}`).digest("base64url").slice(0, 22);
 }
