@@ -321,6 +321,47 @@ describeStores("budgets per source on %s", (kind) => {
       expect(verified.statusCode, verified.body).toBe(200);
     });
 
+    it("another project's backend raising challenges for the owner's inbox spends none of this project's backend's budgets", async () => {
+      const inbox = "shared.owner@inbox.example";
+      const other = { authorization: `Bearer ${t.otherSecret}` };
+      const policy = await t.app.inject({
+        method: "POST",
+        url: "/v3/policies",
+        headers: other,
+        payload: {
+          name: "Challenge verify_test (test)",
+          actions: ["verify_test"],
+          priority: 1000,
+          conditions: { all: [] },
+          verdict: "challenge",
+          challenge: { type: "account_takeover", channels: ["email"] },
+        },
+      });
+      expect(policy.statusCode, policy.body).toBe(201);
+      /** A backend evaluation naming no browser (no `evaluation`, no `fingerprint`), challenged: its link. */
+      const backend = async (headers: Record<string, string>, user: string): Promise<Link> => {
+        const r = await t.app.inject({
+          method: "POST",
+          url: "/v3/evaluate/verify_test",
+          headers,
+          payload: { user, email: inbox, ip: "203.0.113.77" },
+        });
+        expect(r.statusCode, r.body).toBe(200);
+        return challenged(r.json());
+      };
+      // The other project's backend: five codes to the inbox (each on a new challenge), then its own 429.
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push((await send(await backend(other, "elsewhere"), STRANGER(5, i + 1))).statusCode);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+      // This project's backend challenges its own user with that inbox. Before: 429 for about an hour (one budget,
+      // "backend", for every environment's backend evaluations naming no browser).
+      const owner = await backend(t.auth, "shared_owner");
+      const since = smtp.mails.length;
+      const sent = await send(owner, TOKYO);
+      expect(sent.statusCode, sent.body).toBe(200);
+      expect((await verify(owner, TOKYO, codeFrom(await smtp.next(inbox, { since })))).statusCode).toBe(200);
+    });
+
     it("strangers on the owner's own network spend that network's budgets; the owner's signed-in browser and a browser with a user_token keep theirs", async () => {
       await ownerAccount("lock_home");
       const homeIp = HOMES.lock_home as string;
@@ -391,6 +432,47 @@ describeStores("budgets per source on %s", (kind) => {
       // Before: twelve codes in seconds.
       expect(statuses).toEqual([...Array(5).fill(200), ...Array(7).fill(429)]);
       expect(smtp.mails.slice(since).filter((m) => m.to.toLowerCase().includes("@gmail.com"))).toHaveLength(5);
+    });
+
+    it("spellings of one Gmail inbox whose domain is written in Unicode forms the mailer sends to gmail.com are one recipient", async () => {
+      const ip = "198.51.101.20"; // another /24 than the test above: its budget for jdoe@gmail.com is spent
+      // Fullwidth, circled and upper-case fullwidth letters, a soft hyphen: the mailer maps each domain as IDNA does
+      // (UTS #46) and delivers to gmail.com or googlemail.com, where Gmail's dots and "+tag" reach the same inbox.
+      const spellings = [
+        "jane.roe@ｇｍａｉｌ.com",
+        "janeroe@ⓖⓜⓐⓘⓛ.com",
+        "jane.roe+1@gma\u00adil.com",
+        "j.aneroe@ＧＭＡＩＬ.ＣＯＭ",
+        "janeroe@ｇｏｏｇｌｅｍａｉｌ.com",
+        "jan.eroe@ｇｍａｉｌ.com",
+        "janeroe@gmail.com",
+      ];
+      const since = smtp.mails.length;
+      const statuses: number[] = [];
+      for (const [i, email] of spellings.entries()) {
+        const ev = await client("signup", { user: `idna_${kind}_${i}`, email }, { ip, automation: true });
+        statuses.push((await send(challenged(ev), ip)).statusCode);
+      }
+      const delivered = smtp.mails.slice(since).flatMap((m) => m.rcpt);
+      // What reached the mail server: all to one Gmail inbox.
+      expect(delivered.length).toBeGreaterThan(0);
+      for (const to of delivered) expect(to).toMatch(/^[.a-z+1]+@(gmail|googlemail)\.com$/i);
+      // Before: seven codes (each spelling its own recipient, its dots and tags counted apart).
+      expect(statuses).toEqual([...Array(5).fill(200), 429, 429]);
+      expect(delivered).toHaveLength(5);
+    });
+
+    it("sub-addresses of one inbox at a company's own domain are one recipient: five codes there from one address", async () => {
+      const ip = "198.51.102.20";
+      const statuses: number[] = [];
+      // Postfix, Exchange Online, Google Workspace and Fastmail deliver "name+anything" to "name" on any domain.
+      for (let i = 0; i < 7; i++) {
+        const email = i === 6 ? "Pat.Lee@corp.example" : `pat.lee+${i}@corp.example`;
+        const ev = await client("signup", { user: `plus_${kind}_${i}`, email }, { ip, automation: true });
+        statuses.push((await send(challenged(ev), ip)).statusCode);
+      }
+      // Before: seven codes to one inbox (each tag its own recipient).
+      expect(statuses).toEqual([...Array(5).fill(200), 429, 429]);
     });
 
     it("a household of two Gmail users on one address gets both their codes", async () => {

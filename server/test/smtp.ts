@@ -6,6 +6,8 @@ import { SMTPServer } from "smtp-server";
 
 export interface ReceivedMail {
   to: string;
+  /** The envelope's recipients (RCPT TO): where the mail server was asked to deliver it. */
+  rcpt: string[];
   subject: string;
   text: string;
   html: string;
@@ -39,7 +41,7 @@ export async function startSmtp(): Promise<TestSmtp> {
         return callback(Object.assign(new Error("No such user here"), { responseCode: 550 }));
       callback();
     },
-    onData(stream, _session, callback) {
+    onData(stream, session, callback) {
       if (state.refuse) {
         stream.resume();
         stream.on("end", () => callback(Object.assign(new Error("Mailbox unavailable"), { responseCode: 550 })));
@@ -50,6 +52,7 @@ export async function startSmtp(): Promise<TestSmtp> {
           const to = Array.isArray(parsed.to) ? parsed.to.map((a) => a.text).join(",") : (parsed.to?.text ?? "");
           mails.push({
             to,
+            rcpt: session.envelope.rcptTo.map((a) => a.address),
             subject: parsed.subject ?? "",
             text: parsed.text ?? "",
             html: typeof parsed.html === "string" ? parsed.html : "",

@@ -22,7 +22,13 @@ const row = (source: Partial<ChallengeRow>): ChallengeRow =>
 
 describe("challenge sources", () => {
   const input = (over: Partial<EvaluationInput>): EvaluationInput =>
-    ({ source: "client", ip: "2001:db8:1:2::7", signals: { visitor_token: "tok-owner" }, ...over }) as EvaluationInput;
+    ({
+      env: { id: "env_1" },
+      source: "client",
+      ip: "2001:db8:1:2::7",
+      signals: { visitor_token: "tok-owner" },
+      ...over,
+    }) as EvaluationInput;
   const identity = (visitor_token: string | null): Identity => ({ device: { row: { id: "dev_1", visitor_token } } }) as unknown as Identity;
   const decision = (over: Partial<Decision>): Decision => ({
     verdict: "challenge",
@@ -35,10 +41,17 @@ describe("challenge sources", () => {
 
   it("a browser is its visitor token, else its device, hashed; its network is the /64 or /24 of its address", () => {
     const s = challengeSource(input({}), identity("tok-owner"), decision({}));
-    expect(s).toEqual({ key: sourceKeyOf("tok-owner", undefined), network: "2001:db8:1:2::/64", vouched: false, contactOnly: false });
+    expect(s).toEqual({
+      key: sourceKeyOf("tok-owner", undefined, "env_1"),
+      network: "2001:db8:1:2::/64",
+      vouched: false,
+      contactOnly: false,
+    });
     expect(s.key).not.toContain("tok");
-    expect(sourceKeyOf(undefined, "dev_1")).not.toBe(sourceKeyOf("dev_1", undefined));
-    expect(sourceKeyOf(undefined, undefined)).toBe("backend");
+    expect(sourceKeyOf(undefined, "dev_1", "env_1")).not.toBe(sourceKeyOf("dev_1", undefined, "env_1"));
+    // A backend's request naming no browser: that environment's backend, not every environment's.
+    expect(sourceKeyOf(undefined, undefined, "env_1")).toBe("backend:env_1");
+    expect(sourceKeyOf(undefined, undefined, "env_2")).not.toBe(sourceKeyOf(undefined, undefined, "env_1"));
     expect(challengeSource(input({ ip: undefined }), identity(null), decision({})).network).toBeNull();
   });
 

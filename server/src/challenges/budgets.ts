@@ -19,7 +19,10 @@ const DAY = 24 * HOUR;
 
 /** Where a challenge came from, as stored on it (challenges.source_*, contact_only). */
 export interface ChallengeSource {
-  /** The browser: a hash of its visitor token, else of its device id; `backend` for a backend's request with neither. */
+  /**
+   * The browser: a hash of its visitor token, else of its device id; `backend:<environment id>` for a backend's request
+   * with neither.
+   */
   key: string;
   /** Its network as a budget counts it (IPv4 /24, IPv6 /64); null without an address. */
   network: string | null;
@@ -29,11 +32,16 @@ export interface ChallengeSource {
   contactOnly: boolean;
 }
 
-/** A browser's key: hashed, so that the counters and the challenges table hold no visitor token. */
-export function sourceKeyOf(token: string | undefined, deviceId: string | undefined): string {
+/**
+ * A browser's key: hashed, so that the counters and the challenges table hold no visitor token. A backend's request
+ * naming no browser is that environment's backend: each environment's (each secret key's) budgets are its own, as a
+ * vouched browser's are; one key for every backend let another project's or environment's sends, to an inbox both
+ * know, spend this one's (the per-recipient budget is counted across environments: one inbox is one recipient).
+ */
+export function sourceKeyOf(token: string | undefined, deviceId: string | undefined, environmentId: string): string {
   if (token) return createHash("sha256").update(`token:${token}`).digest("base64url").slice(0, 22);
   if (deviceId) return createHash("sha256").update(`device:${deviceId}`).digest("base64url").slice(0, 22);
-  return "backend";
+  return `backend:${environmentId}`;
 }
 
 /**
@@ -47,7 +55,7 @@ export function challengeSource(input: EvaluationInput, identity: Identity, deci
   const device = identity.device?.row;
   const ownDevice = token !== undefined && device?.visitor_token === token;
   return {
-    key: sourceKeyOf(token, device?.id),
+    key: sourceKeyOf(token, device?.id, input.env.id),
     network: budgetNetworkOf(input.ip) ?? null,
     vouched: input.source === "server" || decision.checks.identity_verified === true || (decision.signedIn === true && ownDevice),
     contactOnly: decision.contactOnly === true,

@@ -174,6 +174,32 @@ describe("code destinations", () => {
     expect(destinationKey("email", "j.doe@example.com")).not.toBe(destinationKey("email", "jdoe@example.com"));
   });
 
+  it('destination keys drop a "+tag" on every domain: a company\'s mail server delivers name+tag to name too', () => {
+    const inbox = destinationKey("email", "pat.lee@corp.example");
+    for (const spelling of ["pat.lee+1@corp.example", "Pat.Lee+news+x@CORP.example", "pat.lee+@corp.example"])
+      expect(destinationKey("email", spelling), spelling).toBe(inbox);
+    // The name before the tag still tells inboxes apart; a local part that starts with "+" is kept whole.
+    expect(destinationKey("email", "patlee+1@corp.example")).not.toBe(inbox);
+    expect(destinationKey("email", "+1@corp.example")).not.toBe(destinationKey("email", "+2@corp.example"));
+  });
+
+  it("destination keys read an email's domain as the mailer delivers to it: IDNA-mapped Unicode forms, punycode", () => {
+    const inbox = destinationKey("email", "jdoe@gmail.com");
+    for (const spelling of [
+      "j.doe@ｇｍａｉｌ.com",
+      "jdoe@ⓖⓜⓐⓘⓛ.com",
+      "jdoe+1@gma\u00adil.com",
+      "jd.oe@ＧＭＡＩＬ.ＣＯＭ",
+      "jdoe@ｇｏｏｇｌｅｍａｉｌ.com",
+    ])
+      expect(destinationKey("email", spelling), spelling).toBe(inbox);
+    const idn = destinationKey("email", "pat@bücher.example");
+    for (const spelling of ["pat@xn--bcher-kva.example", "pat@bu\u0308cher.example", "pat@BÜCHER.example"])
+      expect(destinationKey("email", spelling), spelling).toBe(idn);
+    // Another domain stays another recipient.
+    expect(destinationKey("email", "jdoe@gmai\u0131.com")).not.toBe(inbox);
+  });
+
   it("a phone's country is its ISO code; a non-geographic number has none", () => {
     expect(phoneCountry("+33612345678")).toBe("FR");
     expect(phoneCountry("+14155550199")).toBe("US");
