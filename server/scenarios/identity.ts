@@ -525,7 +525,27 @@ export async function measureIdentity(
         if (out.device && lastDevice.get(who) === out.device) {
           f.lostSameDevice++;
           c.lostSameDevice++;
-        } else if (process.env.SCENARIO_DEBUG) console.log("lost token not re-identified", v.browser.family, v.action, v.truth.drift);
+        } else if (process.env.SCENARIO_DEBUG)
+          console.log(
+            "lost token not re-identified",
+            v.browser.family,
+            v.action,
+            v.truth.drift,
+            v.browser.key,
+            `user ${v.user ?? "-"}`,
+            `device ${out.device ?? "-"} was ${lastDevice.get(who)}`,
+            `fp ${out.fingerprint?.id ?? "-"} confidence ${out.fingerprint?.confidence ?? "-"}`,
+            `held by ${out.fingerprint ? [...(browsersOfFingerprint.get(out.fingerprint.id) ?? [])].join(" ") : "-"}`,
+            (() => {
+              const now = fingerprintComponents(wired(v.components), parseUserAgent(v.userAgent).info);
+              const before = lastComponents.get(v.browser.key);
+              if (!before) return "no earlier components";
+              const changed = Object.keys({ ...now, ...before }).filter(
+                (k) => JSON.stringify((now as Record<string, unknown>)[k]) !== JSON.stringify((before as Record<string, unknown>)[k]),
+              );
+              return `similarity ${similarity(now, before).toFixed(3)} stable ${stableMismatch(now, before) ?? "-"} changed ${changed.join(",")}`;
+            })(),
+          );
       }
     }
     if (!v.truth.private) {

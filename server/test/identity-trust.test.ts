@@ -495,4 +495,52 @@ describeStores("identity is not trust on %s", (kind) => {
     expect(mails).toHaveLength(1);
     expect(mails[0]?.text).toMatch(/account-sharing risk of account .* (high|maximum)/);
   });
+
+  // A household's shared computer holds the accounts of the members who have no device of their own. Once each member
+  // was let in on it (a sign-up or login the backend consumed, a passed challenge), the computer is that member's device,
+  // and its five accounts say nothing against the member (docs/detection.md, "Account-independent login rules and
+  // fingerprint churn"). A stranger holds no such token: the same computer naming an account it was never let in on,
+  // or a copy of its components on another token naming a member, is still a browser five accounts used.
+  it("a household's shared computer five members were let in on lets each back in; naming a sixth account, or copied, it is challenged", async () => {
+    const [home, shared] = ["10.70.0.1", browser()];
+    const members = Array.from({ length: 5 }, () => id("member"));
+    const [m0, m1, m2, m3, m4] = members as [string, string, string, string, string];
+    // Three sign up on the shared computer, two on phones of their own; then those two log in on the computer.
+    for (const user of [m0, m1, m2]) await owner({ user, ip: home, browser: shared });
+    for (const user of [m3, m4]) await owner({ user, ip: home, browser: browser() });
+    ahead += 2 * HOUR;
+    const fourth = await client("login", { user: m3, ip: home, browser: shared });
+    expect(fourth.verdict, JSON.stringify(fourth.checks)).toBe("allow");
+    await consume(fourth);
+    ahead += 2 * HOUR;
+    // The fifth account on one browser, new to it: a code to its owner, once.
+    const fifth = await client("login", { user: m4, ip: home, browser: shared });
+    expect(fifth.checks, JSON.stringify(fifth.checks)).toMatchObject({ device_user_count: 5, is_new_device: true });
+    expect(fifth.verdict).toBe("challenge");
+    expect(fifth.policy?.name).toBe("Verify logins that cycle through accounts");
+    await pass(fifth, m4);
+
+    // From then on every member is let in on it, evening after evening.
+    for (const user of members) {
+      ahead += 2 * HOUR;
+      const back = await client("login", { user, ip: home, browser: shared });
+      expect(back.checks, JSON.stringify(back.checks)).toMatchObject({ device_user_count: 5, is_new_device: false });
+      expect(back.verdict, `${user}: ${JSON.stringify(back.checks)}`).toBe("allow");
+      await consume(back);
+    }
+
+    // The same computer naming an account it was never let in on (signed up elsewhere): challenged.
+    const other = id("neighbour");
+    await owner({ user: other, ip: "10.70.1.1", browser: browser() });
+    ahead += 2 * HOUR;
+    const sixth = await client("login", { user: other, ip: home, browser: shared });
+    expect(sixth.checks).toMatchObject({ is_new_device: true });
+    expect(sixth.verdict, JSON.stringify(sixth.checks)).toBe("challenge");
+    // The computer's components, collected by another page, on a stranger's token naming a member: challenged.
+    ahead += 2 * HOUR;
+    const copy = await client("login", { user: m1, ip: "10.70.2.1", browser: newToken(shared) });
+    expect(copy.checks).toMatchObject({ is_new_device: true });
+    expect(copy.checks?.fingerprint_user_count).toBeGreaterThanOrEqual(5);
+    expect(copy.verdict, JSON.stringify(copy.checks)).toBe("challenge");
+  });
 });

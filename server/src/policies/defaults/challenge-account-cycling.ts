@@ -222,10 +222,22 @@ const serverClock = named(
   all(eq("server_timezone", true), newBrowserOrAccount),
 );
 
+/**
+ * A browser five or more accounts used (by its visitor token or its identifying fingerprint), logging into an account
+ * it was never let in on: a combo list run from one profile. A household's shared computer or tablet holds every
+ * member's account too, but each member's login there comes from a browser the backend let that member in on
+ * (`is_new_device` false: only a vouched token is the account's device), which a stranger's browser never is
+ * (docs/detection.md, "Account-independent login rules and fingerprint churn").
+ */
+const manyAccountsOnABrowserNewToThisOne = named(
+  "a browser five or more accounts used, new to this account",
+  all(any(gte("device_user_count", 5), gte("fingerprint_user_count", 5)), eq("is_new_device", true)),
+);
+
 export default defaultPolicy("challenge-account-cycling", {
   name: "Verify logins that cycle through accounts",
   description:
-    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour (through a datacenter or an anonymising network, two, the second never confirmed after one that was), or that five or more accounts used (three, trying its second unconfirmed account of the day); from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; from an IP ten accounts were named from within an hour (a datacenter's: denied by Deny credential stuffing); or into a known account from a never-seen browser, on a network new to the account, where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws a new one per attempt; a slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have travelled here since (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its zone; not through a VPN); or from a Chromium browser set to UTC (a server's clock, where stuffing rigs run), new to the account or naming an account never met; or from a never-seen browser whose exact build logged in on its address, network or provider that day with another audio output or canvas (an anti-detect browser's profiles). A network's or provider's counts: only for an account never let in there. The code goes to the account's owner.",
+    "A login from a browser that has tried accounts the service never confirmed (three within an hour, four within a day, or a second one from another address), that logged into three accounts of any kind within an hour (through a datacenter or an anonymising network, two, the second never confirmed after one that was), or that five or more accounts used, new to the account (three, trying its second unconfirmed account of the day); from an IP or a network where many unconfirmed accounts were tried within an hour, or several from never-seen browsers within a day; from an IP ten accounts were named from within an hour (a datacenter's: denied by Deny credential stuffing); or into a known account from a never-seen browser, on a network new to the account, where never-seen browsers keep appearing, within the hour or, more of them, within the day (an anti-detect browser draws one per attempt; a slow run paces itself under hourly counts); or into any account from a never-seen browser through a cloud, VPN or proxy provider where they keep appearing (into an account never confirmed, from the third within the hour or the fifth within the day); or from a browser new to the account that was, within the day, too far away to have come here (one browser profile through a residential proxy network); or into an account never confirmed from a never-seen browser set to a time zone of no part of the country it connects from, the second never-seen browser of the day on its network, or through its datacenter with a clock hours away (a rig keeps its zone; not through a VPN); or from a Chromium browser set to UTC (a server's clock, where stuffing rigs run), new to the account or naming an account never met; or from a never-seen browser whose exact build logged in on its address, network or provider that day with another audio output or canvas (an anti-detect browser's profiles). A network's or provider's counts: only for an account never let in there. The code goes to the account's owner.",
   actions: ["login"],
   priority: 620,
   verdict: "challenge",
@@ -240,8 +252,7 @@ export default defaultPolicy("challenge-account-cycling", {
     manyAccountsHere,
     fewFromDatacenter,
     newBrowsersTryingOnANetwork,
-    gte("device_user_count", 5),
-    gte("fingerprint_user_count", 5),
+    manyAccountsOnABrowserNewToThisOne,
     // A browser logging into account after account, known or not (a combo list's run from one profile).
     gte("fingerprint_accounts_tried", 3),
     secondAccountFromAFreshAddress,

@@ -22,14 +22,15 @@ import { labelOf } from "./rules.js";
  * unconfirmed one from one host; a browser three accounts used, its second unconfirmed one of the day; a Chromium on a
  * server's clock, UTC, new to the account or naming one never met; a never-seen browser whose build logged in there that
  * day with another audio output or canvas; the counts of a network or a provider only for an account never let in
- * there; ten accounts named on one address, challenged where strangers share it) and deny-credential-stuffing (the
+ * there; ten accounts named on one address, challenged where strangers share it; five accounts on one browser only for an
+ * account it was never let in on, not a household's shared computer) and deny-credential-stuffing (the
  * same: not for an account let in from that network or provider; then only from a datacenter:
  * docs/decisions/stuffing-deny-on-rented-hosts.md): docs/detection.md, "Sign-up farms".
  */
 const SHIPPED: Record<string, string> = {
   "deny-bots": "GnJpSlOKGFm_EwKh2URS2kWkhfi6MYxNF4R_-1hEJuw",
   "deny-credential-stuffing": "KtLgIuYdpFafX7fsOwp1JS9EcQ8TMk-cGsoZ-4dg4xM",
-  "challenge-account-cycling": "VvfV98gwA6EF7ynOQSRrQXx6k1i0qMfR7lCAP5_FUNQ",
+  "challenge-account-cycling": "xzfMe4CVsoK0xO4grmEDuyZA4BuIT4cIM6ZSkEPMAxY",
   "challenge-fingerprint-churn": "arbuM_eeOQDOisyhwQZ8CBqMwH_5tzXnWLcZKr1EL40",
   "challenge-tor": "F_zdnxE4YbaF7HKjyRCfaD0GVYDWtUVfWqpGTaAQDc0",
   "deny-fake-accounts": "2V3RdIk7gq2-sN72sKV0vGJufdapS-9lPR26pNS-7bw",
