@@ -109,7 +109,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     );
   }
   // Embedded store: the new index's planner statistics until PRAGMA optimize measures them (as migration 007's).
-  await seedPlannerStatistics(db);
+  await seedPlannerStatistics(db, ["evaluations_env_ip_key_time_users"]);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
