@@ -111,7 +111,7 @@ describeStores("the users and devices lists on %s", (kind) => {
       const values = Array.from(text.matchAll(/\?/g), () => 1);
       const plan = await t.services.repos.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${text}`, values));
       const read = plan.rows.map((r) => r.detail).filter((d) => d.includes("evaluations"));
-      expect(read).toEqual([expect.stringContaining("USING COVERING INDEX evaluations_env_ip_time_users")]);
+      expect(read).toEqual([expect.stringContaining("USING COVERING INDEX evaluations_env_ip_key_time_users")]);
     }
   });
 });

@@ -1,5 +1,6 @@
 // Evaluations service: the wire evaluation with its user and live challenge status; consume once; search.
 import type { Evaluation } from "@tessera/sdk/contract";
+import { perIpKey } from "../geo/ip.js";
 import type { ChallengeSummaryLookup } from "../pipeline/ports.js";
 import type { EvaluationFilters } from "../store/evaluation-search.js";
 import type { EvaluationRow } from "../store/evaluations.js";
@@ -23,8 +24,8 @@ export class EvaluationsService {
    * The evaluations matching the filters, newest first (GET /v3/evaluations): `user` (the customer's id) and `email`
    * narrow to the users they name, both to those named by both.
    */
-  async search(f: Omit<EvaluationFilters, "userIds"> & { user?: string; email?: string }): Promise<EvaluationRow[]> {
-    const { user, email, ...filters } = f;
+  async search(f: Omit<EvaluationFilters, "userIds" | "ip"> & { ip?: string; user?: string; email?: string }): Promise<EvaluationRow[]> {
+    const { user, email, ip, ...filters } = f;
     const search = this.repos.evaluationSearch;
     let userIds: string[] | undefined;
     if (user) userIds = await search.userIdsByExternal(f.environmentId, user);
@@ -32,7 +33,7 @@ export class EvaluationsService {
       const byEmail = await search.userIdsByEmail(f.environmentId, email);
       userIds = userIds ? userIds.filter((id) => byEmail.includes(id)) : byEmail;
     }
-    return search.search({ ...filters, userIds });
+    return search.search({ ...filters, userIds, ip: ip ? { address: ip, key: perIpKey(ip) } : undefined });
   }
 
   /** A page of search results as wire evaluations, their users and challenges read in two queries for the page. */

@@ -1,6 +1,7 @@
 // Facts: the accounts behind this request's browser and address (docs/identity.md): the users of the IP, of the
 // browser's fingerprint and of its visitor token, and the confirmed users of these exact components at this IP. On
 // PostgreSQL the first three reads and the user's devices go out as one statement (store/user-lists.ts).
+import { perIpKey } from "../geo/ip.js";
 import type { Identity } from "../pipeline/identity.js";
 import type { Repos } from "../store/repos.js";
 import { defineFacts } from "./define.js";
@@ -29,7 +30,8 @@ export function linkingFingerprint(identity: Identity): string | undefined {
 /** Distinct users evaluated from this IP within the hour. */
 export const ipUsers = defineFacts({
   name: "ipUsers",
-  load: async ({ input, repos }) => (input.ip ? repos.history.ipUsers(input.env.id, input.ip, input.at - ACCOUNT_WINDOWS.ipUsers) : []),
+  load: async ({ input, repos }) =>
+    input.ip ? repos.history.ipUsers(input.env.id, perIpKey(input.ip), input.at - ACCOUNT_WINDOWS.ipUsers) : [],
 });
 
 /**
@@ -58,7 +60,7 @@ export const fingerprintIpUsers = defineFacts({
       ? repos.fingerprints.confirmedUsersAtIp(
           input.env.id,
           identity.fingerprint.row.exact_hash,
-          input.ip,
+          perIpKey(input.ip),
           input.at - ACCOUNT_WINDOWS.fingerprintIpUsers,
         )
       : [],

@@ -1,7 +1,7 @@
 // Fact: logins on provisional users (docs/identity.md: accounts the backend never confirmed) by this request's browser,
 // fingerprint, IP and network, within the hour and the day, the current one not counted: what credential stuffing
 // leaves. A part of the history's statement of numbers (store/history.ts, store/login-attempts.ts).
-import { networkOf } from "../geo/ip.js";
+import { networkOf, perIpKey } from "../geo/ip.js";
 import { deviceKey } from "../store/login-attempts.js";
 import { defineFacts } from "./define.js";
 
@@ -17,7 +17,8 @@ export const attempts = defineFacts({
       keys: {
         deviceKey: deviceKey(input.signals.visitor_token, device),
         fingerprintId: fingerprint && !fingerprint.isNew ? fingerprint.row.id : undefined,
-        ip: input.ip,
+        // As the attempts were stored: an IPv6 client by its /64 (geo/ip.ts, perIpKey).
+        ip: input.ip ? perIpKey(input.ip) : undefined,
         network: networkOf(input.ip),
       },
       since: { hour: input.at - ATTEMPT_WINDOWS.hour, day: input.at - ATTEMPT_WINDOWS.day },

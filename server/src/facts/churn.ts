@@ -1,6 +1,7 @@
 // Fact: fingerprint churn (docs/detection.md, "Account-independent login rules and fingerprint churn"): never-seen
 // identifying fingerprints first presented from this IP, its /24 (/48) and its cloud, VPN or proxy provider's ASN
 // within the hour and the day, this one included (store/detection.ts counts them). Client evaluations only.
+import { perIpKey } from "../geo/ip.js";
 import { providerAsn } from "../signals/network.js";
 import { defineFacts } from "./define.js";
 
@@ -15,7 +16,7 @@ export const churn = defineFacts({
     const fingerprint = identity.fingerprint;
     return repos.detection.fingerprintChurn(
       input.env.id,
-      { ip: input.ip, network: signals.network?.prefix, provider: providerAsn(signals.geolocation) },
+      { ip: perIpKey(input.ip), network: signals.network?.prefix, provider: providerAsn(signals.geolocation) },
       !!fingerprint?.isNew && fingerprint.identifying,
       input.at,
       CHURN_WINDOWS,

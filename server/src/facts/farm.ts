@@ -24,6 +24,7 @@
 //   combo list draws a new profile for every attempt on one build, so from its second attempt there its build shows
 //   two audio outputs.
 import { normaliseComponents, stableStringify } from "../fingerprint/index.js";
+import { perIpKey } from "../geo/ip.js";
 import { providerAsn } from "../signals/network.js";
 import { CHURN_WINDOWS } from "./churn.js";
 import { defineFacts } from "./define.js";
@@ -112,8 +113,10 @@ export const signupFarm = defineFacts({
     if (!fp) return NONE;
     const env = input.env.id;
     const asn = providerAsn(signals.geolocation);
+    // Per IP: an IPv6 client is its /64 (geo/ip.ts, perIpKey), whichever address of it it takes.
+    const ip = perIpKey(input.ip);
     const scopes = [
-      ["ip", input.ip],
+      ["ip", ip],
       ["network", signals.network?.prefix],
       ["provider", asn === undefined ? undefined : `asn:${asn}`],
     ] as const;
@@ -127,18 +130,11 @@ export const signupFarm = defineFacts({
     }
     if (input.action !== "signup") return NONE;
     const token = input.signals.visitor_token;
-    const reused = `farm-reused|${fp.row.exact_hash}|${input.ip}`;
+    const reused = `farm-reused|${fp.row.exact_hash}|${ip}`;
     // This token's sign-ups here today: its second makes it a reused one (counted once, on that second sign-up).
     const again = token
-      ? (
-          await repos.detection.dayCounts(
-            env,
-            { t: `farm-token|${fp.row.exact_hash}|${input.ip}|${token}` },
-            ["t"],
-            input.at,
-            CHURN_WINDOWS,
-          )
-        ).t === 2
+      ? (await repos.detection.dayCounts(env, { t: `farm-token|${fp.row.exact_hash}|${ip}|${token}` }, ["t"], input.at, CHURN_WINDOWS))
+          .t === 2
       : false;
     if (!fp.identifying) {
       const r = await repos.detection.dayCounts(env, { reused }, again ? ["reused"] : [], input.at, CHURN_WINDOWS);
@@ -148,7 +144,7 @@ export const signupFarm = defineFacts({
     const values: Record<string, string> = {
       reused,
       device: `farm-device|${fp.row.id}`,
-      deviceHere: `farm-device|${fp.row.id}|${network ?? input.ip}`,
+      deviceHere: `farm-device|${fp.row.id}|${network ?? ip}`,
     };
     const counted = again ? ["reused", "device", "deviceHere"] : ["device", "deviceHere"];
     // Noisy siblings: this browser's build among the day's never-seen browsers signing up at each scope.

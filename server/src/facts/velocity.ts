@@ -1,5 +1,6 @@
 // Fact: velocity (docs/detection.md): how many evaluations of this user, IP and fingerprint came before this one
 // within their windows. A part of the history's statement of numbers (store/history.ts).
+import { perIpKey } from "../geo/ip.js";
 import { defineFacts } from "./define.js";
 
 /** Sliding windows of the velocity checks: a person's pace per user over the hour, a script's per IP and browser in minutes. */
@@ -18,7 +19,8 @@ export const velocity = defineFacts({
       keys: {
         userId: identity.user?.id,
         externalUser: input.user ?? identity.user?.external_id,
-        ip: input.ip,
+        // Per IP: an IPv6 client is its /64 (geo/ip.ts, perIpKey), whichever address of it it takes.
+        ip: input.ip ? perIpKey(input.ip) : undefined,
         fingerprintId: identity.fingerprint?.row.id,
       },
       since: {

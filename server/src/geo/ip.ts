@@ -90,12 +90,17 @@ function slash64(addr: ipaddr.IPv6): string {
 }
 
 /**
- * The key a per-IP limit counts (docs/security.md "Per-IP means per /64"): the IPv4 address, or the /64 of an IPv6 one
- * (IPv4-mapped IPv6 as IPv4). An ISP gives each subscriber a /64 at least, and one machine may take any address in it,
- * so counting IPv6 addresses let one client be 2^64 clients. A string that is no address is its own key. Not for
- * detection: networkOf's /24 and /48 answer "have we seen this network", a different question.
+ * The key every per-IP limit and count uses (docs/security.md "Per-IP means per-network for IPv6"): the IPv4 address,
+ * or the /64 of an IPv6 one (`2001:db8:0:1::/64`; IPv4-mapped IPv6 as IPv4). An ISP gives each subscriber a /64 at
+ * least, and one machine may take any address in it (privacy addresses change daily), so counting IPv6 addresses let
+ * one client be 2^64 clients. The send caps and rate limits count it, and so do detection's per-IP counts (velocity,
+ * users of an IP, provisional logins, fingerprint churn, sign-up farms) and `is_new_ip` (docs/detection.md): stored on
+ * each evaluation as `ip_key` (migration 37). A string that is no address is its own key. networkOf's /24 and /48
+ * answer "have we seen this network", a different question.
  */
 export function perIpKey(ip: string): string {
+  // A socket's IPv4 form is already its key: no address object for the common case (several calls per evaluation).
+  if (dottedQuad(ip)) return ip;
   const addr = parseIp(ip);
   if (!addr) return ip;
   return addr.kind() === "ipv4" ? addr.toString() : slash64(addr as ipaddr.IPv6);

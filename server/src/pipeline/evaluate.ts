@@ -2,7 +2,7 @@
 // request → context → identity (user, fingerprint, device) → decide (signals → checks → risks → policies → verdict)
 // → challenge → one transaction storing the evaluation with everything it implies (+ events).
 import { createHash } from "node:crypto";
-import { networkOf } from "../geo/ip.js";
+import { networkOf, perIpKey } from "../geo/ip.js";
 import { newId } from "../ids.js";
 import { storeRisks } from "../risks/index.js";
 import type { EvaluationRow } from "../store/evaluations.js";
@@ -163,7 +163,8 @@ export class Pipeline {
           user_id: userRow.id,
           device_key: deviceKey(input.signals.visitor_token, device?.row.id) ?? null,
           fingerprint_id: identity.fingerprint?.row.id ?? null,
-          ip: input.ip ?? null,
+          // Counted per IP: an IPv6 client by its /64 (geo/ip.ts, perIpKey).
+          ip: input.ip ? perIpKey(input.ip) : null,
           network: networkOf(input.ip) ?? null,
           created_at: at,
         });
@@ -214,6 +215,8 @@ export class Pipeline {
         access_id: accessId,
         challenge_id: null,
         ip: input.ip ?? null,
+        // What every per-IP count reads: an IPv6 client is its /64 (migration 37).
+        ip_key: input.ip ? perIpKey(input.ip) : null,
         country_code: geo?.country_code ?? null,
         latitude: geo?.latitude ?? null,
         longitude: geo?.longitude ?? null,

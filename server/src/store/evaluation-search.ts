@@ -19,7 +19,8 @@ export interface EvaluationFilters {
   /** Internal user ids (users.id); an empty list matches nothing. */
   userIds?: string[];
   deviceId?: string;
-  ip?: string;
+  /** The client address, and its per-IP key (geo/ip.ts, perIpKey), which the index is read by (migration 37). */
+  ip?: { address: string; key: string };
   verdict?: string;
   action?: string;
   from?: number;
@@ -37,7 +38,7 @@ export interface EvaluationFilters {
 function indexFor(f: Omit<EvaluationFilters, "limit">): string {
   if (f.userIds) return "evaluations_env_user_time";
   if (f.deviceId) return "evaluations_env_device_id_time";
-  if (f.ip) return "evaluations_env_ip_time_users";
+  if (f.ip) return "evaluations_env_ip_key_time_users";
   if (f.verdict) return "evaluations_env_verdict_time";
   if (f.action) return "evaluations_env_action_time";
   return "evaluations_env_time_id";
@@ -92,7 +93,8 @@ export class EvaluationSearchRepo extends Repository {
     let q = this.db.selectFrom("evaluations").selectAll().where("environment_id", "=", f.environmentId);
     if (f.userIds) q = f.userIds.length === 1 ? q.where("user_id", "=", f.userIds[0]!) : q.where("user_id", "in", f.userIds);
     if (f.deviceId) q = q.where("device_id", "=", f.deviceId);
-    if (f.ip) q = q.where("ip", "=", f.ip);
+    // The address's per-IP key bounds the index range (migration 37), the address picks its rows from it.
+    if (f.ip) q = q.where("ip_key", "=", f.ip.key).where("ip", "=", f.ip.address);
     if (f.verdict) q = q.where("verdict", "=", f.verdict);
     if (f.action) q = q.where("action", "=", f.action);
     if (f.from !== undefined) q = q.where("created_at", ">=", f.from);

@@ -154,6 +154,7 @@ export interface ScalarParts {
    * the internal id of a known user; `externalUser`: the customer's user id, counted even for a user not stored yet).
    */
   velocity?: {
+    /** `ip`: the per-IP key (geo/ip.ts, perIpKey): an IPv6 client is counted by its /64. */
     keys: { userId?: string; externalUser?: string; ip?: string; fingerprintId?: string };
     since: { user: number; ip: number; fingerprint: number };
     at: number;
@@ -260,7 +261,7 @@ function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
     return (base as typeof db).selectNoFrom((eb) => {
       const count = (
         present: boolean,
-        by: "user_id" | "ip" | "fingerprint_id",
+        by: "user_id" | "ip_key" | "fingerprint_id",
         rows: { value: string; since: number },
         buckets: { key: string; from: number; before: number },
         alias: string,
@@ -302,7 +303,7 @@ function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
                 { key: p.uKey, from: p.uFrom, before: p.uBucket },
                 "user_events",
               ),
-              ...count(v.ip, "ip", { value: p.ip, since: p.ipSince }, { key: p.iKey, from: p.iFrom, before: p.iBucket }, "ip_events"),
+              ...count(v.ip, "ip_key", { value: p.ip, since: p.ipSince }, { key: p.iKey, from: p.iFrom, before: p.iBucket }, "ip_events"),
               ...count(
                 v.fp,
                 "fingerprint_id",
@@ -460,7 +461,7 @@ export class HistoryRepo extends Repository {
     return Number(res.numDeletedRows ?? 0n);
   }
 
-  /** Distinct users evaluated from this IP since `since` (at most `cap` are counted). */
+  /** Distinct users evaluated from this per-IP key (geo/ip.ts, perIpKey) since `since` (at most `cap` are counted). */
   ipUsers(environmentId: string, ip: string, since: number, cap = 200): Promise<string[]> {
     return this.lists.ipUsers(environmentId, ip, since, cap);
   }

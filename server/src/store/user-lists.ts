@@ -62,7 +62,7 @@ const ipUsersQuery: Build = (db, p) =>
     .select("user_id")
     .distinct()
     .where("environment_id", "=", p.env)
-    .where("ip", "=", p.ip)
+    .where("ip_key", "=", p.ip)
     .where("created_at", ">=", p.ipSince)
     .where("user_id", "is not", null)
     .limit(p.ipCap) as unknown as Any;
@@ -134,7 +134,7 @@ const usersAtIpQuery: Build = (db, p) =>
     .select("evaluations.user_id")
     .distinct()
     .where("evaluations.environment_id", "=", p.env)
-    .where("evaluations.ip", "=", p.atIp)
+    .where("evaluations.ip_key", "=", p.atIp)
     .where("evaluations.created_at", ">=", p.atIpSince)
     .where("fingerprints.exact_hash", "=", p.hash)
     .where("users.provisional", "=", 0)

@@ -4,6 +4,7 @@
 // passed, or a device the user signed in on let it in: an attacker's attempts never make anything familiar), a question
 // is what a check asks of it (facts/familiarity.ts). A new "is new X" check is a dimension, a question and a check here.
 import { dimension, type Familiar, familiarity, familiarityOf } from "../../facts/familiarity.js";
+import { perIpKey } from "../../geo/ip.js";
 import { providerAsn } from "../../signals/network.js";
 import { defineCheck } from "../define.js";
 import { isExit } from "./network.js";
@@ -11,7 +12,11 @@ import { isExit } from "./network.js";
 const text = (n: number | undefined) => (n === undefined ? undefined : String(n));
 
 // ---- dimensions: what a trusted evaluation records --------------------------------------------------------------------
-const ip = dimension("ip", (r) => r.input.ip);
+/**
+ * The address as every per-IP count keys it (geo/ip.ts, perIpKey): an IPv6 client's /64, whose interface id privacy
+ * extensions redraw daily or per connection, so a known household is not a new address every day (migration 37).
+ */
+const ip = dimension("ip", (r) => (r.input.ip ? perIpKey(r.input.ip) : undefined));
 /** The IP's /24 or /48 (signals/network.ts). */
 const network = dimension("network", (r) => r.signals.network?.prefix);
 /** The ASN of a network its users own (an ISP, a carrier, a company): never a cloud's, a VPN's or a proxy's. */
@@ -29,7 +34,7 @@ const browserFamily = dimension("browser_family", (r) => r.identity.deviceInfo.b
 
 // ---- questions: what the checks ask of the ledger ---------------------------------------------------------------------
 /** This address, asked with a network (an IP the store can place in one). */
-const knownIp = familiarity("ip", [ip], (r) => (r.input.ip && r.signals.network ? [[ip, r.input.ip]] : undefined));
+const knownIp = familiarity("ip", [ip], (r) => (r.input.ip && r.signals.network ? [[ip, perIpKey(r.input.ip)]] : undefined));
 /** This /24 (/48), or the ASN of a network its users own. */
 const knownNetwork = familiarity("network", [network, networkAsn], (r) =>
   r.input.ip && r.signals.network
@@ -65,7 +70,7 @@ export const checks = [
   defineCheck({
     name: "is_new_ip",
     type: "boolean",
-    doc: "An IP address the user was never let in from (trusted history: the backend vouched, a challenge was passed, or a device the user signed in on let it in); true without a user.",
+    doc: "An IP address (an IPv6 client's /64) the user was never let in from (trusted history: the backend vouched, a challenge was passed, or a device the user signed in on let it in); true without a user.",
     reason: "new_ip",
     needs: [knownIp],
     compute: (c) => (c.identity.user ? !(c.facts.ip?.seen ?? false) : true),

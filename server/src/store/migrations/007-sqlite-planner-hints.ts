@@ -14,14 +14,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await seedPlannerStatistics(db);
 }
 
-/** Seeds sqlite_stat1 for the indexes that have no statistics yet (later migrations call it for their new indexes). */
-export async function seedPlannerStatistics(db: Kysely<unknown>): Promise<void> {
+/**
+ * Seeds sqlite_stat1 for the indexes that have no statistics yet (later migrations call it for their new indexes);
+ * `only`: just these indexes (two statements per index spared for every other one).
+ */
+export async function seedPlannerStatistics(db: Kysely<unknown>, only?: readonly string[]): Promise<void> {
   if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return;
   // Creates sqlite_stat1 (empty tables get no rows).
   await sql`analyze`.execute(db);
   const indexes = await sql<{ name: string; tbl_name: string }>`
     select name, tbl_name from sqlite_master where type = 'index' and name not like 'sqlite_%'`.execute(db);
   for (const ix of indexes.rows) {
+    if (only && !only.includes(ix.name)) continue;
     const cols = await sql<{ name: string }>`select name from pragma_index_info(${ix.name})`.execute(db);
     if (cols.rows[0]?.name !== "environment_id") continue;
     const has = await sql<{ n: number }>`select count(*) as n from sqlite_stat1 where idx = ${ix.name}`.execute(db);

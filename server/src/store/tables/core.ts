@@ -121,7 +121,13 @@ export interface EvaluationsTable {
   fingerprint_confidence: number | null;
   access_id: string | null;
   challenge_id: string | null;
+  /** The address the client came from, as it came (the API shows it). */
   ip: string | null;
+  /**
+   * The per-IP key every per-IP count reads (geo/ip.ts, perIpKey; migration 37): the IPv4 address, an IPv6 address's
+   * /64. Null without an address.
+   */
+  ip_key: string | null;
   country_code: string | null;
   latitude: number | null;
   longitude: number | null;
@@ -184,6 +190,7 @@ export interface LoginAttemptsTable {
   /** The browser: its visitor token ("t:…") when it sent one, else its device ("d:…"). */
   device_key: string | null;
   fingerprint_id: string | null;
+  /** The IP's per-IP key (geo/ip.ts, perIpKey): the IPv4 address, or an IPv6 address's /64 (migration 37). */
   ip: string | null;
   /** The IP's network: its /24 (IPv4) or /48 (IPv6). */
   network: string | null;
