@@ -21,6 +21,9 @@ const NEW_YORK_2 = "107.122.34.222";
 /** A third New York network (used by one case only). */
 const NEW_YORK_3 = "63.70.77.12";
 const WEST = { sanJose: "64.210.186.238", concord: "171.181.179.89", santaClara: "137.102.226.68", redmond: "155.174.69.35" };
+/** A carrier's address (T-Mobile USA: places no one) and two homes in New York, for one case only. */
+const US_CARRIER = "172.56.1.1";
+const US_HOMES = ["72.229.28.185", "98.116.1.1"];
 // Residential addresses in England (one per case) and in Japan, each on a /24 of its own.
 const ENGLAND = { reading: "92.48.100.160", exeter: "151.170.129.115", clubmoor: "77.99.91.106", callington: "2.96.98.28" };
 const JAPAN = { chiyoda: "158.211.189.85", suginami: "27.139.248.176", chiyoda2: "133.160.143.22", chiyoda3: "219.165.171.34" };
@@ -597,6 +600,44 @@ describeStores("default rules on %s", (kind) => {
       expect(rig.checks?.distance_from_trusted_km).toBeLessThan(500);
       expect(rig.verdict).toBe("challenge");
       expect(rig.policy?.name).toBe("Verify unfamiliar logins");
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  // An account let in only on its owner's phone, through the carrier (whose addresses place no one: no distance to the
+  // account's places is measured), still has a country. A new computer there set to a zone of no part of that country
+  // and to a language the account never had is a stranger's own browser behind a residential proxy in the victim's
+  // country. The owner's new computer at home keeps the account's language, whatever zone it is set to.
+  it("in an account's country known only from its carrier, a new computer set to another country's zone and a language the account never had is challenged; the owner's is not", async () => {
+    const [victim, owner, expat] = [id("carrier"), id("carrier"), id("carrier")];
+    for (const user of [victim, owner, expat])
+      expect((await own("signup", { user, ip: US_CARRIER, browser: phone(), timezone: "America/New_York" })).verdict).toBe("allow");
+    const later = Date.now() + 24 * 3600 * 1000;
+    const clock = vi.spyOn(Date, "now").mockImplementation(() => later);
+    try {
+      const rig = browser();
+      rig.components = { ...rig.components, languages: { value: [["ru-RU"]] } };
+      const stranger = await client("login", { user: victim, ip: US_HOMES[0] as string, browser: rig, timezone: "Europe/Moscow" });
+      expect(stranger.checks, JSON.stringify(stranger.checks)).toMatchObject({
+        is_new_country: false,
+        distance_from_trusted_km: null,
+        is_new_timezone: true,
+        timezone_in_ip_country: false,
+        is_new_language: true,
+      });
+      expect(stranger.verdict).toBe("challenge");
+      expect(stranger.policy?.name).toBe("Verify unfamiliar logins");
+      // The owners' new computers at home, in the account's language: set to the local zone, or to their home
+      // country's (an expat's laptop).
+      for (const [user, timezone] of [
+        [owner, "America/New_York"],
+        [expat, "Europe/Paris"],
+      ] as const) {
+        const mine = await client("login", { user, ip: US_HOMES[1] as string, browser: browser(), timezone });
+        expect(mine.checks, JSON.stringify(mine.checks)).toMatchObject({ is_new_country: false, is_new_language: false });
+        expect(mine.verdict, timezone).toBe("allow");
+      }
     } finally {
       clock.mockRestore();
     }

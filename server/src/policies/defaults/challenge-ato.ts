@@ -65,6 +65,19 @@ const nearHomeWithAForeignClock = named(
 );
 
 /**
+ * The account's country, with a browser set to a zone of no part of it (a named zone, not UTC) and to a language,
+ * neither of which the account was ever let in with: a stranger's own settings behind a residential proxy in the
+ * victim's country. Read where the account's places say nothing (its owner let in only on a carrier's addresses, which
+ * place no one, so no distance is measured) as well as near them. The owner's new browser at home is set to a zone of
+ * the country it is in or to one the account had, and keeps the account's language; an expat's is set to their home
+ * zone and language, which their account was let in with.
+ */
+const inItsCountryWithAStrangersSettings = named(
+  "in the account's country, set to a zone of no part of it and a language, neither of which the account was let in with",
+  all(eq("is_new_country", false), eq("is_new_timezone", true), eq("timezone_in_ip_country", false), eq("is_new_language", true)),
+);
+
+/**
  * Through a datacenter or an anonymising network, the browser's own settings are what is left of its owner: a zone the
  * account was never let in with, or a familiar zone with a language the account was never let in with. A VPN or a
  * company's gateway moves the exit, not the computer's clock nor its language, so the owner's new browser carries both;
@@ -96,7 +109,14 @@ const newBrowserSomewhereNew = named(
     neverSeenBrowser,
     eq("is_new_ip", true),
     eq("is_new_network", true),
-    any(anotherCountry, neverLetInFromAPlace, farFromHomeWithAForeignClock, nearHomeWithAForeignClock, newDatacenter),
+    any(
+      anotherCountry,
+      neverLetInFromAPlace,
+      farFromHomeWithAForeignClock,
+      nearHomeWithAForeignClock,
+      inItsCountryWithAStrangersSettings,
+      newDatacenter,
+    ),
   ),
 );
 
@@ -122,7 +142,7 @@ const newBrowserBehindAnonymiser = named(
 export default defaultPolicy("challenge-ato", {
   name: "Verify unfamiliar logins",
   description:
-    "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with, or a phone or tablet set to a zone of that country and to a language it was let in with), or in its country with a clock hours away (a computer: any clock) set to a time zone it was never let in with (near its places a named zone, not UTC), or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network (Tor always; another, unless the account came through its provider before) set to a time zone the account was never let in with, or to its zone with a language it was never let in with, or presenting the account's own browser's components on a new token (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
+    "A known account logging in from a new browser on a new network in another country than those it was let in from (unless set to a time zone of that country it was let in with, or a phone or tablet set to a zone of that country and to a language it was let in with), or in its country with a clock hours away (a computer: any clock) set to a time zone it was never let in with (near its places a named zone, not UTC), or set to a zone of no part of it and a language, neither of which it was let in with, or, never let in from a place, set to a time zone it was never let in with, or a datacenter, from a new address after impossible travel, or from a new browser through an anonymising network (Tor always; another, unless the account came through its provider before) set to a time zone the account was never let in with, or to its zone with a language it was never let in with, or presenting the account's own browser's components on a new token (networks, countries, zones and places from the account's trusted history), or claiming an email or phone other than the account's (the code goes to the stored one).",
   actions: ["login"],
   priority: 600,
   verdict: "challenge",

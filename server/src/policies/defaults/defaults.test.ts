@@ -15,7 +15,8 @@ import { labelOf } from "./rules.js";
  * other digest stays byte for byte. Changed since the defaults became one file each: challenge-ato (a copy of the
  * account's own browser on a new token through an anonymiser or a new datacenter; then a stranger's language there, a
  * computer's new zone in the account's country whatever its clock, and the account's components through its own VPN
- * provider let in); challenge-fingerprint-churn (a farm's
+ * provider let in; then, in the account's country, a zone of no part of it with a language it never had, where no
+ * distance is measured); challenge-fingerprint-churn (a farm's
  * noisy siblings on any address; then through a provider's ASN too), challenge-repeat-trial (one device's sign-ups across its networks; the fourth account
  * on one token, the third only when storage was cleared between them; a phone model's components at one address
  * only with a reused token) and challenge-account-cycling (a known account amid churn only on a network new to it; a known account then an
@@ -37,7 +38,7 @@ const SHIPPED: Record<string, string> = {
   "deny-multi-accounting": "SL55y1myxBViCQe6QerApJNKIwDoXx6O4Rbektr1OkI",
   "deny-content-abuse": "8e9j17b8g0MNc9WFZwtE_1vrpR61ZB09_7B_HuWhSbk",
   "challenge-bots": "RL-xFwyffa_sUCgjeiV8aX3AxFO9PEGtkjrrLxizz7s",
-  "challenge-ato": "WB69QSkjMXHDs2AHrRZI_8DOZR1FFIDE6AVzZKxKPzM",
+  "challenge-ato": "VY7uwMIAWiiddiwM_GMiuiT1-E9ZUuNTrLRy6hnZnTU",
   "challenge-account-sharing": "RTeIjq4xHnRwxsTghbPVP9Uk6IpPSCbfsstrap-yKJg",
   "challenge-repeat-trial": "_EA82eDBPgo6Y_-MvmeTYHb-I3YJIXPMKxumhat2_io",
   "restrict-disposable-email": "lq5m8_wz31E-wzHWbtY65jGBVVCpn4quaJUC6A1M6BE",
