@@ -140,6 +140,12 @@ describeStores("identity is not trust on %s", (kind) => {
     expect(done.statusCode, done.body).toBe(200);
     await consume(ev);
   }
+  /** The backend's own evaluation (secret key) of the browser whose client evaluation the page passed it. */
+  async function backend(action: string, body: { user: string; ip: string; evaluation: string }): Promise<Evaluation> {
+    const r = await t.app.inject({ method: "POST", url: `/v3/evaluate/${action}`, headers: t.auth, payload: body });
+    expect(r.statusCode, r.body).toBe(200);
+    return strict(Evaluation).parse(r.json());
+  }
   const tokenOf = async (device: string | undefined) => (await t.services.repos.devices.find(env(), device ?? ""))?.visitor_token;
   const devicesOf = async (user: string) => {
     const r = await t.app.inject({ method: "GET", url: `/v3/user/${user}/devices`, headers: t.auth });
@@ -392,6 +398,64 @@ describeStores("identity is not trust on %s", (kind) => {
     expect(back.verdict).toBe("allow");
     expect(back.device).toBe(signup.device);
     expect(await tokenOf(signup.device)).toBe(mine.token);
+  });
+
+  it("the backend's evaluation of a login whose client evaluation only recognised the victim's device is a new browser's; nothing of it becomes the victim's", async () => {
+    // The backend evaluates the login itself (its secret), reusing the device of the client evaluation the page passed
+    // it. That client evaluation found the victim's device by the copied components only: the backend checked the
+    // password, not that this browser is the victim's.
+    const [user, victim] = [id("victim"), browser()];
+    const signup = await owner({ user, ip: HOMES[6] as string, browser: victim });
+    ahead += 2 * DAY;
+    const attacker = newToken(victim);
+    const page = await client("login", { user, ip: TOKYO[0] as string, browser: attacker, timezone: "Asia/Tokyo" });
+    expect(page.device).toBe(signup.device);
+    const login = await backend("login", { user, ip: TOKYO[0] as string, evaluation: page.id });
+    expect(login.checks, JSON.stringify(login.checks)).toMatchObject({
+      is_new_device: true,
+      is_new_fingerprint: true,
+      is_new_country: true,
+    });
+    expect(login.verdict).toBe("challenge");
+    expect(login.device).toBe(signup.device);
+    // Nothing the request said was written on the victim's device, and Japan is not the account's.
+    const device = await t.services.repos.devices.find(env(), signup.device ?? "");
+    expect([device?.visitor_token, device?.last_ip]).toEqual([victim.token, HOMES[6]]);
+    const again = await client("login", { user, ip: TOKYO[1] as string, browser: browser(), timezone: "Asia/Tokyo" });
+    expect(again.checks).toMatchObject({ is_new_country: true });
+    expect(again.verdict).toBe("challenge");
+    // The owner's own browser is as familiar as before.
+    const back = await client("login", { user, ip: HOMES[6] as string, browser: victim });
+    expect(back.checks).toMatchObject({ is_new_fingerprint: false, is_new_device: false });
+    // The owner whose storage was cleared, at home: let in, and the backend's evaluation vouches for the browser, whose
+    // token the device takes.
+    const cleared = newToken(victim);
+    const mine = await client("access", { user, ip: HOMES[6] as string, browser: cleared });
+    const vouched = await backend("login", { user, ip: HOMES[6] as string, evaluation: mine.id });
+    expect(vouched.checks).toMatchObject({ is_new_device: true, identity_verified: true });
+    expect(vouched.verdict).toBe("allow");
+    expect(await tokenOf(signup.device)).toBe(cleared.token);
+    expect((await client("login", { user, ip: HOMES[6] as string, browser: cleared })).checks).toMatchObject({ is_new_fingerprint: false });
+  });
+
+  it("the backend's evaluation of the attacker's own account, linked to a client evaluation that recognised the victim's device, leaves that device the victim's", async () => {
+    const [user, victim, mine] = [id("victim"), browser(), id("attacker")];
+    const signup = await owner({ user, ip: HOMES[7] as string, browser: victim });
+    await owner({ user: mine, ip: TOKYO[2] as string, browser: browser() });
+    ahead += 2 * DAY;
+    // The attacker's page names the victim with the victim's components on a token of its own; the attacker then signs
+    // into their own account, and the backend evaluates that login with the client evaluation the page passed it.
+    const page = await client("access", { user, ip: TOKYO[2] as string, browser: newToken(victim), timezone: "Asia/Tokyo" });
+    expect(page.device).toBe(signup.device);
+    const login = await backend("login", { user: mine, ip: TOKYO[2] as string, evaluation: page.id });
+    expect(login.device).not.toBe(signup.device);
+    expect(await devicesOf(user)).toEqual([signup.device]);
+    expect(await devicesOf(mine)).not.toContain(signup.device);
+    const device = await t.services.repos.devices.find(env(), signup.device ?? "");
+    expect([device?.visitor_token, device?.last_ip]).toEqual([victim.token, HOMES[7]]);
+    const back = await client("login", { user, ip: HOMES[7] as string, browser: victim });
+    expect(back.checks).toMatchObject({ is_new_fingerprint: false, is_new_device: false });
+    expect(back.device).toBe(signup.device);
   });
 
   it("a browser that drifted and kept its token stays familiar, abroad too", async () => {
