@@ -4,7 +4,7 @@
 // backend vouched for (a consumed login or sign-up, a passed challenge, a valid user_token) makes a login familiar,
 // and only a vouched request moves a device's token. Each attack beside the honest case that looks like it: a browser
 // whose storage was cleared, a private window, a browser that drifted with its token. Codes travel over real SMTP.
-import { DeviceList, Evaluation, WebhookPayload } from "@tessera/sdk/contract";
+import { DeviceList, Evaluation, IdentificationCompleteResponse, WebhookPayload } from "@tessera/sdk/contract";
 import { userToken } from "@tessera/sdk/node";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
@@ -456,6 +456,49 @@ describeStores("identity is not trust on %s", (kind) => {
     const back = await client("login", { user, ip: HOMES[7] as string, browser: victim });
     expect(back.checks).toMatchObject({ is_new_fingerprint: false, is_new_device: false });
     expect(back.device).toBe(signup.device);
+  });
+
+  it("a legacy identification of the victim's components on a new token is a new device when completed; for another account the victim's device stays the victim's", async () => {
+    const [user, victim, mine] = [id("victim"), browser(), id("attacker")];
+    const signup = await owner({ user, ip: HOMES[8] as string, browser: victim });
+    ahead += 2 * DAY;
+    // The legacy flow: the SDK's identify() names the account, the backend completes the identification with the
+    // account it signed in (docs/server-api.md). The components are the victim's, the token the attacker's.
+    const identify = async (as: string) => {
+      const r = await t.app.inject({
+        method: "POST",
+        url: "/v3/client/identify",
+        headers: { "x-forwarded-for": TOKYO[3] as string },
+        payload: { client_id: t.clientId, user: as, signals: { components: victim.components, visitor_token: newToken(victim).token } },
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      return r.json().identification_id as string;
+    };
+    const complete = async (identification: string, account: string) => {
+      const r = await t.app.inject({
+        method: "POST",
+        url: `/v2/proj/identification/${identification}/complete`,
+        headers: t.auth,
+        payload: { account },
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      return strict(IdentificationCompleteResponse).parse(r.json());
+    };
+    // Completed for the victim's account (the backend checked the password, as for the owner whose storage was
+    // cleared): the browser is new to it, and the device takes its token, as a consumed login's does.
+    const first = await identify(user);
+    const done = await complete(first, user);
+    expect([done.new_device, done.device]).toEqual([true, signup.device]);
+    expect(await tokenOf(signup.device)).not.toBe(victim.token);
+    // Completed for the attacker's own account: the victim's device is not moved to it.
+    await owner({ user: mine, ip: TOKYO[3] as string, browser: browser() });
+    const other = await complete(await identify(user), mine);
+    expect(other.new_device).toBe(true);
+    expect(other.device).not.toBe(signup.device);
+    expect(await devicesOf(user)).toContain(signup.device);
+    expect(await devicesOf(mine)).not.toContain(signup.device);
+    const device = await t.services.repos.devices.find(env(), signup.device ?? "");
+    expect([device?.user_id, device?.status]).toEqual([(await t.services.repos.users.findByExternal(env(), user))?.id, "attached"]);
   });
 
   it("a browser that drifted and kept its token stays familiar, abroad too", async () => {
