@@ -501,6 +501,25 @@ describeStores("identity is not trust on %s", (kind) => {
     expect([device?.user_id, device?.status]).toEqual([(await t.services.repos.users.findByExternal(env(), user))?.id, "attached"]);
   });
 
+  it("a stranger's sign-up naming the account, let in and never consumed, leaves its browser a new device to the account", async () => {
+    const [user, mine, home] = [id("victim"), browser(), HOMES[9] as string];
+    await owner({ user, ip: home, browser: mine });
+    ahead += DAY;
+    // The client id is public: a sign-up form's call naming an existing account is let in (no login policy applies),
+    // and the backend, which knows the account exists, never consumes it.
+    const stranger = browser();
+    const signup = await client("signup", { user, ip: TOKYO[1] as string, browser: stranger, timezone: "Asia/Tokyo" });
+    expect(signup.verdict).toBe("allow");
+    const login = await client("login", { user, ip: TOKYO[1] as string, browser: stranger, timezone: "Asia/Tokyo" });
+    expect(login.checks, JSON.stringify(login.checks)).toMatchObject({ is_new_device: true, is_new_fingerprint: true });
+    // The owner's new laptop, once the backend consumed its login, is the account's device from its next request.
+    const laptop = browser();
+    const first = await client("login", { user, ip: home, browser: laptop });
+    expect(first.verdict).toBe("allow");
+    await consume(first);
+    expect((await client("login", { user, ip: home, browser: laptop })).checks).toMatchObject({ is_new_device: false });
+  });
+
   it("a browser that drifted and kept its token stays familiar, abroad too", async () => {
     const [user, mine] = [id("owner"), browser()];
     const signup = await owner({ user, ip: HOMES[4] as string, browser: mine });
