@@ -520,6 +520,28 @@ describeStores("identity is not trust on %s", (kind) => {
     expect((await client("login", { user, ip: home, browser: laptop })).checks).toMatchObject({ is_new_device: false });
   });
 
+  it("a token recognised on the owner's pages-only browser, naming another account, is never that browser's device", async () => {
+    const [user, mine, home, theirs] = [id("owner"), browser(), HOMES[10] as string, id("attacker")];
+    await owner({ user, ip: home, browser: mine });
+    // The owner's second browser opens pages only (its session came from elsewhere): a device nobody owns, on which the
+    // account was named.
+    const second = browser();
+    const pages = await client("access", { user, ip: home, browser: second });
+    ahead += DAY;
+    // A stranger presents its components on a token of their own, naming the owner: recognised as that browser.
+    const copy = newToken(second);
+    expect((await client("access", { user, ip: TOKYO[3] as string, browser: copy, timezone: "Asia/Tokyo" })).device).toBe(pages.device);
+    // Then, on that token, the stranger signs into their own account, and the backend consumes it.
+    await owner({ user: theirs, ip: TOKYO[3] as string, browser: browser() });
+    const login = await client("login", { user: theirs, ip: TOKYO[3] as string, browser: copy, timezone: "Asia/Tokyo" });
+    expect(login.device).not.toBe(pages.device);
+    expect(login.verdict).toBe("allow");
+    await consume(login);
+    const device = await t.services.repos.devices.find(env(), pages.device ?? "");
+    expect([device?.user_id, device?.visitor_token]).toEqual([null, second.token]);
+    expect(await devicesOf(theirs)).not.toContain(pages.device);
+  });
+
   it("a browser that drifted and kept its token stays familiar, abroad too", async () => {
     const [user, mine] = [id("owner"), browser()];
     const signup = await owner({ user, ip: HOMES[4] as string, browser: mine });

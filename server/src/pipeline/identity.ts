@@ -473,7 +473,7 @@ async function resolveDevice(repos: Repos, input: EvaluationInput, id: Identity)
     }
   }
   if (!device && token && id.tokenDevices?.length) {
-    device = await repos.devices.ofToken(envId, token, owner, id.tokenDevices);
+    device = await repos.devices.ofToken(envId, token, owner, await recognisableFor(repos, envId, token, owner, id.tokenDevices));
   }
   if (device) {
     const wasDetached = device.status === "detached";
@@ -484,6 +484,29 @@ async function resolveDevice(repos: Repos, input: EvaluationInput, id: Identity)
   }
   if (input.source === "client" || id.fingerprint) return { isNew: true, wasDetached: false, row: newDeviceRow(input, id) };
   return undefined;
+}
+
+/**
+ * The token's devices a request for `owner` may be resolved to. A device nobody owns that this token was only
+ * recognised on (its fingerprint, on an earlier request naming an account) is this browser for an account named on it,
+ * as the recognition itself required (resolveIdentity, step 2), and for no other: a stranger who presented the
+ * components of someone's pages-only browser naming them must not take that browser's device into an account of their
+ * own, or into the one their sign-up creates, once their own login there is consumed (docs/identity.md).
+ */
+async function recognisableFor(
+  repos: Repos,
+  envId: string,
+  token: string,
+  owner: string | null | undefined,
+  rows: DeviceRow[],
+): Promise<DeviceRow[]> {
+  if (owner === undefined) return rows;
+  const out: DeviceRow[] = [];
+  for (const d of rows) {
+    const recognisedOnly = d.user_id === null && d.visitor_token !== token && d.previous_token !== token;
+    if (!recognisedOnly || (owner !== null && (await repos.devices.namedBy(envId, [d], owner)))) out.push(d);
+  }
+  return out;
 }
 
 /** A device seen for the first time: unowned until a verdict or a client operation attaches it. */
