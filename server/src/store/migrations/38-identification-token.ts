@@ -1,4 +1,4 @@
-// Migration 37 (identity is not trust, docs/identity.md "Recognition and trust"): the legacy identification of a
+// Migration 38 (identity is not trust, docs/identity.md "Recognition and trust"): the legacy identification of a
 // browser recognised by its fingerprint rather than found by its visitor token keeps that token
 // (`identifications.pending_token`), as an evaluation does (migration 27). Its completion is the backend's word for the
 // account it names: the recognised device takes the token only when it is that account's own, and the answer says the
