@@ -4,7 +4,7 @@
 // backend vouched for (a consumed login or sign-up, a passed challenge, a valid user_token) makes a login familiar,
 // and only a vouched request moves a device's token. Each attack beside the honest case that looks like it: a browser
 // whose storage was cleared, a private window, a browser that drifted with its token. Codes travel over real SMTP.
-import { DeviceList, Evaluation, WebhookPayload } from "@tessera/sdk/contract";
+import { DeviceList, Evaluation, IdentificationCompleteResponse, WebhookPayload } from "@tessera/sdk/contract";
 import { userToken } from "@tessera/sdk/node";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { describeStores, fakeComponents, startTestApp, type TestApp } from "./helpers.js";
@@ -139,6 +139,12 @@ describeStores("identity is not trust on %s", (kind) => {
     const done = await t.app.inject({ method: "POST", url: `/v3/challenges/${c}/complete`, headers });
     expect(done.statusCode, done.body).toBe(200);
     await consume(ev);
+  }
+  /** The backend's own evaluation (secret key) of the browser whose client evaluation the page passed it. */
+  async function backend(action: string, body: { user: string; ip: string; evaluation: string }): Promise<Evaluation> {
+    const r = await t.app.inject({ method: "POST", url: `/v3/evaluate/${action}`, headers: t.auth, payload: body });
+    expect(r.statusCode, r.body).toBe(200);
+    return strict(Evaluation).parse(r.json());
   }
   const tokenOf = async (device: string | undefined) => (await t.services.repos.devices.find(env(), device ?? ""))?.visitor_token;
   const devicesOf = async (user: string) => {
@@ -392,6 +398,148 @@ describeStores("identity is not trust on %s", (kind) => {
     expect(back.verdict).toBe("allow");
     expect(back.device).toBe(signup.device);
     expect(await tokenOf(signup.device)).toBe(mine.token);
+  });
+
+  it("the backend's evaluation of a login whose client evaluation only recognised the victim's device is a new browser's; nothing of it becomes the victim's", async () => {
+    // The backend evaluates the login itself (its secret), reusing the device of the client evaluation the page passed
+    // it. That client evaluation found the victim's device by the copied components only: the backend checked the
+    // password, not that this browser is the victim's.
+    const [user, victim] = [id("victim"), browser()];
+    const signup = await owner({ user, ip: HOMES[6] as string, browser: victim });
+    ahead += 2 * DAY;
+    const attacker = newToken(victim);
+    const page = await client("login", { user, ip: TOKYO[0] as string, browser: attacker, timezone: "Asia/Tokyo" });
+    expect(page.device).toBe(signup.device);
+    const login = await backend("login", { user, ip: TOKYO[0] as string, evaluation: page.id });
+    expect(login.checks, JSON.stringify(login.checks)).toMatchObject({
+      is_new_device: true,
+      is_new_fingerprint: true,
+      is_new_country: true,
+    });
+    expect(login.verdict).toBe("challenge");
+    expect(login.device).toBe(signup.device);
+    // Nothing the request said was written on the victim's device, and Japan is not the account's.
+    const device = await t.services.repos.devices.find(env(), signup.device ?? "");
+    expect([device?.visitor_token, device?.last_ip]).toEqual([victim.token, HOMES[6]]);
+    const again = await client("login", { user, ip: TOKYO[1] as string, browser: browser(), timezone: "Asia/Tokyo" });
+    expect(again.checks).toMatchObject({ is_new_country: true });
+    expect(again.verdict).toBe("challenge");
+    // The owner's own browser is as familiar as before.
+    const back = await client("login", { user, ip: HOMES[6] as string, browser: victim });
+    expect(back.checks).toMatchObject({ is_new_fingerprint: false, is_new_device: false });
+    // The owner whose storage was cleared, at home: let in, and the backend's evaluation vouches for the browser, whose
+    // token the device takes.
+    const cleared = newToken(victim);
+    const mine = await client("access", { user, ip: HOMES[6] as string, browser: cleared });
+    const vouched = await backend("login", { user, ip: HOMES[6] as string, evaluation: mine.id });
+    expect(vouched.checks).toMatchObject({ is_new_device: true, identity_verified: true });
+    expect(vouched.verdict).toBe("allow");
+    expect(await tokenOf(signup.device)).toBe(cleared.token);
+    expect((await client("login", { user, ip: HOMES[6] as string, browser: cleared })).checks).toMatchObject({ is_new_fingerprint: false });
+  });
+
+  it("the backend's evaluation of the attacker's own account, linked to a client evaluation that recognised the victim's device, leaves that device the victim's", async () => {
+    const [user, victim, mine] = [id("victim"), browser(), id("attacker")];
+    const signup = await owner({ user, ip: HOMES[7] as string, browser: victim });
+    await owner({ user: mine, ip: TOKYO[2] as string, browser: browser() });
+    ahead += 2 * DAY;
+    // The attacker's page names the victim with the victim's components on a token of its own; the attacker then signs
+    // into their own account, and the backend evaluates that login with the client evaluation the page passed it.
+    const page = await client("access", { user, ip: TOKYO[2] as string, browser: newToken(victim), timezone: "Asia/Tokyo" });
+    expect(page.device).toBe(signup.device);
+    const login = await backend("login", { user: mine, ip: TOKYO[2] as string, evaluation: page.id });
+    expect(login.device).not.toBe(signup.device);
+    expect(await devicesOf(user)).toEqual([signup.device]);
+    expect(await devicesOf(mine)).not.toContain(signup.device);
+    const device = await t.services.repos.devices.find(env(), signup.device ?? "");
+    expect([device?.visitor_token, device?.last_ip]).toEqual([victim.token, HOMES[7]]);
+    const back = await client("login", { user, ip: HOMES[7] as string, browser: victim });
+    expect(back.checks).toMatchObject({ is_new_fingerprint: false, is_new_device: false });
+    expect(back.device).toBe(signup.device);
+  });
+
+  it("a legacy identification of the victim's components on a new token is a new device when completed; for another account the victim's device stays the victim's", async () => {
+    const [user, victim, mine] = [id("victim"), browser(), id("attacker")];
+    const signup = await owner({ user, ip: HOMES[8] as string, browser: victim });
+    ahead += 2 * DAY;
+    // The legacy flow: the SDK's identify() names the account, the backend completes the identification with the
+    // account it signed in (docs/server-api.md). The components are the victim's, the token the attacker's.
+    const identify = async (as: string) => {
+      const r = await t.app.inject({
+        method: "POST",
+        url: "/v3/client/identify",
+        headers: { "x-forwarded-for": TOKYO[3] as string },
+        payload: { client_id: t.clientId, user: as, signals: { components: victim.components, visitor_token: newToken(victim).token } },
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      return r.json().identification_id as string;
+    };
+    const complete = async (identification: string, account: string) => {
+      const r = await t.app.inject({
+        method: "POST",
+        url: `/v2/proj/identification/${identification}/complete`,
+        headers: t.auth,
+        payload: { account },
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      return strict(IdentificationCompleteResponse).parse(r.json());
+    };
+    // Completed for the victim's account (the backend checked the password, as for the owner whose storage was
+    // cleared): the browser is new to it, and the device takes its token, as a consumed login's does.
+    const first = await identify(user);
+    const done = await complete(first, user);
+    expect([done.new_device, done.device]).toEqual([true, signup.device]);
+    expect(await tokenOf(signup.device)).not.toBe(victim.token);
+    // Completed for the attacker's own account: the victim's device is not moved to it.
+    await owner({ user: mine, ip: TOKYO[3] as string, browser: browser() });
+    const other = await complete(await identify(user), mine);
+    expect(other.new_device).toBe(true);
+    expect(other.device).not.toBe(signup.device);
+    expect(await devicesOf(user)).toContain(signup.device);
+    expect(await devicesOf(mine)).not.toContain(signup.device);
+    const device = await t.services.repos.devices.find(env(), signup.device ?? "");
+    expect([device?.user_id, device?.status]).toEqual([(await t.services.repos.users.findByExternal(env(), user))?.id, "attached"]);
+  });
+
+  it("a stranger's sign-up naming the account, let in and never consumed, leaves its browser a new device to the account", async () => {
+    const [user, mine, home] = [id("victim"), browser(), HOMES[9] as string];
+    await owner({ user, ip: home, browser: mine });
+    ahead += DAY;
+    // The client id is public: a sign-up form's call naming an existing account is let in (no login policy applies),
+    // and the backend, which knows the account exists, never consumes it.
+    const stranger = browser();
+    const signup = await client("signup", { user, ip: TOKYO[1] as string, browser: stranger, timezone: "Asia/Tokyo" });
+    expect(signup.verdict).toBe("allow");
+    const login = await client("login", { user, ip: TOKYO[1] as string, browser: stranger, timezone: "Asia/Tokyo" });
+    expect(login.checks, JSON.stringify(login.checks)).toMatchObject({ is_new_device: true, is_new_fingerprint: true });
+    // The owner's new laptop, once the backend consumed its login, is the account's device from its next request.
+    const laptop = browser();
+    const first = await client("login", { user, ip: home, browser: laptop });
+    expect(first.verdict).toBe("allow");
+    await consume(first);
+    expect((await client("login", { user, ip: home, browser: laptop })).checks).toMatchObject({ is_new_device: false });
+  });
+
+  it("a token recognised on the owner's pages-only browser, naming another account, is never that browser's device", async () => {
+    const [user, mine, home, theirs] = [id("owner"), browser(), HOMES[10] as string, id("attacker")];
+    await owner({ user, ip: home, browser: mine });
+    // The owner's second browser opens pages only (its session came from elsewhere): a device nobody owns, on which the
+    // account was named.
+    const second = browser();
+    const pages = await client("access", { user, ip: home, browser: second });
+    ahead += DAY;
+    // A stranger presents its components on a token of their own, naming the owner: recognised as that browser.
+    const copy = newToken(second);
+    expect((await client("access", { user, ip: TOKYO[3] as string, browser: copy, timezone: "Asia/Tokyo" })).device).toBe(pages.device);
+    // Then, on that token, the stranger signs into their own account, and the backend consumes it.
+    await owner({ user: theirs, ip: TOKYO[3] as string, browser: browser() });
+    const login = await client("login", { user: theirs, ip: TOKYO[3] as string, browser: copy, timezone: "Asia/Tokyo" });
+    expect(login.device).not.toBe(pages.device);
+    expect(login.verdict).toBe("allow");
+    await consume(login);
+    const device = await t.services.repos.devices.find(env(), pages.device ?? "");
+    expect([device?.user_id, device?.visitor_token]).toEqual([null, second.token]);
+    expect(await devicesOf(theirs)).not.toContain(pages.device);
   });
 
   it("a browser that drifted and kept its token stays familiar, abroad too", async () => {

@@ -238,6 +238,8 @@ export class DevicesService {
         new_device: null,
         completed_at: null,
         created_at: input.at,
+        // Recognised by its fingerprint, not found by this browser's token: the completion decides (completeIdentification).
+        pending_token: (identity.device?.recognised && input.signals.visitor_token) || null,
       });
       return { identification_id: id };
     });
@@ -269,8 +271,17 @@ export async function completeIdentification(
     const { user } = await repos.users.upsert(environmentId, account, { source: "server" });
     const owned = await repos.userData.deviceWithOwner(environmentId, found.device_id);
     if (!owned) throw notFound("Device of this identification");
-    const { device } = owned;
-    const newDevice = device.user_id !== user.id;
+    const token = found.pending_token;
+    // The browser was only recognised as this device by its fingerprint (docs/identity.md, "Recognition and trust"):
+    // the components are anyone's who ran a script on a page the user visited. The backend vouches for the account it
+    // names, so the device takes the browser's token when it is that account's own, and is new to it all the same; for
+    // another account (or a device nobody owns) the browser is that account's device of its own token, and the
+    // recognised one is not touched.
+    let device = owned.device;
+    if (token && device.user_id !== user.id)
+      device = (await repos.devices.ofToken(environmentId, token, user.id)) ?? (await insertTokenDevice(repos, device, token, found, at));
+    const recognisedOwn = token !== null && device.id === owned.device.id;
+    const newDevice = recognisedOwn || device.user_id !== user.id;
     const access = newId("acc");
     if (!(await repos.identifications.complete(found.id, { user_id: user.id, access_id: access, new_device: newDevice, at }))) {
       throw conflict("conflict", "This identification was already completed");
@@ -285,7 +296,10 @@ export async function completeIdentification(
       created_at: at,
       updated_at: at,
     });
-    if (newDevice || device.status !== "attached") {
+    const retoken = recognisedOwn && device.visitor_token !== token;
+    // A kicked device keeps its logout for its own browser: one recognised as it does not spend it (persist-identity.ts).
+    const kicked = recognisedOwn && device.logout_pending === 1;
+    if (!kicked && (newDevice || device.status !== "attached")) {
       await repos.devices.update(device.id, {
         user_id: user.id,
         status: "attached",
@@ -293,10 +307,46 @@ export async function completeIdentification(
         detached_at: null,
         logout_pending: 0,
         updated_at: at,
+        ...(retoken ? { visitor_token: token, previous_token: device.visitor_token } : {}),
       });
     }
     return { access, device: device.id, new_device: newDevice, metadata_fields: metadataFields(device.metadata) };
   });
+}
+
+/**
+ * A device of its own for a browser that completed an identification under another account than the device it was
+ * recognised as: its token and the identification's fingerprint, the recognised device's kind (its place is not copied).
+ */
+async function insertTokenDevice(
+  repos: Repos,
+  recognised: DeviceRow,
+  token: string,
+  identification: { fingerprint_id: string | null; created_at: number },
+  at: number,
+): Promise<DeviceRow> {
+  const row: DeviceRow = {
+    id: newId("dev"),
+    environment_id: recognised.environment_id,
+    user_id: null,
+    visitor_token: token,
+    previous_token: null,
+    recognised_token: null,
+    fingerprint_id: identification.fingerprint_id,
+    status: "attached",
+    type: recognised.type,
+    info: recognised.info,
+    metadata: "{}",
+    attached_at: null,
+    detached_at: null,
+    logout_pending: 0,
+    last_seen_at: Number(identification.created_at),
+    last_ip: null,
+    created_at: at,
+    updated_at: at,
+  };
+  await repos.devices.insert(row);
+  return row;
 }
 
 /** The legacy view of device metadata: the keys whose values are lists of strings. */

@@ -237,9 +237,10 @@ export class Pipeline {
         // Let in, and the backend sent it or signed the user id the browser sent, or the user signed in on this device
         // before (migration 23): the user's own from the start.
         confirmed: admitted && (decision.checks.identity_verified === true || decision.signedIn) ? 1 : 0,
-        // A device recognised by its fingerprint takes this request's token only once the evaluation is vouched for
-        // (migration 27): at once with a signed user id, else when consumed or its challenge is passed.
-        pending_token: (identity.device?.recognised && input.signals.visitor_token) || null,
+        // A device recognised by its fingerprint takes this request's token (a backend evaluation's: that of the client
+        // evaluation it reuses) only once the evaluation is vouched for (migration 27): at once with a signed user id or
+        // from the backend, else when consumed or its challenge is passed.
+        pending_token: (identity.device?.recognised && (identity.device.pendingToken ?? input.signals.visitor_token)) || null,
         created_at: at,
         updated_at: at,
       };

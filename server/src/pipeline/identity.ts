@@ -60,7 +60,19 @@ export interface Identity {
    * for trust, and its token moves to the request's only once the backend vouches for the evaluation (store/history.ts,
    * confirmDevice).
    */
-  device?: { row: DeviceRow; isNew: boolean; wasDetached: boolean; retoken?: boolean; recognised?: boolean };
+  device?: {
+    row: DeviceRow;
+    isNew: boolean;
+    wasDetached: boolean;
+    retoken?: boolean;
+    recognised?: boolean;
+    /**
+     * A recognised device's browser token, when it is not the request's: a backend evaluation reusing a client
+     * evaluation that only recognised its device carries that evaluation's token (`pending_token`), which the device
+     * takes once this evaluation is vouched for.
+     */
+    pendingToken?: string;
+  };
   /**
    * The device whose browser these components are a drift of (its token's, or the named user's found through the drift
    * without a token): its fingerprint becomes the request's even when the device was only recognised, as the record
@@ -438,14 +450,30 @@ async function resolveDevice(repos: Repos, input: EvaluationInput, id: Identity)
   const envId = input.env.id;
   const token = input.signals.visitor_token;
   let device: DeviceRow | undefined;
+  // For a named account: their own device or an unowned one, never another account's (null = a new account's).
+  const owner = input.user || input.email ? (id.user?.id ?? null) : undefined;
   if (input.linkedEvaluationId) {
     const linked = await repos.evaluations.find(envId, input.linkedEvaluationId);
     if (linked?.device_id) device = await repos.devices.find(envId, linked.device_id);
+    // The client evaluation only recognised its device by the fingerprint (`pending_token`: cleared storage, a private
+    // window, or someone replaying the user's components): so is this evaluation, which reuses it. The backend checked
+    // a password, not that this browser is the device's. For the account that recognition was made for, the device is
+    // recognised here too (new for trust; it takes the browser's token once this evaluation is vouched for); for any
+    // other account the browser is a new device, never the other account's.
+    if (device && linked?.pending_token) {
+      if (owner && linked.user_id === owner)
+        return {
+          row: device,
+          isNew: false,
+          wasDetached: device.status === "detached",
+          recognised: true,
+          pendingToken: linked.pending_token,
+        };
+      device = undefined;
+    }
   }
-  // For a named account: their own device or an unowned one, never another account's (null = a new account's).
-  const owner = input.user || input.email ? (id.user?.id ?? null) : undefined;
   if (!device && token && id.tokenDevices?.length) {
-    device = await repos.devices.ofToken(envId, token, owner, id.tokenDevices);
+    device = await repos.devices.ofToken(envId, token, owner, await recognisableFor(repos, envId, token, owner, id.tokenDevices));
   }
   if (device) {
     const wasDetached = device.status === "detached";
@@ -456,6 +484,29 @@ async function resolveDevice(repos: Repos, input: EvaluationInput, id: Identity)
   }
   if (input.source === "client" || id.fingerprint) return { isNew: true, wasDetached: false, row: newDeviceRow(input, id) };
   return undefined;
+}
+
+/**
+ * The token's devices a request for `owner` may be resolved to. A device nobody owns that this token was only
+ * recognised on (its fingerprint, on an earlier request naming an account) is this browser for an account named on it,
+ * as the recognition itself required (resolveIdentity, step 2), and for no other: a stranger who presented the
+ * components of someone's pages-only browser naming them must not take that browser's device into an account of their
+ * own, or into the one their sign-up creates, once their own login there is consumed (docs/identity.md).
+ */
+async function recognisableFor(
+  repos: Repos,
+  envId: string,
+  token: string,
+  owner: string | null | undefined,
+  rows: DeviceRow[],
+): Promise<DeviceRow[]> {
+  if (owner === undefined) return rows;
+  const out: DeviceRow[] = [];
+  for (const d of rows) {
+    const recognisedOnly = d.user_id === null && d.visitor_token !== token && d.previous_token !== token;
+    if (!recognisedOnly || (owner !== null && (await repos.devices.namedBy(envId, [d], owner)))) out.push(d);
+  }
+  return out;
 }
 
 /** A device seen for the first time: unowned until a verdict or a client operation attaches it. */

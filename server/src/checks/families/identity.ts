@@ -7,15 +7,26 @@ const DAY = 24 * 3600 * 1000;
 
 /**
  * New for this user: no device, a device first seen now, no user, a device of another user or detached from this one,
- * or a device recognised by its fingerprint rather than found by the request's own visitor token. The client id is
- * public: a stranger's browser that merely named the user is another user's device or none; and the user's components
- * are anyone's who ran a script on a page the user visited, so a device recognised by them is the user's for counting
- * and new for trust (docs/security.md, "Recognising a browser is not trusting it").
+ * a device recognised by its fingerprint rather than found by the request's own visitor token, or one the user never
+ * signed in on (`facts.browser.device`: device_confirmations). The client id is public: a stranger's browser that merely
+ * named the user is another user's device or none, and one whose login or sign-up naming the account was let in but
+ * never vouched for (the backend did not consume it: a wrong password, an account that exists) joined the account
+ * without being the user's; and the user's components are anyone's who ran a script on a page the user visited, so a
+ * device recognised by them is the user's for counting and new for trust (docs/security.md, "Recognising a browser is
+ * not trusting it").
  */
-export function deviceIsNewForUser(c: Pick<CheckContext, "identity">): boolean {
+export function deviceIsNewForUser(c: Pick<CheckContext<readonly [typeof signedInBrowser]>, "identity" | "facts">): boolean {
   const user = c.identity.user;
   const device = c.identity.device;
-  return !device || device.isNew || !!device.recognised || !user || device.row.user_id !== user.id || device.row.status === "detached";
+  return (
+    !device ||
+    device.isNew ||
+    !!device.recognised ||
+    !user ||
+    device.row.user_id !== user.id ||
+    device.row.status === "detached" ||
+    !c.facts.browser.device
+  );
 }
 
 /**
@@ -54,7 +65,7 @@ export const checks = [
       if (!fp) return c.input.source === "server" ? null : true;
       if (fp.isNew) return true;
       if (!c.identity.user) return false;
-      const signedInDevice = !deviceIsNewForUser(c) && c.facts.browser.device;
+      const signedInDevice = !deviceIsNewForUser(c);
       if (!fp.identifying || fp.popular) return !signedInDevice;
       return !signedInDevice && !c.facts.browser.seen;
     },
@@ -62,8 +73,9 @@ export const checks = [
   defineCheck({
     name: "is_new_device",
     type: "boolean",
-    doc: "No device, a device first seen now, or a device that is not this user's (another's, or detached from them).",
+    doc: "No device, a device first seen now, a device that is not this user's (another's, or detached from them), one recognised by its fingerprint on a token it does not carry, or one the user never signed in on (a login or sign-up let in that the backend never vouched for: docs/security.md).",
     reason: "new_device",
+    needs: [signedInBrowser],
     compute: (c) => deviceIsNewForUser(c),
   }),
   defineCheck({

@@ -62,6 +62,8 @@ export interface IdentificationsTable {
   new_device: number | null;
   completed_at: number | null;
   created_at: number;
+  /** The browser's visitor token when it was only recognised as `device_id` by its fingerprint (migration 38). */
+  pending_token: string | null;
 }
 
 /** A device whose sharer chose "create my own account": its next signup as another user is a conversion. */
