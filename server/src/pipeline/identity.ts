@@ -217,6 +217,9 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   // and linking, never the token's own for anything that trusts it.
   const ownToken = (d: DeviceRow) => !!token && (d.visitor_token === token || d.previous_token === token);
 
+  // PostgreSQL: the token's devices are read with the user's lookup, in one statement (store/joined-reads.ts); the
+  // owner they are filtered for is known once the user is.
+  const tokenRead = token ? repos.devices.tokenRead(envId, token) : undefined;
   let emailAccount: UserRow | undefined;
   if (input.user) {
     // With an email, the account it names is read in the same statement (wanted only when the user is new).
@@ -237,7 +240,7 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   // The devices the request's device is found among (resolveDevice): the named account's, or any for a request naming
   // no one (null: a new account's, so unowned ones only).
   const owner = input.user || input.email ? (id.user?.id ?? null) : undefined;
-  if (token) id.tokenDevices = await repos.devices.byToken(envId, token, { recognisedFor: owner });
+  if (token) id.tokenDevices = await repos.devices.byToken(envId, token, { recognisedFor: owner, read: tokenRead });
   // The browser of an email-only sign-up names the account's new id: the same account, not a second one.
   if (
     emailAccount &&
