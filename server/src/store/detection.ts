@@ -227,7 +227,9 @@ function dayCount(n: number) {
  * before the upsert: it sums each key's buckets up to `u<i>` (a counted key's stop before its current bucket) and the
  * upsert answers a counted key's current bucket as it left it, this request's count included and any other committed
  * before it, as the read after the upsert saw it (the current bucket is within the hour). With `hourFrom`, the hour's
- * sums too. Compiled once per shape (a farm asks 1 to 20 keys, the churn 1 to 3).
+ * sums too. Compiled once per shape (a farm asks 1 to 20 keys, the churn 1 to 3). Joined with the evaluation's other
+ * reads asked at the same moment (store/joined-reads.ts), it is a CTE and a read of that statement: the same snapshot
+ * reasoning, over keys ("n…") no other part of it counts.
  */
 const countedReads = new Map<string, ReturnType<typeof countedReadOf>>();
 const countedReadOf = (counted: number, n: number, hour: boolean) =>

@@ -236,7 +236,10 @@ interface ScalarsShape {
  * stored before the next one reads); `buckets` (PostgreSQL) first counts this evaluation on each key's current bucket
  * by an upsert in a writable CTE, which takes the row's lock, so concurrent evaluations of one key serialise there and
  * each is told a different count (20 at once are told 1 to 20, on every instance sharing the store), and sums the
- * earlier buckets (untouched by the upsert, so the statement's snapshot reads them as they are).
+ * earlier buckets (untouched by the upsert, so the statement's snapshot reads them as they are). The statement may
+ * carry the evaluation's other reads asked at the same moment (store/joined-reads.ts): its upsert is then a CTE at the
+ * top of that statement, under a name of its own, and all of it still one snapshot, which no other part writes under
+ * these keys (the churn's and the farm's upserts count keys of other prefixes).
  */
 function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
   // Joined with the evaluation's other reads on PostgreSQL (store/joined-reads.ts), after them: the upsert's row locks

@@ -2,10 +2,11 @@
 // user's devices, the accounts of the fingerprint, and the confirmed users of these exact components from this IP.
 //
 // On PostgreSQL each statement is a round trip, so the reads asked for together are sent as one (docs/operations.md): each
-// repository call joins a batch of its connection (the open transaction, else the pool), and the batch is sent once
-// the code that asked has run up to its next await (a microtask): the calls of one `Promise.all` go out as one
-// `union all` of the reads, each row marked with the read it answers, the columns of the others null. A read asked
-// alone is sent as its own statement, as before. On the embedded store every read is a call on the one connection,
+// repository call joins a batch of its connection (the open transaction, else the pool), and the batch is sealed once
+// the code that asked has run up to its next await (a microtask): the calls of one `Promise.all` become one
+// `union all` of the reads, each row marked with the read it answers, the columns of the others null, and that read
+// goes out with the other reads asked at the same moment, in one statement (store/joined-reads.ts). A read asked
+// alone is a read of its own in that statement (or its own statement, as before, when nothing else was asked). On the embedded store every read is a call on the one connection,
 // not a round trip, and the plain indexed reads cost less than the joined statement (the four lists of the bench's
 // traffic: 63–67 µs of CPU per evaluation read plainly, 71–75 µs joined, interleaved runs): they run as they are asked.
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from "kysely";
