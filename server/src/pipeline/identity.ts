@@ -217,6 +217,13 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   // and linking, never the token's own for anything that trusts it.
   const ownToken = (d: DeviceRow) => !!token && (d.visitor_token === token || d.previous_token === token);
 
+  // PostgreSQL: the token's devices, and their fingerprints as the request's hash finds them, are read with the
+  // user's lookup, in one statement (store/joined-reads.ts); the owner they are filtered for is known once the user is.
+  const tokenRead = token ? repos.devices.tokenRead(envId, token) : undefined;
+  const normalised = fingerprintComponents(input.signals.components, info);
+  const measured = !input.linkedFingerprintId && Object.keys(normalised).length > 0 ? measuredComponents(normalised) : undefined;
+  const hash = measured && measuredHash(measured);
+  const ownRead = tokenRead && hash !== undefined && token ? repos.fingerprints.ownOfTokenRead(envId, token, hash) : undefined;
   let emailAccount: UserRow | undefined;
   if (input.user) {
     // With an email, the account it names is read in the same statement (wanted only when the user is new).
@@ -237,7 +244,7 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   // The devices the request's device is found among (resolveDevice): the named account's, or any for a request naming
   // no one (null: a new account's, so unowned ones only).
   const owner = input.user || input.email ? (id.user?.id ?? null) : undefined;
-  if (token) id.tokenDevices = await repos.devices.byToken(envId, token, { recognisedFor: owner });
+  if (token) id.tokenDevices = await repos.devices.byToken(envId, token, { recognisedFor: owner, read: tokenRead });
   // The browser of an email-only sign-up names the account's new id: the same account, not a second one.
   if (
     emailAccount &&
@@ -250,7 +257,6 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   }
   const tokenDevice = id.tokenDevices?.[0];
 
-  const normalised = fingerprintComponents(input.signals.components, info);
   if (input.linkedFingerprintId) {
     // A backend evaluation reuses the fingerprint (and below, the device) of the client evaluation it names.
     const found = await fingerprintOf(repos, envId, input.linkedFingerprintId);
@@ -259,10 +265,8 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
       const identifying = identifyingBits(measuredComponents(parsed)) >= IDENTIFYING_BITS;
       id.fingerprint = { row: found.row, confidence: 1, isNew: false, identifying, popular: found.row.popular === 1 };
     }
-  } else if (Object.keys(normalised).length > 0) {
-    const measured = measuredComponents(normalised);
+  } else if (measured && hash !== undefined) {
     const identifying = identifyingBits(measured) >= IDENTIFYING_BITS;
-    const hash = measuredHash(measured);
     // The coarse key and the stored text only for a fingerprint that moves or is new: a browser presenting its token's
     // own fingerprint, most requests, needs neither.
     const coarse = () => coarseKey(measured);
@@ -279,7 +283,9 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     // device presents it), and following the browser is recognition, which trusts nothing (a browser that then loses
     // this token too is found by its drifted components, as it was when the token moved at once).
     // Its components are read (and parsed) only when its hash is not the request's: a drift, to compare them.
-    const own = tokenDevice?.fingerprint_id ? await repos.fingerprints.findOwn(envId, tokenDevice.fingerprint_id, hash) : undefined;
+    const own = tokenDevice?.fingerprint_id
+      ? await repos.fingerprints.findOwn(envId, tokenDevice.fingerprint_id, hash, ownRead)
+      : undefined;
     const ownParsed =
       own?.components != null ? parsedRow({ id: own.id, exact_hash: own.exact_hash, components: own.components }) : undefined;
     if (own && own.exact_hash === hash) id.fingerprint = known(own, 1);

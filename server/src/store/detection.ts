@@ -6,8 +6,9 @@
 // - a fingerprint's latest places: where it was last evaluated, whoever it named (a browser's own travel, not an
 //   account's: `browser_impossible_travel`).
 import { createHash } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type QueryCreator, sql } from "kysely";
 import type { Dialect } from "./db.js";
+import { JoinableRead, joinable, joinRead } from "./joined-reads.js";
 import { prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { VelocityTables } from "./tables/velocity.js";
@@ -77,7 +78,7 @@ const churnSlots = (p: ChurnParams, n: number) =>
  * statements): built with Kysely on every call, the read was the hot path's one query compiled per evaluation.
  */
 const churnRead = [1, 2, 3].map((n) =>
-  prepared((kdb, p: ChurnParams) =>
+  joinable(20, (kdb, p: ChurnParams) =>
     kdb
       .withTables<VelocityTables>()
       .selectFrom("velocity_counters")
@@ -198,7 +199,7 @@ const slots = (p: SlotParams, n: number) =>
 const dayReads = new Map<number, ReturnType<typeof dayReadOf>>();
 const dayUpserts = new Map<number, ReturnType<typeof dayCountOf>>();
 const dayReadOf = (n: number) =>
-  prepared((kdb, p: SlotParams) =>
+  joinable(21, (kdb, p: SlotParams) =>
     kdb
       .withTables<VelocityTables>()
       .selectFrom("velocity_counters")
@@ -226,41 +227,52 @@ function dayCount(n: number) {
  * before the upsert: it sums each key's buckets up to `u<i>` (a counted key's stop before its current bucket) and the
  * upsert answers a counted key's current bucket as it left it, this request's count included and any other committed
  * before it, as the read after the upsert saw it (the current bucket is within the hour). With `hourFrom`, the hour's
- * sums too. Compiled once per shape (a farm asks 1 to 20 keys, the churn 1 to 3).
+ * sums too. Compiled once per shape (a farm asks 1 to 20 keys, the churn 1 to 3). Joined with the evaluation's other
+ * reads asked at the same moment (store/joined-reads.ts), it is a CTE and a read of that statement: the same snapshot
+ * reasoning, over keys ("n…") no other part of it counts.
  */
 const countedReads = new Map<string, ReturnType<typeof countedReadOf>>();
 const countedReadOf = (counted: number, n: number, hour: boolean) =>
-  prepared((kdb, p: SlotParams) =>
-    kdb
-      .withTables<VelocityTables>()
-      .with("bumped", (d) =>
-        d
-          .insertInto("velocity_counters")
-          .values(slots(p, counted).map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
-          .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })))
-          .returning(["key", "bucket", "count"]),
-      )
-      .selectFrom((qb) =>
-        qb
-          .selectFrom("velocity_counters")
-          .select(["key", "bucket", "count"])
-          .where((eb) =>
-            eb.or(
-              slots(p, n).map((e, i) =>
-                eb.and([eb("key", "=", e.key), eb("bucket", ">=", e.from), eb("bucket", "<=", p[`u${i}`] as number)]),
-              ),
-            ),
+  // Joined with the evaluation's other reads on PostgreSQL (store/joined-reads.ts), after them and after the velocity
+  // counters' upsert: the churn's (with the hour) before the farm's.
+  new JoinableRead(hour ? 60 : 70, (_db, p: SlotParams, name) => {
+    const bumped = name("bumped");
+    return {
+      ctes: [
+        [
+          bumped,
+          (d: QueryCreator<VelocityTables>) =>
+            d
+              .insertInto("velocity_counters")
+              .values(slots(p, counted).map((e) => ({ key: e.key, bucket: e.bucket, count: 1, expires_at: e.expires })))
+              .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })))
+              .returning(["key", "bucket", "count"]),
+        ],
+      ],
+      read: (qc: QueryCreator<VelocityTables & Record<string, { key: string; bucket: number; count: number }>>) =>
+        qc
+          .selectFrom((qb) =>
+            qb
+              .selectFrom("velocity_counters")
+              .select(["key", "bucket", "count"])
+              .where((eb) =>
+                eb.or(
+                  slots(p, n).map((e, i) =>
+                    eb.and([eb("key", "=", e.key), eb("bucket", ">=", e.from), eb("bucket", "<=", p[`u${i}`] as number)]),
+                  ),
+                ),
+              )
+              .unionAll(qb.selectFrom(bumped).select(["key", "bucket", "count"]))
+              .as("c"),
           )
-          .unionAll(qb.selectFrom("bumped").select(["key", "bucket", "count"]))
-          .as("c"),
-      )
-      .select([
-        "c.key",
-        sql<number>`sum(c.count)`.as("day"),
-        hour ? sql<number>`sum(case when c.bucket >= ${p.hourFrom} then c.count else 0 end)`.as("hour") : sql<null>`null`.as("hour"),
-      ])
-      .groupBy("c.key"),
-  );
+          .select([
+            "c.key",
+            sql<number>`sum(c.count)`.as("day"),
+            hour ? sql<number>`sum(case when c.bucket >= ${p.hourFrom} then c.count else 0 end)`.as("hour") : sql<null>`null`.as("hour"),
+          ])
+          .groupBy("c.key") as never,
+    };
+  });
 function countedRead(counted: number, n: number, hour: boolean) {
   const shape = `${counted}/${n}${hour ? "h" : ""}`;
   const q = countedReads.get(shape) ?? countedReadOf(counted, n, hour);
@@ -283,14 +295,16 @@ async function countThenRead(
   if (hourFrom !== undefined) p.hourFrom = hourFrom;
   if (dialect === "postgres" && counted > 0) {
     for (let i = 0; i < entries.length; i++) p[`u${i}`] = entries[i]!.bucket - (i < counted ? 1 : 0);
-    return countedRead(counted, entries.length, hourFrom !== undefined).rows(db, p);
+    return joinRead(db, dialect, countedRead(counted, entries.length, hourFrom !== undefined), p) as Promise<
+      Array<{ key: string; day: number; hour: number | null }>
+    >;
   }
   if (counted > 0) await dayCount(counted).execute(db, slotParams(entries.slice(0, counted)));
   if (hourFrom !== undefined) {
-    const rows = await churnRead[entries.length - 1]!.rows(db, p as unknown as ChurnParams);
+    const rows = await joinRead(db, dialect, churnRead[entries.length - 1]!, p as unknown as ChurnParams);
     return rows.map((r) => ({ key: r.key, day: Number(r.day ?? 0), hour: Number(r.hour ?? 0) }));
   }
-  const rows = await dayRead(entries.length).rows(db, p);
+  const rows = await joinRead(db, dialect, dayRead(entries.length), p);
   return rows.map((r) => ({ key: r.key, day: Number(r.day ?? 0), hour: null }));
 }
 
@@ -301,7 +315,7 @@ export interface BrowserPlace {
   coordinates?: { lat: number; lon: number };
 }
 
-const placesOfFingerprint = prepared((db, p: { env: string; fingerprint: string; since: number; limit: number }) =>
+const placesOfFingerprint = joinable(11, (db, p: { env: string; fingerprint: string; since: number; limit: number }) =>
   db
     .selectFrom("evaluations")
     .select(["ip", "latitude", "longitude", "created_at"])
@@ -319,8 +333,14 @@ const placesOfFingerprint = prepared((db, p: { env: string; fingerprint: string;
  * fingerprint and time). Every evaluation counts, whoever it named and whatever its verdict: this is where the browser
  * was, not where an account was let in.
  */
-async function fingerprintPlaces(db: Kysely<Database>, env: string, fingerprint: string, since: number): Promise<BrowserPlace[]> {
-  const rows = await placesOfFingerprint.rows(db, { env, fingerprint, since, limit: 5 });
+async function fingerprintPlaces(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  env: string,
+  fingerprint: string,
+  since: number,
+): Promise<BrowserPlace[]> {
+  const rows = await joinRead(db, dialect, placesOfFingerprint, { env, fingerprint, since, limit: 5 });
   return rows.map((r) => ({
     ip: String(r.ip),
     at: Number(r.created_at),
@@ -353,6 +373,6 @@ export class DetectionRepo extends Repository {
   }
 
   fingerprintPlaces(env: string, fingerprint: string, since: number): Promise<BrowserPlace[]> {
-    return fingerprintPlaces(this.db, env, fingerprint, since);
+    return fingerprintPlaces(this.db, this.dialect, env, fingerprint, since);
   }
 }

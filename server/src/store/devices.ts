@@ -1,6 +1,7 @@
 // Repository of devices: the hardware behind fingerprints, linked by visitor token and fingerprint (docs/server-api.md, docs/policies.md).
 import type { Selectable } from "kysely";
 import type { Dialect } from "./db.js";
+import { joinable, joinRead } from "./joined-reads.js";
 import { newestFirst, type Prepared, prepared, queueInsert, queueUpdate } from "./prepared.js";
 import type { DevicesTable } from "./tables/core.js";
 import { Repository, type Transactions } from "./transactions.js";
@@ -10,6 +11,8 @@ export type DeviceRow = Selectable<DevicesTable>;
 
 /** Devices read per visitor token (one browser behind more accounts than this is read again, filtered). */
 export const TOKEN_DEVICES = 16;
+/** Rows of byToken's joined read on PostgreSQL: every device of the token while they fit, else the ordered reads. */
+const TOKEN_READ_LIMIT = 3 * TOKEN_DEVICES + 1;
 
 const byToken = newestFirst("last_seen_at", (db, p: { env: string; token: string }) =>
   db.selectFrom("devices").selectAll().where("environment_id", "=", p.env).where("visitor_token", "=", p.token),
@@ -27,7 +30,7 @@ const byRecognisedToken = newestFirst("last_seen_at", (db, p: { env: string; tok
  * scanned every device of the environment (and `union` compared whole rows to drop a device whose two tokens are
  * equal, costing more than the two lookups: byToken drops that repeat by id).
  */
-const byEitherToken = prepared((db, p: { env: string; token: string; limit: number }) =>
+const byEitherToken = joinable(1, (db, p: { env: string; token: string; limit: number }) =>
   db
     .selectFrom(
       db
@@ -42,7 +45,7 @@ const byEitherToken = prepared((db, p: { env: string; token: string; limit: numb
     .limit(p.limit),
 );
 /** The same with the devices recognised on the token (`recognised_token`), a third lookup on its own index. */
-const byAnyToken = prepared((db, p: { env: string; token: string; limit: number }) =>
+const byAnyToken = joinable(1, (db, p: { env: string; token: string; limit: number }) =>
   db
     .selectFrom(
       db
@@ -88,7 +91,11 @@ export class DevicesRepo extends Repository {
    * its fingerprint (`recognised_token`), when none of the token's own would do for that owner: such a device is
    * recognised there and never trusted. Everything that acts for the browser (detach, the heartbeat) asks without it.
    */
-  async byToken(environmentId: string, token: string, opts: { recognisedFor?: string | null } = {}): Promise<DeviceRow[]> {
+  async byToken(
+    environmentId: string,
+    token: string,
+    opts: { recognisedFor?: string | null; read?: Promise<DeviceRow[]> } = {},
+  ): Promise<DeviceRow[]> {
     const recognised = "recognisedFor" in opts;
     const owner = opts.recognisedFor;
     // Whether the token's own devices hold one ofToken would choose for the owner (undefined: anyone's).
@@ -103,8 +110,11 @@ export class DevicesRepo extends Repository {
     // The lists in one statement while they are short (every device of the token fits in the limit); the cut of a
     // longer list is left to the ordered queries. On the embedded store a statement is a call, not a round trip: the
     // ordered reads below cost less than the one that joins them (and each runs only when the ones before would not do).
-    const limit = 3 * TOKEN_DEVICES + 1;
-    const read = this.dialect === "sqlite" ? [] : await (recognised ? byAnyToken : byEitherToken).rows(this.db, { ...p, limit });
+    const limit = TOKEN_READ_LIMIT;
+    const read =
+      this.dialect === "sqlite"
+        ? []
+        : await (opts.read ?? joinRead(this.db, this.dialect, recognised ? byAnyToken : byEitherToken, { ...p, limit }));
     let own: DeviceRow[];
     let others: () => Promise<DeviceRow[]>;
     if (this.dialect !== "sqlite" && read.length < limit) {
@@ -125,6 +135,19 @@ export class DevicesRepo extends Repository {
     }
     if (!recognised || serves(own)) return own;
     return newest([...own, ...(await others())]);
+  }
+
+  /**
+   * PostgreSQL: the read byToken makes with `recognisedFor`, started now (the identity step asks it with the user's
+   * lookup, in one statement: store/joined-reads.ts) and passed to byToken as `read`. The embedded store: undefined
+   * (byToken reads there as before, after the user's lookup).
+   */
+  tokenRead(environmentId: string, token: string): Promise<DeviceRow[]> | undefined {
+    if (this.dialect === "sqlite") return undefined;
+    const read = joinRead(this.db, this.dialect, byAnyToken, { env: environmentId, token, limit: TOKEN_READ_LIMIT });
+    // Read by byToken, or not at all when the user's lookup failed first: never an unhandled rejection.
+    read.catch(() => {});
+    return read;
   }
 
   /**

@@ -1,5 +1,7 @@
 // Repository of fingerprints: the server's record of each browser fingerprint seen in an environment.
 import { type Selectable, sql } from "kysely";
+import type { Dialect } from "./db.js";
+import { joinable, joinRead } from "./joined-reads.js";
 import { prepared, queueInsert, queueUpdate } from "./prepared.js";
 import type { FingerprintsTable } from "./tables/core.js";
 import { Repository, type Transactions } from "./transactions.js";
@@ -35,6 +37,32 @@ const ownById = prepared((db, p: { env: string; id: string; hash: string }) =>
     .where("environment_id", "=", p.env)
     .where("id", "=", p.id),
 );
+/**
+ * PostgreSQL: the heads of the fingerprints of the devices of a visitor token (carrying it, carried before, recognised
+ * on it), with components as ownById answers them, read with the identity step's first reads (store/joined-reads.ts):
+ * the token's device's own fingerprint, which findOwn would read once the device is chosen, is most often among them.
+ */
+const ownOfToken = joinable(2, (db, p: { env: string; token: string; hash: string; limit: number }) =>
+  db
+    .selectFrom("fingerprints")
+    .select(FINGERPRINT_HEAD)
+    .select(sql<string | null>`case when exact_hash = ${p.hash} then null else components end`.as("components"))
+    .where("environment_id", "=", p.env)
+    .where("id", "in", (eb) =>
+      eb
+        .selectFrom("devices")
+        .select("fingerprint_id")
+        .where("environment_id", "=", p.env)
+        .where("visitor_token", "=", p.token)
+        .unionAll(
+          eb.selectFrom("devices").select("fingerprint_id").where("environment_id", "=", p.env).where("previous_token", "=", p.token),
+        )
+        .unionAll(
+          eb.selectFrom("devices").select("fingerprint_id").where("environment_id", "=", p.env).where("recognised_token", "=", p.token),
+        ),
+    )
+    .limit(p.limit),
+);
 const componentsById = prepared((db, p: { env: string; id: string }) =>
   db.selectFrom("fingerprints").select(["id", "exact_hash", "components"]).where("environment_id", "=", p.env).where("id", "=", p.id),
 );
@@ -54,6 +82,7 @@ export class FingerprintsRepo extends Repository {
     transactions: Transactions,
     /** Shared with HistoryRepo: the reads of one evaluation go out together on PostgreSQL (store/user-lists.ts). */
     private readonly lists: UserLists,
+    private readonly dialect: Dialect = "sqlite",
   ) {
     super(transactions);
   }
@@ -77,8 +106,27 @@ export class FingerprintsRepo extends Repository {
     environmentId: string,
     id: string,
     exactHash: string,
+    /** ownOfTokenRead's answer for the request's token and `exactHash`: read again only when it does not hold `id`. */
+    read?: Promise<Array<FingerprintHead & { components: string | null }>>,
   ): Promise<(FingerprintHead & { components: string | null }) | undefined> {
-    return ownById.first(this.db, { env: environmentId, id, hash: exactHash });
+    const found = read && (await read).find((r) => r.id === id);
+    return found ?? ownById.first(this.db, { env: environmentId, id, hash: exactHash });
+  }
+
+  /**
+   * PostgreSQL: the fingerprints of the devices of this token (ownOfToken), started now to go with the identity step's
+   * first reads, for findOwn. The embedded store: undefined (findOwn reads the one it needs, as before).
+   */
+  ownOfTokenRead(
+    environmentId: string,
+    token: string,
+    exactHash: string,
+  ): Promise<Array<FingerprintHead & { components: string | null }>> | undefined {
+    if (this.dialect === "sqlite") return undefined;
+    const read = joinRead(this.db, this.dialect, ownOfToken, { env: environmentId, token, hash: exactHash, limit: 8 });
+    // Read by findOwn, or not at all when an earlier read failed: never an unhandled rejection.
+    read.catch(() => {});
+    return read;
   }
 
   /** The fingerprints with this exact hash (a drift can bring a browser's own record onto another's components). */

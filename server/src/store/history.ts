@@ -5,10 +5,11 @@
 // per visitor token: DevicesRepo.tokenUsers), repeated content. Every query is bounded and served by an index, and all
 // of it lives in the shared store, so several instances agree on velocity and device counts.
 import { createHash } from "node:crypto";
-import type { Compilable, ExpressionBuilder, Kysely } from "kysely";
+import type { ExpressionBuilder, Kysely, QueryCreator } from "kysely";
 import { newId } from "../ids.js";
 import type { Dialect } from "./db.js";
 import { type Familiar, type FamiliarQuestion, familiarAnswers, familiarColumns, familiarParams, recordFamiliar } from "./familiarity.js";
+import { JoinableRead, joinable, joinRead } from "./joined-reads.js";
 import {
   type AttemptCounts,
   type AttemptKeys,
@@ -18,7 +19,7 @@ import {
   attemptKeysPresent,
   attemptParams,
 } from "./login-attempts.js";
-import { prepared, queueInsert } from "./prepared.js";
+import { queueInsert } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { VelocityTables } from "./tables/velocity.js";
 import { Repository, type Transactions } from "./transactions.js";
@@ -135,7 +136,7 @@ export async function trust(db: Kysely<Database>, row: TrustedRow, at: number, d
 }
 
 /** The user's latest trusted evaluations with a location, newest first (evaluations_env_user_time). */
-const trustedPlacesOfUser = prepared((db, p: { env: string; user: string; limit: number }) =>
+const trustedPlacesOfUser = joinable(10, (db, p: { env: string; user: string; limit: number }) =>
   db
     .selectFrom("evaluations")
     .select(["ip", "country_code", "latitude", "longitude", "network", "created_at"])
@@ -235,11 +236,16 @@ interface ScalarsShape {
  * stored before the next one reads); `buckets` (PostgreSQL) first counts this evaluation on each key's current bucket
  * by an upsert in a writable CTE, which takes the row's lock, so concurrent evaluations of one key serialise there and
  * each is told a different count (20 at once are told 1 to 20, on every instance sharing the store), and sums the
- * earlier buckets (untouched by the upsert, so the statement's snapshot reads them as they are).
+ * earlier buckets (untouched by the upsert, so the statement's snapshot reads them as they are). The statement may
+ * carry the evaluation's other reads asked at the same moment (store/joined-reads.ts): its upsert is then a CTE at the
+ * top of that statement, under a name of its own, and all of it still one snapshot, which no other part writes under
+ * these keys (the churn's and the farm's upserts count keys of other prefixes).
  */
 function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
-  return prepared((kdb, p: ScalarParams) => {
-    const db = kdb.withTables<VelocityTables>();
+  // Joined with the evaluation's other reads on PostgreSQL (store/joined-reads.ts), after them: the upsert's row locks
+  // are taken last.
+  return new JoinableRead(50, (_db, p: ScalarParams, name) => {
+    const bumped = name("bumped");
     const v = has.velocity;
     const keys = v
       ? [
@@ -249,103 +255,109 @@ function scalarsQuery(mode: "rows" | "buckets", has: ScalarsShape) {
         ].filter((k) => k.has)
       : [];
     const bumps = mode === "buckets" && keys.length > 0;
-    const base = bumps
-      ? db.with("bumped", (d) =>
-          d
-            .insertInto("velocity_counters")
-            .values(keys.map((k) => ({ key: k.key, bucket: k.bucket, count: 1, expires_at: k.expires })))
-            .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })))
-            .returning(["key", "count"]),
-        )
-      : db;
-    return (base as typeof db).selectNoFrom((eb) => {
-      const count = (
-        present: boolean,
-        by: "user_id" | "ip_key" | "fingerprint_id",
-        rows: { value: string; since: number },
-        buckets: { key: string; from: number; before: number },
-        alias: string,
-      ) => {
-        if (!present) return [eb.val(0).as(alias)];
-        if (mode === "buckets")
+    const ctes = bumps
+      ? ([
+          [
+            bumped,
+            (d: QueryCreator<Database & VelocityTables>) =>
+              d
+                .insertInto("velocity_counters")
+                .values(keys.map((k) => ({ key: k.key, bucket: k.bucket, count: 1, expires_at: k.expires })))
+                .onConflict((oc) => oc.columns(["key", "bucket"]).doUpdateSet((eb) => ({ count: eb("velocity_counters.count", "+", 1) })))
+                .returning(["key", "count"]),
+          ],
+        ] as const)
+      : [];
+    const read = (base: QueryCreator<Database & VelocityTables>) =>
+      base.selectNoFrom((eb) => {
+        const count = (
+          present: boolean,
+          by: "user_id" | "ip_key" | "fingerprint_id",
+          rows: { value: string; since: number },
+          buckets: { key: string; from: number; before: number },
+          alias: string,
+        ) => {
+          if (!present) return [eb.val(0).as(alias)];
+          if (mode === "buckets")
+            return [
+              eb
+                .selectFrom("velocity_counters")
+                .select((e) => e.fn.coalesce(e.fn.sum<number>("count"), e.val(0)).as("n"))
+                .where("key", "=", buckets.key)
+                .where("bucket", ">=", buckets.from)
+                .where("bucket", "<", buckets.before)
+                .as(alias),
+              // This evaluation's place in the current bucket (itself included).
+              (eb as unknown as ExpressionBuilder<Record<string, { key: string; count: number }>, never>)
+                .selectFrom(bumped)
+                .select("count")
+                .where("key", "=", buckets.key)
+                .as(`${alias}_now`),
+            ];
           return [
             eb
-              .selectFrom("velocity_counters")
-              .select((e) => e.fn.coalesce(e.fn.sum<number>("count"), e.val(0)).as("n"))
-              .where("key", "=", buckets.key)
-              .where("bucket", ">=", buckets.from)
-              .where("bucket", "<", buckets.before)
+              .selectFrom("evaluations")
+              .select(eb.fn.countAll<number>().as("n"))
+              .where("environment_id", "=", p.env)
+              .where(by, "=", rows.value)
+              .where("created_at", ">=", rows.since)
               .as(alias),
-            // This evaluation's place in the current bucket (itself included).
-            (eb as unknown as ExpressionBuilder<{ bumped: { key: string; count: number } }, never>)
-              .selectFrom("bumped")
-              .select("bumped.count")
-              .where("bumped.key", "=", buckets.key)
-              .as(`${alias}_now`),
           ];
+        };
         return [
-          eb
-            .selectFrom("evaluations")
-            .select(eb.fn.countAll<number>().as("n"))
-            .where("environment_id", "=", p.env)
-            .where(by, "=", rows.value)
-            .where("created_at", ">=", rows.since)
-            .as(alias),
+          ...(v
+            ? [
+                ...count(
+                  v.user,
+                  "user_id",
+                  { value: p.user, since: p.userSince },
+                  { key: p.uKey, from: p.uFrom, before: p.uBucket },
+                  "user_events",
+                ),
+                ...count(v.ip, "ip_key", { value: p.ip, since: p.ipSince }, { key: p.iKey, from: p.iFrom, before: p.iBucket }, "ip_events"),
+                ...count(
+                  v.fp,
+                  "fingerprint_id",
+                  { value: p.fp, since: p.fpSince },
+                  { key: p.fKey, from: p.fFrom, before: p.fBucket },
+                  "fingerprint_events",
+                ),
+              ]
+            : []),
+          ...(has.browser
+            ? [
+                // On this device, found by its own visitor token: a trusted evaluation with these components on another
+                // device (a token the user's browser had before, or a device they are presented on by someone else) says
+                // nothing of this one (docs/security.md, "Recognising a browser is not trusting it").
+                eb
+                  .exists(
+                    eb
+                      .selectFrom("evaluations")
+                      .select("id")
+                      .where("environment_id", "=", p.env)
+                      .where("user_id", "=", p.browser_user)
+                      .where((e) => trusted(e as never))
+                      .where("fingerprint_id", "=", p.browser_fp)
+                      .where("device_id", "=", p.browser_device),
+                  )
+                  .as("seen_browser"),
+                eb
+                  .exists(
+                    eb
+                      .selectFrom("device_confirmations")
+                      .select("device_id")
+                      .where("environment_id", "=", p.env)
+                      .where("device_id", "=", p.browser_device)
+                      .where("user_id", "=", p.browser_user),
+                  )
+                  .as("signed_in_here"),
+              ]
+            : []),
+          ...(has.attempts ? attemptCounts(eb as never, p, has.attempts) : []),
+          ...familiarColumns(eb as never, p, has.familiar),
         ];
-      };
-      return [
-        ...(v
-          ? [
-              ...count(
-                v.user,
-                "user_id",
-                { value: p.user, since: p.userSince },
-                { key: p.uKey, from: p.uFrom, before: p.uBucket },
-                "user_events",
-              ),
-              ...count(v.ip, "ip_key", { value: p.ip, since: p.ipSince }, { key: p.iKey, from: p.iFrom, before: p.iBucket }, "ip_events"),
-              ...count(
-                v.fp,
-                "fingerprint_id",
-                { value: p.fp, since: p.fpSince },
-                { key: p.fKey, from: p.fFrom, before: p.fBucket },
-                "fingerprint_events",
-              ),
-            ]
-          : []),
-        ...(has.browser
-          ? [
-              // On this device, found by its own visitor token: a trusted evaluation with these components on another
-              // device (a token the user's browser had before, or a device they are presented on by someone else) says
-              // nothing of this one (docs/security.md, "Recognising a browser is not trusting it").
-              eb
-                .exists(
-                  eb
-                    .selectFrom("evaluations")
-                    .select("id")
-                    .where("environment_id", "=", p.env)
-                    .where("user_id", "=", p.browser_user)
-                    .where((e) => trusted(e as never))
-                    .where("fingerprint_id", "=", p.browser_fp)
-                    .where("device_id", "=", p.browser_device),
-                )
-                .as("seen_browser"),
-              eb
-                .exists(
-                  eb
-                    .selectFrom("device_confirmations")
-                    .select("device_id")
-                    .where("environment_id", "=", p.env)
-                    .where("device_id", "=", p.browser_device)
-                    .where("user_id", "=", p.browser_user),
-                )
-                .as("signed_in_here"),
-            ]
-          : []),
-        ...(has.attempts ? attemptCounts(eb as never, p, has.attempts) : []),
-        ...familiarColumns(eb as never, p, has.familiar),
-      ];
-    }) as unknown as Compilable<Record<string, unknown>>;
+      });
+    return { ctes, read: read as never };
   });
 }
 const scalarsByShape = new Map<string, ReturnType<typeof scalarsQuery>>();
@@ -362,7 +374,7 @@ export class HistoryRepo extends Repository {
 
   /** The user's latest trusted evaluations with a location (at most `limit`), newest first: travel is measured from them. */
   async trustedPlaces(environmentId: string, userId: string, limit = 5): Promise<TrustedPlace[]> {
-    const rows = await trustedPlacesOfUser.rows(this.db, { env: environmentId, user: userId, limit });
+    const rows = await joinRead(this.db, this.dialect, trustedPlacesOfUser, { env: environmentId, user: userId, limit });
     return rows
       .map((r) => ({
         ip: r.ip,
@@ -411,7 +423,7 @@ export class HistoryRepo extends Repository {
       query = scalarsQuery(buckets ? "buckets" : "rows", has);
       scalarsByShape.set(shape, query);
     }
-    const row = await query.first(this.db, {
+    const [row] = await joinRead(this.db, this.dialect, query, {
       env,
       user: vk.userId ?? "",
       ip: vk.ip ?? "",

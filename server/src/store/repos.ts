@@ -94,7 +94,7 @@ export function createRepos(store: Store, rules: StoreRules): Repos {
     keyLocks: new KeyLocks(store.advisory),
     projects: new ProjectsRepo(db),
     users: new UsersRepo(db, store.dialect, rules.accountEmailKey),
-    fingerprints: new FingerprintsRepo(db, lists),
+    fingerprints: new FingerprintsRepo(db, lists, store.dialect),
     devices: new DevicesRepo(db, store.dialect),
     evaluations: new EvaluationsRepo(db),
     challenges: new ChallengesRepo(db),

@@ -2,15 +2,17 @@
 // user's devices, the accounts of the fingerprint, and the confirmed users of these exact components from this IP.
 //
 // On PostgreSQL each statement is a round trip, so the reads asked for together are sent as one (docs/operations.md): each
-// repository call joins a batch of its connection (the open transaction, else the pool), and the batch is sent once
-// the code that asked has run up to its next await (a microtask): the calls of one `Promise.all` go out as one
-// `union all` of the reads, each row marked with the read it answers, the columns of the others null. A read asked
-// alone is sent as its own statement, as before. On the embedded store every read is a call on the one connection,
+// repository call joins a batch of its connection (the open transaction, else the pool), and the batch is sealed once
+// the code that asked has run up to its next await (a microtask): the calls of one `Promise.all` become one
+// `union all` of the reads, each row marked with the read it answers, the columns of the others null, and that read
+// goes out with the other reads asked at the same moment, in one statement (store/joined-reads.ts). A read asked
+// alone is a read of its own in that statement (or its own statement, as before, when nothing else was asked). On the embedded store every read is a call on the one connection,
 // not a round trip, and the plain indexed reads cost less than the joined statement (the four lists of the bench's
 // traffic: 63–67 µs of CPU per evaluation read plainly, 71–75 µs joined, interleaved runs): they run as they are asked.
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from "kysely";
 import type { Dialect } from "./db.js";
-import { type Prepared, prepared } from "./prepared.js";
+import { beforeFlight, type JoinableRead, joinable, joinRead } from "./joined-reads.js";
+import { prepared } from "./prepared.js";
 import type { Database } from "./schema.js";
 import type { Transactions } from "./transactions.js";
 
@@ -140,10 +142,11 @@ const usersAtIpQuery: Build = (db, p) =>
     .where("users.provisional", "=", 0)
     .limit(p.atIpCap) as unknown as Any;
 
-const ipUsersRead = prepared(ipUsersQuery);
-const devicesRead = prepared(devicesQuery);
-const fingerprintUsersRead = prepared(fingerprintUsersQuery);
-const usersAtIpRead = prepared(usersAtIpQuery);
+// Each joins the evaluation's other reads on PostgreSQL (store/joined-reads.ts) when asked alone.
+const ipUsersRead = joinable(12, ipUsersQuery);
+const devicesRead = joinable(12, devicesQuery);
+const fingerprintUsersRead = joinable(12, fingerprintUsersQuery);
+const usersAtIpRead = joinable(12, usersAtIpQuery);
 
 type Kind = "ip" | "devices" | "fingerprint" | "atIp";
 const KINDS: readonly Kind[] = ["ip", "devices", "fingerprint", "atIp"];
@@ -173,8 +176,8 @@ const OWN: Record<Kind, readonly string[]> = {
  * The reads of `kinds` as one `union all` (PostgreSQL): each read a derived table of its own query (its `distinct`,
  * `group by` and `limit` intact), its rows marked with the read's number.
  */
-function joinedQuery(kinds: readonly Kind[]): Prepared<Params, Record<string, unknown>> {
-  return prepared((db, p: Params) => {
+function joinedQuery(kinds: readonly Kind[]): JoinableRead<Params, Record<string, unknown>> {
+  return joinable(12, (db, p: Params) => {
     const inner: Record<Kind, () => Any> = {
       ip: () => ipUsersQuery(db, p),
       devices: () => devicesQuery(db, p),
@@ -224,7 +227,7 @@ const toDevice = (r: Record<string, unknown>): UserDevice => ({
 export class UserLists {
   /** The batch being gathered on each connection (a transaction, or the pool), until its microtask sends it. */
   private readonly gathering = new Map<Kysely<Database>, Batch>();
-  private readonly joined = new Map<string, Prepared<Params, Record<string, unknown>>>();
+  private readonly joined = new Map<string, JoinableRead<Params, Record<string, unknown>>>();
 
   constructor(
     private readonly transactions: Transactions,
@@ -276,7 +279,8 @@ export class UserLists {
       const fresh: Batch = { env, params: { env }, parts: [] };
       batch = fresh;
       this.gathering.set(db, fresh);
-      queueMicrotask(() => {
+      // Sent with the other reads asked now (store/joined-reads.ts): one statement for all of them.
+      beforeFlight(db, () => {
         if (this.gathering.get(db) === fresh) this.gathering.delete(db);
         void this.send(db, fresh);
       });
@@ -287,16 +291,8 @@ export class UserLists {
   }
 
   private async alone(db: Kysely<Database>, kind: Kind, p: Params): Promise<Array<Record<string, unknown>>> {
-    switch (kind) {
-      case "ip":
-        return ipUsersRead.rows(db, p);
-      case "devices":
-        return devicesRead.rows(db, p);
-      case "fingerprint":
-        return fingerprintUsersRead.rows(db, p);
-      case "atIp":
-        return usersAtIpRead.rows(db, p);
-    }
+    const read = { ip: ipUsersRead, devices: devicesRead, fingerprint: fingerprintUsersRead, atIp: usersAtIpRead }[kind];
+    return joinRead(db, this.dialect, read as JoinableRead<Params, Record<string, unknown>>, p);
   }
 
   private async send(db: Kysely<Database>, batch: Batch): Promise<void> {
@@ -315,7 +311,7 @@ export class UserLists {
         query = joinedQuery(kinds);
         this.joined.set(shape, query);
       }
-      const rows = await query.rows(db, params);
+      const rows = await joinRead(db, this.dialect, query, params);
       const byKind = new Map<Kind, Array<Record<string, unknown>>>(kinds.map((k) => [k, []]));
       for (const r of rows) byKind.get(KINDS[Number(r.kind)] as Kind)?.push(r);
       for (const part of parts) part.resolve(byKind.get(part.kind) ?? []);

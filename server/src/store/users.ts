@@ -7,19 +7,21 @@ import { newId } from "../ids.js";
 import { now } from "../time.js";
 import type { Dialect } from "./db.js";
 import { forgetFamiliarity } from "./familiarity.js";
+import { joinable, joinRead } from "./joined-reads.js";
 import { insertRow, prepared, queueInsert, queueUpdate, updateRow } from "./prepared.js";
 import type { UsersTable } from "./tables/core.js";
 import { nextTurn, Repository, type Transactions } from "./transactions.js";
 
 export type UserRow = Selectable<UsersTable>;
 
-const byEmailKey = prepared((db, p: { env: string; key: string }) =>
+// The identity step's reads: on PostgreSQL in one statement with the token's devices (store/joined-reads.ts).
+const byEmailKey = joinable(0, (db, p: { env: string; key: string }) =>
   db.selectFrom("users").selectAll().where("environment_id", "=", p.env).where("email_key", "=", p.key).orderBy("created_at").limit(1),
 );
 const confirmNow = prepared((db, p: { id: string; at: number }) =>
   db.updateTable("users").set({ provisional: 0, updated_at: p.at }).where("id", "=", p.id).where("provisional", "=", 1),
 );
-const byExternal = prepared((db, p: { env: string; external: string }) =>
+const byExternal = joinable(0, (db, p: { env: string; external: string }) =>
   db.selectFrom("users").selectAll().where("environment_id", "=", p.env).where("external_id", "=", p.external),
 );
 /**
@@ -27,7 +29,7 @@ const byExternal = prepared((db, p: { env: string; external: string }) =>
  * lookups joined by `union all`, each on its own index: with `external_id = ? or email_key = ?` in one WHERE, SQLite
  * scanned every user of the environment (543 µs per evaluation with 5,000 users, and growing with them).
  */
-const byExternalOrEmailKey = prepared((db, p: { env: string; external: string; key: string }) =>
+const byExternalOrEmailKey = joinable(0, (db, p: { env: string; external: string; key: string }) =>
   db
     .selectFrom(
       db
@@ -66,18 +68,18 @@ export class UsersRepo extends Repository {
     if (this.dialect === "sqlite") {
       // On the embedded store a statement is a call, not a round trip: two indexed reads, the second only for a new
       // user, cost less than the one that joins them.
-      const user = await byExternal.first(this.db, { env: environmentId, external: externalId });
+      const user = await byExternal.alone.first(this.db, { env: environmentId, external: externalId });
       if (user) return { user };
-      const emailAccount = await byEmailKey.first(this.db, { env: environmentId, key });
+      const emailAccount = await byEmailKey.alone.first(this.db, { env: environmentId, key });
       return emailAccount ? { emailAccount } : {};
     }
-    const row = await byExternalOrEmailKey.first(this.db, { env: environmentId, external: externalId, key });
+    const [row] = await joinRead(this.db, this.dialect, byExternalOrEmailKey, { env: environmentId, external: externalId, key });
     if (!row) return {};
     return row.external_id === externalId ? { user: row } : { emailAccount: row };
   }
 
   async findByExternal(environmentId: string, externalId: string): Promise<UserRow | undefined> {
-    return byExternal.first(this.db, { env: environmentId, external: externalId });
+    return (await joinRead(this.db, this.dialect, byExternal, { env: environmentId, external: externalId }))[0];
   }
 
   async findById(id: string): Promise<UserRow | undefined> {
@@ -86,7 +88,7 @@ export class UsersRepo extends Repository {
 
   /** The account an email names (accountEmailKey): the oldest user with that key. */
   async findByEmailKey(environmentId: string, key: string): Promise<UserRow | undefined> {
-    return byEmailKey.first(this.db, { env: environmentId, key });
+    return (await joinRead(this.db, this.dialect, byEmailKey, { env: environmentId, key }))[0];
   }
 
   /** Creates the account of an email-only evaluation: no customer id yet (its own id stands in), found by its email. */
@@ -224,7 +226,7 @@ export class UsersRepo extends Repository {
     known?: UserRow | null,
   ): Promise<{ user: UserRow; created: boolean }> {
     const existing =
-      known === null ? undefined : (known ?? (await byExternal.first(this.db, { env: environmentId, external: externalId })));
+      known === null ? undefined : (known ?? (await byExternal.alone.first(this.db, { env: environmentId, external: externalId })));
     const t = now();
     if (existing) {
       const patch: Partial<UserRow> = {};
@@ -254,7 +256,7 @@ export class UsersRepo extends Repository {
     }
     if (!(await insertRow(this.db, "users", row, ["environment_id", "external_id"]))) {
       // Another request created it first.
-      const other = await byExternal.first(this.db, { env: environmentId, external: externalId });
+      const other = await byExternal.alone.first(this.db, { env: environmentId, external: externalId });
       if (!other) throw new Error(`User ${externalId} neither inserted nor found`);
       return { user: other, created: false };
     }
