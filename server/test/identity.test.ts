@@ -394,6 +394,33 @@ describeStores("device identity on %s", (kind) => {
     expect(back.checks).toMatchObject({ is_new_device: false, is_recognised_device: false });
   });
 
+  it("a login mistyped on the new token of a browser that cleared its storage leaves the account's own device recognisable", async () => {
+    // A computer whose components identify it, and an iPhone whose components every unit of its model shares.
+    for (const [comps, ua] of [
+      [fakeComponents("slip-after-clear"), undefined],
+      [iphoneComponents({ languages: [["nl-NL", "nl"]] }), IPHONE_UA],
+    ] as const) {
+      const user = id("u");
+      const first = await evaluate("login", { user, components: comps, token: token(), ua });
+      await consume(first);
+      // Storage cleared: a new token, on which a wrong login id is tried first (an account never met gets a device of it).
+      const tok = token();
+      const slip = await evaluate("login", { user: `${user}x`, components: comps, token: tok, ua });
+      expect(slip.device).not.toBe(first.device);
+      const back = await evaluate("login", { user, components: comps, token: tok, ua });
+      expect(back.device).toBe(first.device);
+      // Recognised by its components, as without a token: not trusted.
+      expect(back.checks).toMatchObject({ is_new_device: true });
+      // Its next page on that token keeps the device's own fingerprint record, not the mistyped account's device's.
+      const page = await evaluate("access", { user, components: comps, token: tok, ua });
+      expect(page.device).toBe(first.device);
+      expect(page.fingerprint?.id).toBe(first.fingerprint?.id);
+      // The mistyped account's browser is still its own device, not the account's it resembles.
+      const again = await evaluate("login", { user: `${user}x`, components: comps, token: tok, ua });
+      expect(again.device).toBe(slip.device);
+    }
+  });
+
   it("email-only sign-ups find one account by normalised email (Gmail dots and +tags), counted on the browser", async () => {
     const comps = fakeComponents("email-only");
     const tok = token();

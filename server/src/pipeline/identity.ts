@@ -255,7 +255,11 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
     id.userIsNew = false;
     id.claim = true;
   }
-  const tokenDevice = id.tokenDevices?.[0];
+  // The token's devices are one browser; the named account's own among them tells its fingerprint first (a login mistyped
+  // seconds before gave the token a newer device of another account, whose record must not replace the account's).
+  // The token's devices are one browser; the named account's own among them tells its fingerprint first (a login mistyped
+  // seconds before gave the token a newer device of another account, whose record must not replace the account's).
+  const tokenDevice = id.tokenDevices?.find((d) => id.user !== undefined && d.user_id === id.user.id) ?? id.tokenDevices?.[0];
 
   if (input.linkedFingerprintId) {
     // A backend evaluation reuses the fingerprint (and below, the device) of the client evaluation it names.
@@ -344,6 +348,35 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
           };
         id.device = { row: found.device, isNew: false, wasDetached: found.device.status === "detached", recognised: true };
         id.follows = found.device.id;
+      }
+    }
+    // 4. A token whose every device is another account's, for a named account with none of them: a login mistyped
+    // seconds before from this browser, after its storage was cleared (an account never met, given a device of the new
+    // token), or another account's browser naming this one. The token still tells the browser's fingerprint (step 1:
+    // its devices are one browser), but not this account's device: for this account the browser is as one without a
+    // token, its own device recognised by the components (steps 2 and 3; recognised, never trusted), which a browser
+    // sending no token could have too. Before, the other account's device hid the account's own, and each such visit
+    // made the account a new device of the same components, until its lost tokens were ties between them.
+    const anothersToken =
+      !!tokenDevice && !!id.user && (id.tokenDevices ?? []).every((d) => d.user_id !== null && d.user_id !== id.user?.id);
+    if (anothersToken && input.user && id.user && !id.device) {
+      const fp = id.fingerprint;
+      if (fp && identifying && !fp.popular) {
+        const devices = await repos.devices.byFingerprint(envId, fp.row.id, FINGERPRINT_DEVICES);
+        const mine = devices.find((d) => d.user_id === id.user?.id);
+        if (mine) id.device = { row: mine, isNew: false, wasDetached: mine.status === "detached", recognised: true };
+      }
+      if (!id.device) {
+        const found = await recogniseDrifted(repos, envId, id.user.id, normalised, input.at, token);
+        if (found) {
+          if (found.drift)
+            id.fingerprint = {
+              ...known(found.fingerprint, found.confidence),
+              drift: { exact_hash: hash, coarse_key: coarse(), components: components() },
+            };
+          id.device = { row: found.device, isNew: false, wasDetached: found.device.status === "detached", recognised: true };
+          id.follows = found.device.id;
+        }
       }
     }
     if (!id.fingerprint) {
