@@ -420,6 +420,41 @@ describeStores("challenges on %s", (kind) => {
     expect((converted[0]?.challenge as { id: string } | undefined)?.id).toBe(c.id);
   });
 
+  it("a stranger presenting the owner's components who chooses their own account marks nothing on the owner's device", async () => {
+    const evaluate = (action: string, token: string, user = "uma", email = "uma@example.com") =>
+      t.app.inject({
+        method: "POST",
+        url: `/v3/client/evaluate/${action}`,
+        payload: {
+          client_id: t.clientId,
+          user,
+          email,
+          signals: { components: fakeComponents("u1"), visitor_token: token, url: "https://app.example.com/login" },
+        },
+      });
+    const deviceOf = async (r: { json: () => { evaluation_id: string } }) =>
+      strict(Evaluation).parse((await call("GET", `/v3/evaluations/${r.json().evaluation_id}`, t.auth)).json()).device;
+    // The owner's browser on its own token.
+    const owner = await evaluate("login", "tok-u1-xxxxxxxx");
+    expect(owner.statusCode).toBe(200);
+    // A stranger with a copy of the owner's components on a token of their own: recognised as the owner's device.
+    const copied = await evaluate("share_test", "tok-u1-copy-xxxxxxxx");
+    expect(copied.statusCode, copied.body).toBe(200);
+    expect(await deviceOf(copied)).toBe(await deviceOf(owner));
+    const link = new URL(copied.json().redirect as string);
+    const id = link.searchParams.get("challenge") as string;
+    const headers = { "x-challenge-token": link.searchParams.get("token") as string };
+    expect((await call("POST", `/v3/challenges/${id}/signup`, headers)).statusCode).toBe(200);
+    // The owner opens a second account from their own browser: not a sharer converted.
+    const second = await evaluate("signup", "tok-u1-xxxxxxxx", "uma_second", "uma2@example.com");
+    expect(second.statusCode).toBe(200);
+    expect((await eventsOf("user.converted")).some((e) => e.account === "uma_second")).toBe(false);
+    // The stranger's own browser, on its own token, marked nothing either.
+    const own = await evaluate("signup", "tok-u1-copy-xxxxxxxx", "uma_copy", "copy@example.com");
+    expect(own.statusCode).toBe(200);
+    expect((await eventsOf("user.converted")).some((e) => e.account === "uma_copy")).toBe(false);
+  });
+
   it("erasing a user erases their challenges", async () => {
     const c = await challengedLogin("rose");
     const erased = await call("DELETE", "/v3/user/rose", t.auth);

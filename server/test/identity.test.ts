@@ -434,6 +434,16 @@ describeStores("device identity on %s", (kind) => {
     expect(other.checks?.fingerprint_user_count).toBe(2);
   });
 
+  it("email-only sign-ups of one inbox whose domain is spelt in Unicode forms find one account", async () => {
+    const comps = fakeComponents("email-idna");
+    const first = await evaluate("signup", { email: "unicode.abuser@gmail.com", components: comps, token: token() });
+    // Full-width letters, circled letters, a soft hyphen: the mailer delivers each to gmail.com.
+    for (const email of ["unicode.abuser@ｇｍａｉｌ.com", "unicodeabuser@ⓖⓜⓐⓘⓛ.com", "unicode.abuser@gm\u00adail.com"]) {
+      const again = await evaluate("signup", { email, components: comps, token: token() });
+      expect(again.user?.service_id, email).toBe(first.user?.service_id);
+    }
+  });
+
   it("the browser of an email-only sign-up names the account's new id: one account; another browser naming it is another", async () => {
     const [comps, tok, user] = [fakeComponents("claim"), token(), id("acct")];
     const signup = await evaluate("signup", { email: `${user}@example.org`, components: comps, token: tok });

@@ -342,12 +342,17 @@ export class ChallengeService implements ChallengeIssuer {
     const signupUrl = this.views.returnUrl(env, parseConfig(row).signup_url);
     if (row.type !== "account_sharing" || !signupUrl) throw conflict("invalid_transition", "This challenge offers no account creation");
     if (!isPending(row.status as ChallengeStatus)) throw conflict("invalid_transition", `The challenge is ${row.status}`);
+    const opened = row.device_id ? await this.repos.evaluations.find(env.id, row.evaluation_id) : undefined;
+    const byOwnToken = opened !== undefined && !opened.pending_token;
     await this.repos.transaction(async () => {
       await this.repos.challenges.updateIf(row.id, [row.status as ChallengeStatus], {
         signup_chosen_at: Date.now(),
         updated_at: Date.now(),
       });
-      if (row.device_id) {
+      // Only on a device the challenge's browser was found by its own visitor token. A device only recognised by its
+      // components (`pending_token`: anyone who collected the owner's components on a page can present them) is the
+      // owner's, not shown to be this browser: marking it would make the owner's own later sign-up a "converted sharer".
+      if (row.device_id && byOwnToken) {
         await this.markConversionIntent({ environmentId: env.id, deviceId: row.device_id, fromUserId: row.user_id, challengeId: row.id });
       }
     });

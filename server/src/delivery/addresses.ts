@@ -4,7 +4,6 @@
 // in one linear pass before the RFC 5322 parser sees it (docs/security.md "Bounded input"): that parser backtracks,
 // and 300 characters of nested comments cost it a quarter of a second.
 import { createHash } from "node:crypto";
-import { domainToASCII } from "node:url";
 import emailAddresses from "email-addresses";
 import { isSupportedCountry, parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { BoundedMap } from "../caches.js";
@@ -106,17 +105,6 @@ export function checkContacts(fields: { email?: string | null; phone?: string | 
 }
 
 /**
- * An email with its domain as the mailer delivers to it: IDNA's mapping (UTS #46, node:url's domainToASCII, which
- * nodemailer applies to every recipient's domain) folds full-width and circled letters, soft hyphens and the like, and
- * the Unicode and punycode (xn--) forms of one domain, into one ASCII domain. A domain IDNA refuses is kept as written.
- */
-function deliveredAddress(email: string): string {
-  const at = email.lastIndexOf("@");
-  const ascii = at > 0 ? domainToASCII(email.slice(at + 1)) : "";
-  return ascii ? `${email.slice(0, at)}@${ascii}` : email;
-}
-
-/**
  * The address less its "+tag" sub-address, on every domain: Postfix, Exchange Online, Google Workspace and Fastmail
  * deliver "name+tag" to "name" on their customers' own domains. For a send cap only: two mailboxes told apart by a
  * "+" then share one budget, where keying them apart gave one inbox a budget per tag. Accounts keep the "+" outside
@@ -130,12 +118,12 @@ function withoutSubaddress(address: string): string {
 
 /**
  * A stable key for one destination, for the send caps (docs/security.md, "Sends capped where pumping happens"): one
- * inbox is one recipient, so an email's domain is the one the mailer delivers to (deliveredAddress: "ｇｍａｉｌ.com" is
- * gmail.com), the address is keyed as accounts are (pipeline/account-email.ts: case, and the spellings a webmail
+ * inbox is one recipient, so the address is keyed as accounts are (pipeline/account-email.ts: its domain as the mailer
+ * delivers to it, "ｇｍａｉｌ.com" being gmail.com; case, and the spellings a webmail
  * provider delivers to one inbox — Gmail's dots, "+tag" sub-addresses), and a "+tag" goes on every domain
  * (withoutSubaddress); hashed so that the shared counters hold no address in clear.
  */
 export function destinationKey(channel: "email" | "text", to: string): string {
-  const normal = channel === "email" ? withoutSubaddress(accountEmailKey(deliveredAddress(to))) : to;
+  const normal = channel === "email" ? withoutSubaddress(accountEmailKey(to)) : to;
   return createHash("sha256").update(`${channel}:${normal}`).digest("base64url").slice(0, 22);
 }

@@ -26,6 +26,7 @@ import * as m35 from "./35-drop-evaluations-time.js";
 import * as m36 from "./36-partial-token-indexes.js";
 import * as m37 from "./37-evaluation-ip-key.js";
 import * as m38 from "./38-identification-token.js";
+import * as m39 from "./39-email-key-domains.js";
 import * as m001 from "./001-core.js";
 import * as m002 from "./002-risk.js";
 import * as m003 from "./003-challenges.js";
@@ -65,6 +66,7 @@ const migrations: Record<string, Migration> = {
   "36-partial-token-indexes": m36,
   "37-evaluation-ip-key": m37,
   "38-identification-token": m38,
+  "39-email-key-domains": m39,
 };
 
 /** Every migration this version knows: a store lacking one is not ready (store/readiness.ts). */
