@@ -37,6 +37,32 @@ const TZ_CITY: Record<string, { lat: number; lon: number }> = {
   "Australia/Sydney": { lat: -33.9, lon: 151.2 },
 };
 const nearCache = new Map<string, string[]>();
+/**
+ * The addresses of `pool` within `km` of `anchor`'s geolocation (the anchor at least): a trip's hotels and cafés are in
+ * the region the trip went to, not anywhere in the country on one day.
+ */
+const aroundCache = new Map<string, string[]>();
+function around(pool: string[], anchor: string, km: number): string[] {
+  let out = aroundCache.get(anchor);
+  if (!out) {
+    const a = geo().lookup(anchor);
+    out =
+      a.latitude !== undefined && a.longitude !== undefined
+        ? pool.filter((ip) => {
+            const g = geo().lookup(ip);
+            return (
+              g.latitude !== undefined &&
+              g.longitude !== undefined &&
+              distanceKm({ lat: a.latitude as number, lon: a.longitude as number }, { lat: g.latitude, lon: g.longitude }) < km
+            );
+          })
+        : [];
+    if (!out.length) out = [anchor];
+    aroundCache.set(anchor, out);
+  }
+  return out;
+}
+
 function nearby(pool: string[], country: string, tz: string): string[] {
   const key = `${country}|${tz}`;
   let out = nearCache.get(key);
@@ -201,8 +227,11 @@ export async function measureIdentity(
       const exits = pick(stream(opts.seed, "gateway", n.id), gateways).slice(0, 4);
       return pick(stream(opts.seed, "exit", n.id, v.person.id, n.session), exits);
     }
-    // A home or an office: in the person's region (a trip's hotel anywhere in the country visited).
-    return stable(n.id, n.kind === "travel" ? residential : nearby(residential, n.country, v.person.home.tz));
+    // A trip goes to one region of the country visited: its hotels and cafés within 300 km of where it went (a place
+    // anywhere in the country each day, 1,500 km apart within hours, is faster than any airliner: no traveller does that).
+    // A home or an office: in the person's region.
+    if (n.kind === "travel") return stable(n.id, around(residential, stable(`${v.person.id}-trip-to-${n.country}`, residential), 300));
+    return stable(n.id, nearby(residential, n.country, v.person.home.tz));
   };
   const families = new Map<string, FamilyFigures>();
   const fam = (f: string) => {
