@@ -3,33 +3,18 @@
 // Unicode and punycode forms) into one ASCII domain, so "x@ｇｍａｉｌ.com" is the account "x@gmail.com" names. The
 // stored keys of addresses written with characters outside ASCII are computed again here. Every other key is
 // unchanged: an ASCII domain maps to itself. The key is computed as the live code computed it when this migration
-// shipped (pipeline/account-email.ts), copied below: a migration never imports live code.
+// shipped (pipeline/account-email.ts): the domain's mapping below, then migration 14's copy of the key (validator's
+// normalizeEmail as it was then); a migration never imports live code.
 import { domainToASCII } from "node:url";
 import { type Kysely, PostgresAdapter, sql } from "kysely";
-import validator from "validator";
-
-const OPTIONS = {
-  all_lowercase: true,
-  gmail_lowercase: true,
-  gmail_remove_dots: true,
-  gmail_remove_subaddress: true,
-  gmail_convert_googlemaildotcom: true,
-  outlookdotcom_lowercase: true,
-  outlookdotcom_remove_subaddress: true,
-  yahoo_lowercase: true,
-  yahoo_remove_subaddress: true,
-  icloud_lowercase: true,
-  icloud_remove_subaddress: true,
-};
+import { accountEmailKey as keyBefore } from "./14-device-identity.js";
 
 /** The account key of an email address; `mapDomain` false: as before this migration (its `down`). */
 export function accountEmailKey(email: string, mapDomain = true): string {
-  let trimmed = email.trim().toLowerCase();
-  const at = trimmed.lastIndexOf("@");
-  if (at <= 0) return trimmed;
-  const ascii = mapDomain ? domainToASCII(trimmed.slice(at + 1)) : "";
-  if (ascii) trimmed = `${trimmed.slice(0, at)}@${ascii}`;
-  return validator.normalizeEmail(trimmed, OPTIONS) || trimmed;
+  const lower = email.trim().toLowerCase();
+  const at = lower.lastIndexOf("@");
+  const ascii = mapDomain && at > 0 ? domainToASCII(lower.slice(at + 1)) : "";
+  return keyBefore(ascii ? `${lower.slice(0, at)}@${ascii}` : lower);
 }
 
 /** The stored keys of the addresses with a character outside printable ASCII, computed again. */
