@@ -257,8 +257,6 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
   }
   // The token's devices are one browser; the named account's own among them tells its fingerprint first (a login mistyped
   // seconds before gave the token a newer device of another account, whose record must not replace the account's).
-  // The token's devices are one browser; the named account's own among them tells its fingerprint first (a login mistyped
-  // seconds before gave the token a newer device of another account, whose record must not replace the account's).
   const tokenDevice = id.tokenDevices?.find((d) => id.user !== undefined && d.user_id === id.user.id) ?? id.tokenDevices?.[0];
 
   if (input.linkedFingerprintId) {
@@ -306,78 +304,69 @@ export async function resolveIdentity(repos: Repos, input: EvaluationInput): Pro
         };
       }
     }
+    // Only a user the request names by id: an email a browser claims never brings back an account's device.
+    const owner = input.user ? id.user?.id : undefined;
+    const recognise = (row: DeviceRow) => {
+      id.device = { row, isNew: false, wasDetached: row.status === "detached", recognised: true };
+    };
+    // The named user's own device presenting this fingerprint; else one nobody owns on which this user was named (a page
+    // view puts no device on an account's list, yet the browser was this user's): never another account's.
+    const ownDeviceOf = async (row: FingerprintHead): Promise<DeviceRow | undefined> => {
+      if (!owner || row.popular === 1) return undefined;
+      const devices = await repos.devices.byFingerprint(envId, row.id, FINGERPRINT_DEVICES);
+      const unowned = devices.filter((d) => d.user_id === null);
+      return devices.find((d) => d.user_id === owner) ?? (unowned.length ? await repos.devices.namedBy(envId, unowned, owner) : undefined);
+    };
+    // A drift of one of the named user's own devices (cleared storage after an update, Safari's 7-day cap after an OS
+    // update, an iPhone whose components every unit of its model shares). Only the user's own devices are candidates,
+    // and only one clearly closer than the others with no stable difference (fingerprint/reid.ts).
+    const recogniseOwnDrift = async (userId: string) => {
+      const found = await recogniseDrifted(repos, envId, userId, normalised, input.at, token);
+      if (!found) return;
+      // The device's record follows the browser unless another live token's device presents it (identical components
+      // there): then these components get a record of their own (below), as after a drift with a token.
+      if (found.drift)
+        id.fingerprint = {
+          ...known(found.fingerprint, found.confidence),
+          drift: { exact_hash: hash, coarse_key: coarse(), components: components() },
+        };
+      recognise(found.device);
+      id.follows = found.device.id;
+    };
     // 2. Without it: an identifying fingerprint is found by its exact hash; one that is not is never shared. A browser
     // without a live token that names its user is recognised as that user's own device with this fingerprint (cleared
     // storage, a private window), never another account's: recognised, not trusted (the components are anyone's who
     // ran a script on a page the user visited).
     if (!id.fingerprint && identifying) {
       const found = await repos.fingerprints.findExact(envId, hash);
-      // Only a user the request names by id: an email a browser claims never brings back an account's device.
-      const owner = input.user ? id.user?.id : undefined;
-      if (owner && !tokenDevice) {
+      if (!tokenDevice) {
         for (const row of found) {
-          if (row.popular === 1) continue;
-          const devices = await repos.devices.byFingerprint(envId, row.id, FINGERPRINT_DEVICES);
-          // The user's own device; else one nobody owns on which this user was named (a page view puts no device on an
-          // account's list, yet the browser was this user's): recognised either way, never another account's.
-          const unowned = devices.filter((d) => d.user_id === null);
-          const mine =
-            devices.find((d) => d.user_id === owner) ?? (unowned.length ? await repos.devices.namedBy(envId, unowned, owner) : undefined);
+          const mine = await ownDeviceOf(row);
           if (mine) {
             id.fingerprint = known(row, 1);
-            id.device = { row: mine, isNew: false, wasDetached: mine.status === "detached", recognised: true };
+            recognise(mine);
             break;
           }
         }
       }
       if (!id.fingerprint && found[0]) id.fingerprint = known(found[0], 1);
     }
-    // 3. Without a live token, not found exactly: a drift of one of the named user's own devices (cleared storage after
-    // an update, Safari's 7-day cap after an OS update, an iPhone whose components every unit of its model shares).
-    // Only the user's own devices are candidates, and only one clearly closer than the others with no stable difference
-    // (fingerprint/reid.ts): recognised, not trusted, like the exact match above.
-    if (!id.fingerprint && !tokenDevice && input.user && id.user) {
-      const found = await recogniseDrifted(repos, envId, id.user.id, normalised, input.at, token);
-      if (found) {
-        // The device's record follows the browser unless another live token's device presents it (identical
-        // components there): then these components get a record of their own (below), as after a drift with a token.
-        if (found.drift)
-          id.fingerprint = {
-            ...known(found.fingerprint, found.confidence),
-            drift: { exact_hash: hash, coarse_key: coarse(), components: components() },
-          };
-        id.device = { row: found.device, isNew: false, wasDetached: found.device.status === "detached", recognised: true };
-        id.follows = found.device.id;
-      }
-    }
+    // 3. Without a live token, not found exactly: a drift of one of the named user's own devices, recognised, not
+    // trusted, like the exact match above.
+    if (!id.fingerprint && !tokenDevice && owner) await recogniseOwnDrift(owner);
     // 4. A token whose every device is another account's, for a named account with none of them: a login mistyped
     // seconds before from this browser, after its storage was cleared (an account never met, given a device of the new
     // token), or another account's browser naming this one. The token still tells the browser's fingerprint (step 1:
     // its devices are one browser), but not this account's device: for this account the browser is as one without a
-    // token, its own device recognised by the components (steps 2 and 3; recognised, never trusted), which a browser
-    // sending no token could have too. Before, the other account's device hid the account's own, and each such visit
-    // made the account a new device of the same components, until its lost tokens were ties between them.
+    // token, its own device recognised by the components as in steps 2 and 3 (recognised, never trusted), which a
+    // browser sending no token could have too. Before, the other account's device hid the account's own, and each such
+    // visit made the account a new device of the same components, until its lost tokens were ties between them.
     const anothersToken =
       !!tokenDevice && !!id.user && (id.tokenDevices ?? []).every((d) => d.user_id !== null && d.user_id !== id.user?.id);
-    if (anothersToken && input.user && id.user && !id.device) {
-      const fp = id.fingerprint;
-      if (fp && identifying && !fp.popular) {
-        const devices = await repos.devices.byFingerprint(envId, fp.row.id, FINGERPRINT_DEVICES);
-        const mine = devices.find((d) => d.user_id === id.user?.id);
-        if (mine) id.device = { row: mine, isNew: false, wasDetached: mine.status === "detached", recognised: true };
-      }
-      if (!id.device) {
-        const found = await recogniseDrifted(repos, envId, id.user.id, normalised, input.at, token);
-        if (found) {
-          if (found.drift)
-            id.fingerprint = {
-              ...known(found.fingerprint, found.confidence),
-              drift: { exact_hash: hash, coarse_key: coarse(), components: components() },
-            };
-          id.device = { row: found.device, isNew: false, wasDetached: found.device.status === "detached", recognised: true };
-          id.follows = found.device.id;
-        }
-      }
+    if (anothersToken && owner && !id.device) {
+      const mine = id.fingerprint && identifying ? await ownDeviceOf(id.fingerprint.row) : undefined;
+      if (mine) recognise(mine);
+      else await recogniseOwnDrift(owner);
     }
     if (!id.fingerprint) {
       const created: FingerprintRow = {
